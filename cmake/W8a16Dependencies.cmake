@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Third-party packages, all from the platform (tools/setup installs them).
+
+find_package(Threads REQUIRED)
+find_package(GTest REQUIRED)
+find_package(rapidcheck REQUIRED)          # Debian's librapidcheck-dev; gtest integration is header-only
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(fmt REQUIRED)                 # used header-only so GPU-machine binaries need no libfmt.so
+if(W8A16_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()
+include(GoogleTest)
+
+# One helper for every GoogleTest binary: discovery, labels, visible skips. (JUnit XML comes from
+# the test presets' outputJUnitFile, under the build tree.)
+#   w8a16_add_gtest(TARGET LABELS cpu [slow|gpu] [TIMEOUT s])
+function(w8a16_add_gtest target)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  gtest_discover_tests(${target}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES
+      LABELS "${ARG_LABELS}"
+      TIMEOUT ${ARG_TIMEOUT}
+      # GTEST_SKIP() must show as Skipped in CTest, never as Passed.
+      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endfunction()

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Compiler flags shared by every target, and the CUDA toggle (W8A16_CUDA).
+
+add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-Wall> $<$<COMPILE_LANGUAGE:CXX>:-Wextra>)
+# The emulator relies on IEEE semantics (subnormals kept, no reassociation): never fast-math.
+add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-fast-math> $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
+
+if(W8A16_SANITIZE)
+  add_compile_options(-fsanitize=${W8A16_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${W8A16_SANITIZE})
+endif()
+
+if(W8A16_STATIC_RUNTIME)
+  # The GPU machine has no Debian packages: its binaries carry their C++ runtime (DEVELOPERS.md).
+  add_link_options(-static-libstdc++ -static-libgcc)
+endif()
+
+set(W8A16_HAVE_CUDA OFF)
+if(NOT W8A16_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures (the H200 is 90)")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    if(W8A16_STATIC_RUNTIME)
+      set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+    endif()
+    find_package(CUDAToolkit REQUIRED)
+    set(W8A16_HAVE_CUDA ON)
+  elseif(W8A16_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "W8A16_CUDA=ON but no CUDA compiler was found (is nvcc on PATH or CUDACXX set?)")
+  endif()
+endif()
+message(STATUS "w8a16check: CUDA ${W8A16_HAVE_CUDA} (W8A16_CUDA=${W8A16_CUDA}), static runtime ${W8A16_STATIC_RUNTIME}")
+
+# Version header (the commit goes into recordings and --version).
+execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+                OUTPUT_VARIABLE W8A16_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT W8A16_GIT_COMMIT)
+  set(W8A16_GIT_COMMIT unknown)
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in ${CMAKE_BINARY_DIR}/generated/w8a16/version.hpp @ONLY)
+add_library(w8a16_version INTERFACE)
+add_library(w8a16check::version ALIAS w8a16_version)
+target_include_directories(w8a16_version INTERFACE ${CMAKE_BINARY_DIR}/generated)

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Launch geometry of every kernel of the family: the one place the launch layer (plans, the
+// simulation's tile maps) and the kernels (.cu) both read. Constants marked "seed" are the Rust
+// launch module's (shared/seed/w8a16_gemm_pipelined_m32.rs.txt) and must not change.
+#pragma once
+#include <cstdint>
+
+namespace w8a16::device {
+
+// ---- common -----------------------------------------------------------------------------
+inline constexpr std::uint32_t kKBlock = 128;          // seed W8A16_M32_K_BLOCK: one scale block per K-step
+inline constexpr std::uint32_t kThreadsPerCta = 256;   // seed: block (256, 1, 1) for the twins
+inline constexpr std::uint32_t kARowAlignElems = 8;    // seed: a_row_stride % 8 == 0 (16 B cp.async rows)
+
+// ---- w8a16_gemm_pipelined: the 128-row tile ----------------------------------------------
+// CTA (x, y) owns rows [128y, 128y + 128) and columns [64x, 64x + 64), clipped to [M, N].
+inline constexpr std::uint32_t kGemm128TileRows = 128;
+inline constexpr std::uint32_t kGemm128TileCols = 64;
+// Dynamic shared memory of the 128-row tile: set by its kernel file (w8a16_gemm_pipelined.cu),
+// kept here so plans and the simulation check it.
+extern const std::uint32_t kGemm128SmemBytes;
+
+// ---- w8a16_gemm_pipelined_m32: the 32-row twin (seed) -------------------------------------
+// Tile body: CTA (x, y) owns rows [32y, 32y + 32), columns [32x, 32x + 32), clipped to [M, N].
+inline constexpr std::uint32_t kM32TileRows = 32;      // seed W8A16_M32_TILE_ROWS
+inline constexpr std::uint32_t kM32TileCols = 32;      // seed W8A16_M32_TILE_COLS
+inline constexpr std::uint32_t kM32SmemBytes = 44032;  // seed W8A16_M32_SMEM_BYTES
+// Skinny body, for M <= 16 && K <= 5120: CTA x owns columns [8x, 8x + 8) of every row [0, M);
+// 8 warps compute different 128-K steps' partial sums, folded in step order.
+inline constexpr std::uint32_t kSkinnyMaxRows = 16;    // seed W8A16_M16_MAX_ROWS
+inline constexpr std::uint32_t kSkinnyMaxK = 5120;     // seed W8A16_M16_MAX_K
+inline constexpr std::uint32_t kSkinnyTileCols = 8;
+constexpr std::uint32_t skinny_smem_bytes(std::uint32_t k) { return 8 * (k + 16); }  // seed w8a16_m16_smem_bytes
+
+// ---- w8a16_gemm_pipelined_m64: the 64-row twin (seed) -------------------------------------
+// CTA (x, y) owns rows [64y, 64y + 64), columns [32x, 32x + 32). The seed launches it with no
+// dynamic shared memory (its launch sets none): the kernel's shared memory is static.
+inline constexpr std::uint32_t kM64TileRows = 64;      // seed W8A16_M64_TILE_ROWS
+inline constexpr std::uint32_t kM64TileCols = 32;
+inline constexpr std::uint32_t kM64SmemBytes = 0;
+
+// ---- w8a16_tc_rows: the row-tile kernel the strided twins try first -----------------------
+// CTA x owns columns [16x, 16x + 16) of every row [0, M), M <= 16. Which shapes it takes is
+// device/launch's tc_rows_takes(); it declines every other shape.
+inline constexpr std::uint32_t kTcRowsMaxRows = 16;
+inline constexpr std::uint32_t kTcRowsTileCols = 16;
+extern const std::uint32_t kTcRowsSmemBytes;
+
+// ---- w8a16_gemv_batch4_strided / w8a16_gemv_batch16_strided: scalar GEMVs -----------------
+// One warp per output column for all rows (order: reference/include/w8a16/reference/gemv.hpp);
+// 8 warps per CTA: CTA x owns columns [8x, 8x + 8) of every row [0, M).
+inline constexpr std::uint32_t kGemvBatch4MaxRows = 4;
+inline constexpr std::uint32_t kGemvBatch16MaxRows = 16;
+inline constexpr std::uint32_t kGemvColsPerCta = 8;
+inline constexpr std::uint32_t kGemvSmemBytes = 0;
+
+}  // namespace w8a16::device

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check vectors FILE...`: replays recorded MMAs (.mmav) against the emulator's policy.
+#include <cinttypes>
+#include <cstdio>
+
+#include "command.hpp"
+#include "vectors_replay.hpp"
+#include "w8a16/golden/mmav.hpp"
+#include "w8a16/reference/mma.hpp"
+
+namespace w8a16::cli {
+namespace {
+
+void add_vectors(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("vectors", "Replay recorded tensor-core MMAs (.mmav) against the emulator");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto arch_name = std::make_shared<std::string>("sm90");
+  auto show = std::make_shared<int>(3);
+  cmd->add_option("FILE", *files, ".mmav files (format: shared/vectors/README.md)")->required();
+  cmd->add_option("--arch", *arch_name, "emulator policy: sm90 (verified) or sm80 (unverified)")
+      ->capture_default_str();
+  cmd->add_option("--show", *show, "mismatches printed in full per file")->capture_default_str();
+  cmd->callback([=] {
+    ref::Arch arch;
+    if (!ref::parse_arch(*arch_name, &arch)) {
+      std::fprintf(stderr, "vectors: unknown --arch '%s' (sm90, sm80)\n", arch_name->c_str());
+      *exit_code = 2;
+      return;
+    }
+    const ref::MmaPolicy& policy = ref::mma_policy(arch);
+    if (!policy.verified)
+      std::printf("note: policy %s is UNVERIFIED (%s)\n", std::string(policy.name).c_str(),
+                  std::string(policy.evidence).c_str());
+    int status = 0;
+    for (const std::string& path : *files) {
+      golden::MmavFile file;
+      std::string error;
+      if (!golden::read_mmav_file(path, &file, &error)) {
+        std::fprintf(stderr, "%s: error: %s\n", path.c_str(), error.c_str());
+        status = status == 0 ? 2 : status;
+        continue;
+      }
+      const VectorsReplay r = replay_mmav(file, policy, *show);
+      std::printf("%s: %" PRIu64 " mismatches of %" PRIu64 " dot products\n", path.c_str(), r.mismatches,
+                  r.dot_products);
+      for (const std::string& line : r.details) std::printf("  %s\n", line.c_str());
+      if (r.mismatches != 0) status = 1;
+    }
+    *exit_code = status;
+  });
+}
+
+W8A16_COMMAND(add_vectors);
+
+}  // namespace
+}  // namespace w8a16::cli
