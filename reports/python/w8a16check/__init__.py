@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# w8a16check: the emulator's numerics for Python (raw bits in, raw bits out), all computed in C++.
+"""Python view of the w8a16check emulator (reference/) and recording formats (golden/).
+
+Every function takes and returns raw bits in numpy arrays of an exact dtype; nothing here decodes,
+rounds or multiplies: the compiled module ``_core`` (built by CMake next to this file) does, with
+the same C++ the command-line tool and the C++ tests use. Wrong dtypes raise TypeError, wrong
+shapes, lengths or names raise ValueError; each message names the argument.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from . import _core
+except ImportError as exc:  # the package is importable only after the C++ build
+    raise ImportError(
+        "w8a16check._core is not built: run `tools/setup && tools/build` (the module is written into "
+        f"{__path__[0]})"
+    ) from exc
+
+from ._core import (  # noqa: F401  (re-exported API)
+    E4M3FN_TO_BF16_BITS,
+    decode_e4m3,
+    e4m3_to_bf16_bits,
+    gemm_columns,
+    mma_policy,
+    parse_mmav,
+    read_mmav,
+    round_bf16,
+    serialize_mmav,
+    write_mmav,
+)
+
+CONTRACTS = ("canonical", "gemv")
+ARCHS = ("sm90", "sm80")
+
+
+def mma(a, b, c, arch: str = "sm90", threads: int = 0) -> np.ndarray:
+    """d = mma_k16(c; a, b) per element (NUMERICS.md 1.1), FP32 bits out.
+
+    a, b: uint16 [..., 16] BF16 bits; c: uint32 [...] FP32 bits. The leading shapes broadcast
+    against each other (numpy rules); the result has the broadcast shape.
+    """
+    for name, x in (("a", a), ("b", b), ("c", c)):
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}")
+    if a.ndim < 1 or a.shape[-1] != 16:
+        raise ValueError(f"a must have shape (..., 16) (BF16 bits, k = 0..15), got {a.shape}")
+    if b.ndim < 1 or b.shape[-1] != 16:
+        raise ValueError(f"b must have shape (..., 16) (BF16 bits, k = 0..15), got {b.shape}")
+    try:
+        lead = np.broadcast_shapes(a.shape[:-1], b.shape[:-1], c.shape)
+    except ValueError:
+        raise ValueError(
+            f"leading shapes of a {a.shape[:-1]}, b {b.shape[:-1]} and c {c.shape} do not broadcast"
+        ) from None
+    a = np.broadcast_to(a, lead + (16,))
+    b = np.broadcast_to(b, lead + (16,))
+    c = np.broadcast_to(c, lead)
+    return _core.mma(a, b, c, arch=arch, threads=threads)
+
+
+def gemm(a, w, s, contract: str = "canonical", a_row_stride=None, c_row_stride=None,
+         arch: str = "sm90", threads: int = 0) -> np.ndarray:
+    """C = A x dequant(W, S)^T as BF16 bits (uint16 [M, c_row_stride]) under a contract.
+
+    a: uint16 [M, L] BF16 bits, read as M rows of pitch a_row_stride (default L) from its flat
+    buffer, the first K of each; w: uint8 [N, K] E4M3 codes; s: float32 [ceil(N/128), K/128].
+    contract: "canonical" (NUMERICS.md 2.1, every tensor-core tier) or "gemv" (2.2). Columns of
+    C past N (when c_row_stride > N) are left 0: the contract writes nothing else.
+    """
+    return _core.gemm(a, w, s, contract=contract, arch=arch, a_row_stride=a_row_stride,
+                      c_row_stride=c_row_stride, threads=threads)
+
+
+def exact(a, w, s, threads: int = 0):
+    """The exact value of each output (float64 [M, N]) and it rounded once to BF16 (uint16)."""
+    if not hasattr(_core, "exact"):
+        raise NotImplementedError(
+            "exact(): reference/include/w8a16/reference/exact.hpp has not landed; no exact reference is bound"
+        )
+    return _core.exact(a, w, s, threads=threads)

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The output contracts of NUMERICS.md 2 over numpy operands: the whole GEMM as the kernels see
+// it (pointer + row pitch), and selected output columns for the audit.
+#include <string>
+
+#include "arrays.hpp"
+#include "w8a16/reference/contract.hpp"
+#include "w8a16/reference/parallel.hpp"
+
+namespace w8a16::py_bind {
+
+ref::Arch parse_arch_arg(const std::string& text);
+
+namespace {
+
+enum class Contract { canonical, gemv };
+
+Contract parse_contract(const std::string& text) {
+  if (text == "canonical") return Contract::canonical;
+  if (text == "gemv") return Contract::gemv;
+  throw py::value_error("contract must be 'canonical' (NUMERICS.md 2.1) or 'gemv' (2.2), got '" + text + "'");
+}
+
+std::uint32_t checked_u32(py::ssize_t v, const char* what) {
+  if (v < 0 || v > static_cast<py::ssize_t>(UINT32_MAX)) throw py::value_error(std::string(what) + " is out of range");
+  return static_cast<std::uint32_t>(v);
+}
+
+// K from W's shape: a positive multiple of 128 (one scale block = one fold point).
+std::uint32_t k_of(const py::array& w, const char* name) {
+  const py::ssize_t k = w.shape(1);
+  if (k <= 0 || k % ref::kKStep != 0)
+    throw py::value_error(std::string(name) + ": K = " + std::to_string(k) +
+                          " (its second dimension) must be a positive multiple of 128");
+  return checked_u32(k, "K");
+}
+
+std::uint16_t element(Contract contract, ref::Arch arch, const ref::GemmView& v, std::uint32_t m, std::uint32_t n) {
+  return contract == Contract::canonical ? ref::canonical_element_bf16(v, arch, m, n) : ref::gemv_element_bf16(v, m, n);
+}
+
+// C = A x dequant(W, S)^T under a contract. a: [M, L] read as M rows of pitch a_row_stride
+// (default L) from its flat buffer, first K of each; c: [M, c_row_stride], first N of each row
+// written, the rest left 0 (the kernels write nothing else either).
+py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
+                                const std::string& contract_name, const std::string& arch_name,
+                                const py::object& a_row_stride_obj, const py::object& c_row_stride_obj,
+                                unsigned threads) {
+  auto a = checked_array<std::uint16_t>(a_obj, "a");
+  auto w = checked_array<std::uint8_t>(w_obj, "w");
+  auto s = checked_array<float>(s_obj, "s");
+  const Contract contract = parse_contract(contract_name);
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  require_ndim(a, 2, "a", "[M, >=K] (BF16 bits)");
+  require_ndim(w, 2, "w", "[N, K] (E4M3 codes)");
+  require_ndim(s, 2, "s", "[ceil(N/128), K/128] (FP32 scales)");
+  const std::uint32_t k = k_of(w, "w");
+  const std::uint32_t n = checked_u32(w.shape(0), "N");
+  const std::uint32_t m = checked_u32(a.shape(0), "M");
+  if (n == 0) throw py::value_error("w must have at least one row (N >= 1)");
+  if (m == 0) throw py::value_error("a must have at least one row (M >= 1)");
+  const py::ssize_t a_stride = a_row_stride_obj.is_none() ? a.shape(1) : a_row_stride_obj.cast<py::ssize_t>();
+  if (a_stride < static_cast<py::ssize_t>(k))
+    throw py::value_error("a_row_stride = " + std::to_string(a_stride) + " must be at least K = " + std::to_string(k));
+  if (static_cast<py::ssize_t>(m - 1) * a_stride + k > a.size())
+    throw py::value_error("a holds " + std::to_string(a.size()) + " elements, fewer than M rows of pitch a_row_stride = " +
+                          std::to_string(a_stride) + " need ((M-1)*a_row_stride + K)");
+  const py::ssize_t scale_rows = (n + ref::kScaleRows - 1) / ref::kScaleRows;
+  if (s.shape(0) != scale_rows || s.shape(1) != k / ref::kKStep)
+    throw py::value_error("s must have shape (ceil(N/128), K/128) = (" + std::to_string(scale_rows) + ", " +
+                          std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
+  const py::ssize_t c_stride = c_row_stride_obj.is_none() ? n : c_row_stride_obj.cast<py::ssize_t>();
+  if (c_stride < static_cast<py::ssize_t>(n))
+    throw py::value_error("c_row_stride = " + std::to_string(c_stride) + " must be at least N = " + std::to_string(n));
+
+  ref::GemmView v;
+  v.a = a.data();
+  v.a_row_stride = static_cast<std::size_t>(a_stride);
+  v.w = w.data();
+  v.s = s.data();
+  v.m = m;
+  v.n = n;
+  v.k = k;
+  if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
+  py::array_t<std::uint16_t> c({static_cast<py::ssize_t>(m), c_stride});
+  std::fill(c.mutable_data(), c.mutable_data() + c.size(), std::uint16_t{0});
+  std::uint16_t* pc = c.mutable_data();
+  {
+    py::gil_scoped_release unlocked;
+    if (contract == Contract::canonical) ref::gemm_canonical(v, arch, pc, static_cast<std::size_t>(c_stride), threads);
+    else ref::gemm_gemv(v, pc, static_cast<std::size_t>(c_stride), threads);
+  }
+  return c;
+}
+
+// C[:, j] for selected output columns, each given by its own W row and scale row (S[n // 128] of
+// the full problem): the same per-element functions as gemm(), for audits that sample a few
+// hundred of 51,200 columns without materialising W. Returns uint16 [M, columns].
+py::array_t<std::uint16_t> gemm_columns(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
+                                        const std::string& contract_name, const std::string& arch_name,
+                                        unsigned threads) {
+  auto a = checked_array<std::uint16_t>(a_obj, "a");
+  auto w = checked_array<std::uint8_t>(w_obj, "w_rows");
+  auto s = checked_array<float>(s_obj, "s_rows");
+  const Contract contract = parse_contract(contract_name);
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  require_ndim(a, 2, "a", "[M, >=K] (BF16 bits)");
+  require_ndim(w, 2, "w_rows", "[columns, K] (E4M3 codes)");
+  require_ndim(s, 2, "s_rows", "[columns, K/128] (FP32 scales)");
+  const std::uint32_t k = k_of(w, "w_rows");
+  const std::uint32_t cols = checked_u32(w.shape(0), "columns");
+  const std::uint32_t m = checked_u32(a.shape(0), "M");
+  if (m == 0 || cols == 0) throw py::value_error("a and w_rows must have at least one row");
+  if (a.shape(1) < static_cast<py::ssize_t>(k))
+    throw py::value_error("a has rows of " + std::to_string(a.shape(1)) + " elements, fewer than K = " + std::to_string(k));
+  if (s.shape(0) != w.shape(0) || s.shape(1) != k / ref::kKStep)
+    throw py::value_error("s_rows must have shape (columns, K/128) = (" + std::to_string(cols) + ", " +
+                          std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
+  py::array_t<std::uint16_t> c({static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(cols)});
+  std::uint16_t* pc = c.mutable_data();
+  const std::uint16_t* pa = a.data();
+  const std::uint8_t* pw = w.data();
+  const float* ps = s.data();
+  const std::size_t a_stride = static_cast<std::size_t>(a.shape(1));
+  {
+    py::gil_scoped_release unlocked;
+    ref::parallel_for(cols, threads, [&](std::uint32_t j) {
+      // A one-column view: its scale row 0 is the column's own S row.
+      ref::GemmView v;
+      v.a = pa;
+      v.a_row_stride = a_stride;
+      v.w = pw + std::size_t{j} * k;
+      v.s = ps + std::size_t{j} * (k / ref::kKStep);
+      v.m = m;
+      v.n = 1;
+      v.k = k;
+      for (std::uint32_t i = 0; i < m; ++i) pc[std::size_t{i} * cols + j] = element(contract, arch, v, i, 0);
+    });
+  }
+  return c;
+}
+
+}  // namespace
+
+void bind_contract(py::module_& m) {
+  m.def("gemm", &gemm, py::arg("a"), py::arg("w"), py::arg("s"), py::arg("contract") = "canonical",
+        py::arg("arch") = "sm90", py::arg("a_row_stride") = py::none(), py::arg("c_row_stride") = py::none(),
+        py::arg("threads") = 0, "C (BF16 bits, uint16 [M, c_row_stride]) under a contract of NUMERICS.md 2");
+  m.def("gemm_columns", &gemm_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
+        py::arg("contract") = "canonical", py::arg("arch") = "sm90", py::arg("threads") = 0,
+        "Selected output columns (BF16 bits, uint16 [M, columns]); each column brings its W row and S row");
+}
+
+}  // namespace w8a16::py_bind

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Scalar formats and the tensor-core step: E4M3 decode, BF16 rounding, mma_k16 (NUMERICS.md 1).
+#include <cstring>
+#include <string>
+
+#include "arrays.hpp"
+#include "w8a16/reference/bf16.hpp"
+#include "w8a16/reference/e4m3fn.hpp"
+#include "w8a16/reference/mma.hpp"
+#include "w8a16/reference/parallel.hpp"
+
+namespace w8a16::py_bind {
+
+ref::Arch parse_arch_arg(const std::string& text) {
+  ref::Arch arch;
+  if (!ref::parse_arch(text, &arch))
+    throw py::value_error("arch must be 'sm90' or 'sm80', got '" + text + "'");
+  return arch;
+}
+
+namespace {
+
+py::array_t<float> decode_e4m3(const py::object& codes_obj) {
+  auto codes = checked_array<std::uint8_t>(codes_obj, "codes");
+  py::array_t<float> out(shape_of(codes));
+  const std::uint8_t* in = codes.data();
+  float* o = out.mutable_data();
+  for (py::ssize_t i = 0; i < codes.size(); ++i) o[i] = ref::e4m3fn_to_f32(in[i]);
+  return out;
+}
+
+py::array_t<std::uint16_t> e4m3_to_bf16_bits(const py::object& codes_obj) {
+  auto codes = checked_array<std::uint8_t>(codes_obj, "codes");
+  py::array_t<std::uint16_t> out(shape_of(codes));
+  const std::uint8_t* in = codes.data();
+  std::uint16_t* o = out.mutable_data();
+  for (py::ssize_t i = 0; i < codes.size(); ++i) o[i] = ref::e4m3fn_to_bf16_bits(in[i]);
+  return out;
+}
+
+py::array_t<std::uint16_t> round_bf16(const py::object& bits_obj) {
+  auto bits = checked_array<std::uint32_t>(bits_obj, "bits");
+  py::array_t<std::uint16_t> out(shape_of(bits));
+  const std::uint32_t* in = bits.data();
+  std::uint16_t* o = out.mutable_data();
+  for (py::ssize_t i = 0; i < bits.size(); ++i) o[i] = ref::f32_bits_to_bf16_rne(in[i]);
+  return out;
+}
+
+// d[i] = mma_k16(c[i]; a[i, 0..15], b[i, 0..15]) over equal leading shapes (the Python wrapper
+// broadcasts). One output element per index, as one lane's element of mma.sync m16n8k16.
+py::array_t<std::uint32_t> mma(const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
+                               const std::string& arch_name, unsigned threads) {
+  auto a = checked_array<std::uint16_t>(a_obj, "a");
+  auto b = checked_array<std::uint16_t>(b_obj, "b");
+  auto c = checked_array<std::uint32_t>(c_obj, "c");
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  if (a.ndim() < 1 || a.shape(a.ndim() - 1) != 16)
+    throw py::value_error("a must have shape (..., 16) (BF16 bits, k = 0..15), got " + shape_str(a));
+  if (b.ndim() < 1 || b.shape(b.ndim() - 1) != 16)
+    throw py::value_error("b must have shape (..., 16) (BF16 bits, k = 0..15), got " + shape_str(b));
+  auto lead = shape_of(a);
+  lead.pop_back();
+  auto b_lead = shape_of(b);
+  b_lead.pop_back();
+  if (b_lead != lead || shape_of(c) != lead)
+    throw py::value_error("a[..., 16], b[..., 16] and c[...] must have the same leading shape, got a " +
+                          shape_str(a) + ", b " + shape_str(b) + ", c " + shape_str(c));
+  py::array_t<std::uint32_t> out(lead);
+  const std::uint16_t* pa = a.data();
+  const std::uint16_t* pb = b.data();
+  const std::uint32_t* pc = c.data();
+  std::uint32_t* po = out.mutable_data();
+  const auto count = static_cast<std::uint32_t>(c.size());
+  {
+    py::gil_scoped_release unlocked;
+    ref::parallel_for(count, threads, [&](std::uint32_t i) {
+      po[i] = ref::mma_k16_bits(arch, pc[i], pa + 16 * std::size_t{i}, pb + 16 * std::size_t{i});
+    });
+  }
+  return out;
+}
+
+py::dict mma_policy(const std::string& arch_name) {
+  const ref::MmaPolicy& p = ref::mma_policy(parse_arch_arg(arch_name));
+  py::dict d;
+  d["name"] = std::string(p.name);
+  d["blocks"] = p.blocks;
+  d["extra_bits"] = p.extra_bits;
+  d["verified"] = p.verified;
+  d["evidence"] = std::string(p.evidence);
+  return d;
+}
+
+}  // namespace
+
+void bind_numerics(py::module_& m) {
+  m.def("decode_e4m3", &decode_e4m3, py::arg("codes"),
+        "E4M3fn codes (uint8) -> their exact values (float32); 0x7F/0xFF give NaN");
+  m.def("e4m3_to_bf16_bits", &e4m3_to_bf16_bits, py::arg("codes"),
+        "E4M3fn codes (uint8) -> BF16 bits (uint16), as the kernels feed them to the MMA");
+  m.def("round_bf16", &round_bf16, py::arg("bits"),
+        "FP32 bits (uint32) -> BF16 bits (uint16), cvt.rn.bf16.f32 (RNE; NaN -> 0x7FFF)");
+  m.def("mma", &mma, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("arch") = "sm90", py::arg("threads") = 0,
+        "d = mma_k16(c; a, b): a, b uint16 [..., 16] BF16 bits, c uint32 [...] FP32 bits -> uint32 [...]");
+  m.def("mma_policy", &mma_policy, py::arg("arch") = "sm90", "The emulator's MMA policy for an architecture");
+  py::array_t<std::uint16_t> table(256);
+  std::memcpy(table.mutable_data(), ref::kE4m3fnToBf16Bits, sizeof ref::kE4m3fnToBf16Bits);
+  table.attr("setflags")(py::arg("write") = false);
+  m.attr("E4M3FN_TO_BF16_BITS") = table;
+}
+
+}  // namespace w8a16::py_bind

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// w8a16check._core: the emulator (reference/) and the recording formats (golden/) for Python.
+// Every number the Python package reports is computed here, by the C++ that the tests verify.
+#include <pybind11/pybind11.h>
+
+namespace w8a16::py_bind {
+void bind_numerics(pybind11::module_& m);
+void bind_contract(pybind11::module_& m);
+void bind_golden(pybind11::module_& m);
+}  // namespace w8a16::py_bind
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "w8a16check emulator bindings (raw bits in, raw bits out); see the w8a16check package";
+  w8a16::py_bind::bind_numerics(m);
+  w8a16::py_bind::bind_contract(m);
+  w8a16::py_bind::bind_golden(m);
+}
