@@ -9,16 +9,21 @@ namespace w8a16::device {
 
 // ---- common -----------------------------------------------------------------------------
 inline constexpr std::uint32_t kKBlock = 128;          // seed W8A16_M32_K_BLOCK: one scale block per K-step
-inline constexpr std::uint32_t kThreadsPerCta = 256;   // seed: block (256, 1, 1) for the twins
+// seed: block (256, 1, 1) for the twins; the 128-row tile, the row-tile kernel and the GEMVs (8
+// warps) use the same block, so every plan has block (256, 1, 1).
+inline constexpr std::uint32_t kThreadsPerCta = 256;
 inline constexpr std::uint32_t kARowAlignElems = 8;    // seed: a_row_stride % 8 == 0 (16 B cp.async rows)
 
 // ---- w8a16_gemm_pipelined: the 128-row tile ----------------------------------------------
 // CTA (x, y) owns rows [128y, 128y + 128) and columns [64x, 64x + 64), clipped to [M, N].
 inline constexpr std::uint32_t kGemm128TileRows = 128;
 inline constexpr std::uint32_t kGemm128TileCols = 64;
-// Dynamic shared memory of the 128-row tile: set by its kernel file (w8a16_gemm_pipelined.cu),
-// kept here so plans and the simulation check it.
-extern const std::uint32_t kGemm128SmemBytes;
+// Dynamic shared memory of the 128-row tile. A value here (not a definition in the .cu) so that the
+// host-only build, which compiles no kernel, can plan and simulate launches; the kernel file
+// (device/kernels/w8a16_gemm_pipelined.cu) static_asserts that its layout fits. Its layout: 2 stages
+// of A 128 x 136 BF16 (34,816) + raw B 64 x 144 codes (9,216), plus one decoded BF16 B step 64 x 136
+// (17,408) = 105,472, so two CTAs share an SM. Above 48 KiB: the launch opts in (cuFuncSetAttribute).
+inline constexpr std::uint32_t kGemm128SmemBytes = 105472;
 
 // ---- w8a16_gemm_pipelined_m32: the 32-row twin (seed) -------------------------------------
 // Tile body: CTA (x, y) owns rows [32y, 32y + 32), columns [32x, 32x + 32), clipped to [M, N].
@@ -31,6 +36,11 @@ inline constexpr std::uint32_t kSkinnyMaxRows = 16;    // seed W8A16_M16_MAX_ROW
 inline constexpr std::uint32_t kSkinnyMaxK = 5120;     // seed W8A16_M16_MAX_K
 inline constexpr std::uint32_t kSkinnyTileCols = 8;
 constexpr std::uint32_t skinny_smem_bytes(std::uint32_t k) { return 8 * (k + 16); }  // seed w8a16_m16_smem_bytes
+// The one body rule (seed lines 140-141): the launch sizes the grid by it, and the kernel, given
+// the same (m, k), must pick the same body. The simulation flags a plan whose geometry disagrees.
+constexpr bool skinny_body_runs(std::uint32_t m, std::uint32_t k) {
+  return m <= kSkinnyMaxRows && k <= kSkinnyMaxK;
+}
 
 // ---- w8a16_gemm_pipelined_m64: the 64-row twin (seed) -------------------------------------
 // CTA (x, y) owns rows [64y, 64y + 64), columns [32x, 32x + 32). The seed launches it with no
@@ -44,7 +54,10 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 // device/launch's tc_rows_takes(); it declines every other shape.
 inline constexpr std::uint32_t kTcRowsMaxRows = 16;
 inline constexpr std::uint32_t kTcRowsTileCols = 16;
-extern const std::uint32_t kTcRowsSmemBytes;
+// Set by the kernel (device/kernels/w8a16_tc_rows.cu static_asserts its layout fits): 2 round
+// buffers of 16 weight rows x (1,024 + 16) codes (33,280) + one round's partial sums 8 steps x
+// 16 x 16 FP32 (8,192).
+inline constexpr std::uint32_t kTcRowsSmemBytes = 41472;
 
 // ---- w8a16_gemv_batch4_strided / w8a16_gemv_batch16_strided: scalar GEMVs -----------------
 // One warp per output column for all rows (order: reference/include/w8a16/reference/gemv.hpp);

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The CUDA backend (built only with W8A16_HAVE_CUDA): loads the embedded fatbin of
+// device/kernels/*.cu with the driver API, resolves kernels by name and launches plans. No CUDA
+// header here, so host code may include it; the driver's types stay in the .cpp.
+#pragma once
+#include <memory>
+
+#include "w8a16/device/backend.hpp"
+
+namespace w8a16::device {
+
+// The registry over the loaded module: cuModuleGetFunction by name; a kernel the module lacks
+// (or an empty module, while no kernel file exists) resolves to the zero handle.
+class CudaModuleRegistry final : public KernelRegistry {
+ public:
+  KernelHandle resolve(KernelId id) const override { return handles_[static_cast<std::size_t>(id)]; }
+
+ private:
+  friend class CudaBackend;
+  std::array<KernelHandle, kKernelCount> handles_{};
+};
+
+class CudaBackend final : public Backend {
+ public:
+  // Initialises the driver, retains device `ordinal`'s primary context, loads the module and reads
+  // the limits. Returns nullptr with the reason in *status when any of it fails (no GPU, no driver).
+  static std::unique_ptr<CudaBackend> create(int ordinal, Status* status);
+  ~CudaBackend() override;
+
+  const char* name() const override { return "cuda"; }
+  DeviceLimits limits() const override { return limits_; }
+  const KernelRegistry& registry() const override { return registry_; }
+  std::unique_ptr<Buffer> allocate(std::size_t bytes, Status* status = nullptr) override;
+  // cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) above 48 KiB, then cuLaunchKernel.
+  Status execute(const Plan& plan) override;
+  Status synchronize() override;
+
+  // Bytes of the embedded fatbin (0 while no kernel file exists).
+  static std::size_t embedded_module_bytes();
+
+ private:
+  CudaBackend() = default;
+  int device_ = 0;
+  void* context_ = nullptr;  // CUcontext
+  void* module_ = nullptr;   // CUmodule, null when the fatbin is empty
+  CudaModuleRegistry registry_;
+  DeviceLimits limits_;
+};
+
+}  // namespace w8a16::device

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The kernels of the family by name, their handles, and the registry that resolves one to the
+// other. A kernel missing from the loaded module resolves to the zero handle and callers fall back
+// to their other kernels (the seed's try_target_kernel, seed lines 18-20).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace w8a16::device {
+
+// Every kernel takes (const uint16_t* input, const uint8_t* weight, const float* block_scale,
+// uint16_t* output, uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+// uint32_t c_row_stride) and is declared extern "C" so the module exports it under this name.
+enum class KernelId : std::uint8_t {
+  gemm_pipelined,        // w8a16_gemm_pipelined: the 128-row tile
+  gemm_pipelined_m32,    // w8a16_gemm_pipelined_m32: the 32-row twin and its skinny body
+  gemm_pipelined_m64,    // w8a16_gemm_pipelined_m64: the 64-row twin
+  tc_rows,               // w8a16_tc_rows: the row-tile kernel the strided twins try first
+  gemv_batch4_strided,   // w8a16_gemv_batch4_strided: scalar GEMV, M <= 4
+  gemv_batch16_strided,  // w8a16_gemv_batch16_strided: scalar GEMV, M <= 16
+};
+inline constexpr std::size_t kKernelCount = 6;
+inline constexpr std::array<KernelId, kKernelCount> kAllKernels = {
+    KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32,   KernelId::gemm_pipelined_m64,
+    KernelId::tc_rows,        KernelId::gemv_batch4_strided, KernelId::gemv_batch16_strided};
+
+const char* kernel_name(KernelId id);
+// False for a name that is not one of the family's.
+bool kernel_from_name(std::string_view name, KernelId* out);
+
+// An opaque handle (a CUfunction on the CUDA backend); 0 means "not in the module".
+struct KernelHandle {
+  std::uint64_t value = 0;
+  explicit operator bool() const { return value != 0; }
+  friend bool operator==(KernelHandle a, KernelHandle b) { return a.value == b.value; }
+  friend bool operator!=(KernelHandle a, KernelHandle b) { return a.value != b.value; }
+};
+
+class KernelRegistry {
+ public:
+  virtual ~KernelRegistry() = default;
+  virtual KernelHandle resolve(KernelId id) const = 0;
+};
+
+// A registry with a fixed table: what the simulation and recording backends use, and what tests
+// use to take kernels away. Present kernels get the handle 1 + their KernelId.
+class StaticRegistry final : public KernelRegistry {
+ public:
+  static StaticRegistry all_present();
+  static StaticRegistry none_present();
+  StaticRegistry& set_present(KernelId id, bool present);
+  KernelHandle resolve(KernelId id) const override;
+
+ private:
+  std::array<KernelHandle, kKernelCount> handles_{};
+};
+
+}  // namespace w8a16::device

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Entry points, dispatch predicates, argument validation and launch plans: a pure function from
+// (entry point, arguments, kernel registry, device limits) to a Plan or an error. Backends only
+// execute plans. The rules are the seed's (shared/seed/w8a16_gemm_pipelined_m32.rs.txt).
+#pragma once
+#include <cstdint>
+
+#include "w8a16/device/geometry.hpp"
+#include "w8a16/device/kernels.hpp"
+#include "w8a16/device/limits.hpp"
+#include "w8a16/device/status.hpp"
+
+namespace w8a16::device {
+
+// A device address (a host address on the simulation and recording backends).
+using DevPtr = std::uint64_t;
+// A CUstream on the CUDA backend; 0 is the default stream.
+using Stream = std::uint64_t;
+
+enum class Entry : std::uint8_t {
+  gemm_pipelined,              // the 128-row tile; contiguous (pitches k and n)
+  gemm_pipelined_m32,          // contiguous launch of the 32-row twin (seed line 173)
+  gemm_pipelined_m32_strided,  // seed line 91
+  gemm_pipelined_m64,          // seed line 283
+  gemm_pipelined_m64_strided,  // seed line 222
+  gemm_pipelined_by_m,         // seed line 318: m32, else m64, else the 128-row tile
+  gemv_batch4_strided,         // scalar GEMV, M <= 4
+  gemv_batch16_strided,        // scalar GEMV, M <= 16
+};
+const char* entry_name(Entry e);  // "gemm_pipelined_m32_strided", ...
+
+// The arguments of every entry point, in the seed's order. Contiguous entry points ignore the
+// given pitches and use a_row_stride = k, c_row_stride = n (seed lines 185-198).
+struct Args {
+  DevPtr input = 0;        // A: BF16 [m][a_row_stride], the first k of each row read
+  DevPtr weight = 0;       // W: E4M3 [n][k]
+  DevPtr block_scale = 0;  // S: FP32 [ceil(n/128)][k/128]
+  DevPtr output = 0;       // C: BF16 [m][c_row_stride], the first n of each row written
+  std::uint32_t m = 0, n = 0, k = 0;
+  std::uint32_t a_row_stride = 0, c_row_stride = 0;  // in elements
+  Stream stream = 0;
+};
+
+// One call: the entry point, the handles its caller passes (as in the seed, the caller resolves
+// them), and the arguments. `kernel` is the entry's own kernel; by_m reads `kernel` as the
+// 128-row tile's handle (seed full_kernel) plus m32_kernel and m64_kernel. The row-tile kernel is
+// resolved from the registry, as the seed's w8a16_tc_rows_launch does for itself.
+struct Call {
+  Entry entry = Entry::gemm_pipelined;
+  KernelHandle kernel;
+  KernelHandle m32_kernel;  // by_m only
+  KernelHandle m64_kernel;  // by_m only
+  Args args;
+};
+
+// ---- dispatch predicates (pure) ---------------------------------------------------------
+// seed line 68: the 32-row twin takes 1..=32 rows when its handle is nonzero and K is a positive
+// multiple of 128.
+constexpr bool prefers_m32(std::uint32_t m, std::uint32_t k, KernelHandle m32_kernel) {
+  return m >= 1 && m <= kM32TileRows && k >= kKBlock && k % kKBlock == 0 && m32_kernel.value != 0;
+}
+// seed line 210: 33..=64 rows take the 64-row twin under the same conditions.
+constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_kernel) {
+  return m >= kM32TileRows + 1 && m <= kM64TileRows && k >= kKBlock && k % kKBlock == 0 &&
+         m64_kernel.value != 0;
+}
+// Which shapes the row-tile kernel w8a16_tc_rows takes when a strided twin tries it first (it
+// declines every other shape, and a zero handle declines everything). Starting rule: 1..=16 rows
+// at K > 5120, where the skinny body cannot run (geometry.hpp kSkinnyMaxK); at K <= 5120 the
+// skinny body serves those rows. The kernel's owner may revise this rule with measurements; it
+// must stay within kTcRowsMaxRows.
+constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+  (void)n;
+  return m >= 1 && m <= kTcRowsMaxRows && k > kSkinnyMaxK;
+}
+
+// ---- plans ------------------------------------------------------------------------------
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  friend bool operator==(Dim3 a, Dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+};
+
+// Which outputs a CTA owns (geometry.hpp documents each kernel's map):
+//   tile:          CTA (x, y) owns rows [row_origin + rows*y, +rows), cols [cols*x, +cols)
+//   column_strip:  CTA x owns cols [cols*x, +cols) of every row [row_origin, m); grid.y must be 1
+// Both clipped to the kernel's m and n parameters, as the kernels clip. row_origin is 0 in every
+// real map; it exists so tests can plant an off-by-one map and watch the simulation catch it.
+enum class TileKind : std::uint8_t { tile, column_strip };
+// The body a kernel runs; each has its own tile map, shared memory need and row limits.
+enum class Body : std::uint8_t {
+  gemm128_tile,   // w8a16_gemm_pipelined: 128 x 64 tiles
+  m32_tile,       // w8a16_gemm_pipelined_m32: 32 x 32 tiles
+  m32_skinny,     // w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
+  m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
+  tc_rows_strip,  // w8a16_tc_rows: 16-column strips, M <= 16
+  gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
+};
+const char* body_name(Body b);
+
+struct TileMap {
+  TileKind kind = TileKind::tile;
+  std::uint32_t rows = 0;  // tile only
+  std::uint32_t cols = 0;
+  std::uint32_t row_origin = 0;
+};
+// The documented map of a body (geometry.hpp).
+TileMap documented_tile_map(Body b);
+// Dynamic shared memory a body declares it needs (geometry.hpp); k matters for the skinny body.
+std::uint32_t body_smem_bytes(Body b, std::uint32_t k);
+
+// The parameters passed to the kernel, in its parameter order.
+struct KernelParams {
+  DevPtr input = 0, weight = 0, block_scale = 0, output = 0;
+  std::uint32_t m = 0, n = 0, k = 0, a_row_stride = 0, c_row_stride = 0;
+};
+
+// The output region the validated call may write: rows [0, m), columns [0, n) of C with pitch
+// c_row_stride. The simulation checks every write of a plan against it.
+struct OutputExtent {
+  DevPtr output = 0;
+  std::uint32_t m = 0, n = 0, c_row_stride = 0;
+};
+
+enum class Contract : std::uint8_t { canonical, gemv };  // NUMERICS.md 2.1 / 2.2
+
+struct Plan {
+  Entry entry = Entry::gemm_pipelined;
+  KernelId kernel = KernelId::gemm_pipelined;
+  const char* kernel_name = "";
+  KernelHandle handle;
+  Body body = Body::gemm128_tile;
+  TileMap tile;
+  Contract contract = Contract::canonical;
+  Dim3 grid, block;
+  std::uint32_t dynamic_smem = 0;
+  KernelParams params;
+  OutputExtent extent;
+  Stream stream = 0;
+};
+
+struct Planned {
+  Status status;
+  Plan plan;  // meaningful only when status.ok()
+  bool ok() const { return status.ok(); }
+};
+
+// N rows of W sharing one row of block scales (NUMERICS.md 2: S is [ceil(N/128)][K/128]).
+inline constexpr std::uint32_t kScaleRowsPerBlock = 128;
+
+// Contiguous entry points (seed lines 170-198): their pitches are k and n whatever Args holds.
+bool entry_is_contiguous(Entry e);
+// The arguments the entry really uses: for a contiguous entry, a_row_stride = k, c_row_stride = n.
+Args effective_args(Entry e, Args a);
+
+// The seed's checks and the rest (README.md, "Validation"), without looking at kernels or limits.
+// `entry` names the entry in messages and selects the GEMV row limits.
+Status validate_args(Entry entry, const Args& args);
+
+// Validate, dispatch and size the launch. Never touches memory behind the pointers.
+Planned plan_launch(const Call& call, const KernelRegistry& registry, const DeviceLimits& limits);
+
+// The bound on 32-bit element offsets: every extent product a kernel forms (m * a_row_stride,
+// n * k, m * c_row_stride, the scale count) must be at most this, so that row * pitch + col never
+// wraps in the kernels' uint32_t index arithmetic.
+inline constexpr std::uint64_t kMaxElementOffsets = 0xFFFFFFFFull;
+
+}  // namespace w8a16::device

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The simulation backend: runs a plan on the CPU CTA by CTA. Each CTA writes the outputs its tile
+// owns under the plan's tile map, with values from the emulator's contract for the kernel
+// (reference/, NUMERICS.md 2.1 canonical or 2.2 GEMV order), and every rule the geometry must keep
+// is checked. This is how CI, without a GPU, checks every launch's geometry (README.md).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "w8a16/device/backend.hpp"
+
+namespace w8a16::device {
+
+enum class FindingKind : std::uint8_t {
+  written_twice,        // an output two CTAs (or one CTA twice) write
+  never_written,        // an output in [M, N) no CTA writes
+  write_outside,        // a write at row >= M (or past the C allocation)
+  write_into_padding,   // a write at column >= N of a row < M: the pitch padding
+  read_outside,         // A, W or S as the parameters describe them leave their allocation
+  misaligned_row,       // a row start of A or W off 16 bytes, or of C off 2 bytes
+  smem_mismatch,        // dynamic shared memory other than the body's declared need
+  smem_over_limit,      // dynamic shared memory above the device limit
+  grid_over_limit,      // a grid dimension above the device limit
+  block_mismatch,       // a block other than the kernel's (256, 1, 1)
+  body_mismatch,        // the plan's body is not the one the kernel picks for (m, k), or breaks its limits
+  tile_map_mismatch,    // the plan's tile map is not the body's documented map
+  unknown_pointer,      // a pointer that is no simulation buffer
+};
+const char* finding_kind_name(FindingKind k);
+
+struct Finding {
+  FindingKind kind;
+  std::string message;  // names the CTA, the element or the value, and the rule
+};
+
+class SimBackend final : public Backend {
+ public:
+  explicit SimBackend(StaticRegistry registry = StaticRegistry::all_present(),
+                      DeviceLimits limits = DeviceLimits::h200());
+  ~SimBackend() override;
+
+  const char* name() const override { return "simulation"; }
+  DeviceLimits limits() const override { return limits_; }
+  const KernelRegistry& registry() const override { return registry_; }
+  std::unique_ptr<Buffer> allocate(std::size_t bytes, Status* status = nullptr) override;
+  // Simulates the plan. Any finding makes the status Errc::simulation_finding (message: the
+  // first findings); findings() lists them all.
+  Status execute(const Plan& plan) override;
+  Status synchronize() override { return Status::success(); }
+
+  // Findings of the last execute().
+  const std::vector<Finding>& findings() const { return findings_; }
+  bool has_finding(FindingKind k) const;
+  // Every plan executed, in order.
+  const std::vector<Plan>& plans() const { return plans_; }
+
+ private:
+  // Live allocations by address, shared with the buffers (a buffer may outlive the backend).
+  struct Memory;
+
+  StaticRegistry registry_;
+  DeviceLimits limits_;
+  std::shared_ptr<Memory> memory_;
+  std::vector<Finding> findings_;
+  std::vector<Plan> plans_;
+};
+
+}  // namespace w8a16::device

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Dispatch against the seed's rules, restated here independently: the predicates, by_m and the
+// strided twins' choice of kernel and body, for every m in 0..200 and the boundary values of k,
+// with and without each handle.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "w8a16/device/plan.hpp"
+
+namespace w8a16::device {
+namespace {
+
+const std::vector<std::uint32_t> kKs = {0, 64, 128, 129, 5120, 5248, 1u << 20};
+constexpr KernelHandle kZero{0};
+constexpr KernelHandle kSome{77};
+
+// Plausible, aligned, non-overlapping addresses: planning never dereferences them.
+Args args_for(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+  Args a;
+  a.input = 0x10000000000ull;
+  a.weight = 0x20000000000ull;
+  a.block_scale = 0x30000000000ull;
+  a.output = 0x40000000000ull;
+  a.m = m;
+  a.n = n;
+  a.k = k;
+  a.a_row_stride = k;
+  a.c_row_stride = n;
+  return a;
+}
+
+bool k_ok(std::uint32_t k) { return k >= 128 && k % 128 == 0; }
+
+TEST(Predicates, PrefersM32IsTheSeedRule) {
+  for (std::uint32_t m = 0; m <= 200; ++m)
+    for (std::uint32_t k : kKs)
+      for (KernelHandle h : {kZero, kSome}) {
+        const bool rule = m >= 1 && m <= 32 && k_ok(k) && h.value != 0;
+        EXPECT_EQ(prefers_m32(m, k, h), rule) << "m=" << m << " k=" << k << " h=" << h.value;
+      }
+}
+
+TEST(Predicates, PrefersM64IsTheSeedRule) {
+  for (std::uint32_t m = 0; m <= 200; ++m)
+    for (std::uint32_t k : kKs)
+      for (KernelHandle h : {kZero, kSome}) {
+        const bool rule = m >= 33 && m <= 64 && k_ok(k) && h.value != 0;
+        EXPECT_EQ(prefers_m64(m, k, h), rule) << "m=" << m << " k=" << k << " h=" << h.value;
+      }
+}
+
+TEST(Predicates, TcRowsTakesOnlyFewRowsAtLargeK) {
+  for (std::uint32_t m = 0; m <= 200; ++m)
+    for (std::uint32_t k : kKs) EXPECT_EQ(tc_rows_takes(m, 64, k), m >= 1 && m <= 16 && k > 5120) << m << " " << k;
+}
+
+// The seed's by_m, written out: which kernel and body a contiguous call must get.
+struct Expect {
+  bool error;
+  KernelId kernel;
+  Body body;
+};
+Expect by_m_rule(std::uint32_t m, std::uint32_t k, bool full, bool m32, bool m64, bool tc) {
+  if (m == 0 || !k_ok(k)) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};
+  const bool tc_takes = tc && m <= 16 && k > 5120;
+  if (m <= 32 && m32) {
+    if (tc_takes) return {false, KernelId::tc_rows, Body::tc_rows_strip};
+    return {false, KernelId::gemm_pipelined_m32, (m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile};
+  }
+  if (m >= 33 && m <= 64 && m64) {
+    if (tc_takes) return {false, KernelId::tc_rows, Body::tc_rows_strip};
+    return {false, KernelId::gemm_pipelined_m64, Body::m64_tile};
+  }
+  if (!full) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};  // kernel_missing
+  return {false, KernelId::gemm_pipelined, Body::gemm128_tile};
+}
+
+TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
+  int planned = 0;
+  for (int mask = 0; mask < 16; ++mask) {
+    const bool full = mask & 1, m32 = mask & 2, m64 = mask & 4, tc = mask & 8;
+    StaticRegistry reg = StaticRegistry::all_present();
+    reg.set_present(KernelId::tc_rows, tc);
+    for (std::uint32_t m = 0; m <= 200; ++m)
+      for (std::uint32_t k : kKs) {
+        const std::uint32_t n = 33;
+        Call c;
+        c.entry = Entry::gemm_pipelined_by_m;
+        c.kernel = full ? reg.resolve(KernelId::gemm_pipelined) : kZero;
+        c.m32_kernel = m32 ? reg.resolve(KernelId::gemm_pipelined_m32) : kZero;
+        c.m64_kernel = m64 ? reg.resolve(KernelId::gemm_pipelined_m64) : kZero;
+        c.args = args_for(m, n, k);
+        const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+        const Expect e = by_m_rule(m, k, full, m32, m64, tc);
+        ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " k=" << k << " mask=" << mask << ": " << p.status.message;
+        if (!p.ok()) continue;
+        ++planned;
+        EXPECT_EQ(p.plan.kernel, e.kernel) << "m=" << m << " k=" << k << " mask=" << mask;
+        EXPECT_EQ(p.plan.body, e.body) << "m=" << m << " k=" << k << " mask=" << mask;
+        EXPECT_EQ(p.plan.handle, reg.resolve(e.kernel));
+        EXPECT_TRUE(p.plan.handle);
+      }
+  }
+  EXPECT_GT(planned, 0);
+}
+
+TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
+  for (bool tc : {false, true}) {
+    StaticRegistry reg = StaticRegistry::all_present();
+    reg.set_present(KernelId::tc_rows, tc);
+    for (std::uint32_t m = 1; m <= 200; ++m)
+      for (std::uint32_t k : {128u, 5120u, 5248u}) {
+        for (Entry e : {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64_strided}) {
+          const bool is32 = e == Entry::gemm_pipelined_m32_strided;
+          Call c;
+          c.entry = e;
+          c.kernel = reg.resolve(is32 ? KernelId::gemm_pipelined_m32 : KernelId::gemm_pipelined_m64);
+          c.args = args_for(m, 40, k);
+          c.args.a_row_stride = k + 8;
+          c.args.c_row_stride = 41;
+          const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+          ASSERT_TRUE(p.ok()) << p.status.message;
+          Body want = is32 ? ((m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile) : Body::m64_tile;
+          if (tc && m <= 16 && k > 5120) want = Body::tc_rows_strip;
+          EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " k=" << k << " tc=" << tc;
+        }
+      }
+  }
+}
+
+// Grid, block and shared memory per body: the seed's numbers (lines 88-89, 141-153, 261-267).
+TEST(Dispatch, GeometryIsTheSeeds) {
+  StaticRegistry reg = StaticRegistry::all_present();
+  const DeviceLimits lim = DeviceLimits::h200();
+  auto plan = [&](Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+    Call c;
+    c.entry = e;
+    c.kernel = KernelHandle{5};
+    c.args = args_for(m, n, k);
+    const Planned p = plan_launch(c, reg, lim);
+    EXPECT_TRUE(p.ok()) << p.status.message;
+    return p.plan;
+  };
+  Plan p = plan(Entry::gemm_pipelined_m32, 17, 300, 256);  // tile body
+  EXPECT_EQ(p.grid, (Dim3{10, 1, 1}));
+  EXPECT_EQ(p.block, (Dim3{256, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 44032u);
+  p = plan(Entry::gemm_pipelined_m32, 16, 300, 5120);  // skinny body
+  EXPECT_EQ(p.grid, (Dim3{38, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 8u * (5120 + 16));
+  p = plan(Entry::gemm_pipelined_m32, 129, 33, 128);  // the twin still runs above 32 rows
+  EXPECT_EQ(p.grid, (Dim3{2, 5, 1}));
+  p = plan(Entry::gemm_pipelined_m64, 65, 129, 128);
+  EXPECT_EQ(p.grid, (Dim3{5, 2, 1}));
+  EXPECT_EQ(p.dynamic_smem, 0u);
+  p = plan(Entry::gemm_pipelined, 129, 129, 128);
+  EXPECT_EQ(p.grid, (Dim3{3, 2, 1}));
+  EXPECT_EQ(p.dynamic_smem, kGemm128SmemBytes);
+  p = plan(Entry::gemm_pipelined_m32, 3, 33, 5248);  // row-tile kernel
+  EXPECT_EQ(p.kernel, KernelId::tc_rows);
+  EXPECT_EQ(p.grid, (Dim3{3, 1, 1}));
+  p = plan(Entry::gemv_batch16_strided, 16, 33, 128);
+  EXPECT_EQ(p.grid, (Dim3{5, 1, 1}));
+  EXPECT_EQ(p.contract, Contract::gemv);
+  EXPECT_EQ(p.kernel, KernelId::gemv_batch16_strided);
+}
+
+TEST(Dispatch, ContiguousEntriesUseKAndNAsPitches) {
+  StaticRegistry reg = StaticRegistry::all_present();
+  Call c;
+  c.entry = Entry::gemm_pipelined_m32;
+  c.kernel = reg.resolve(KernelId::gemm_pipelined_m32);
+  c.args = args_for(5, 7, 256);
+  c.args.a_row_stride = 999;  // ignored: the contiguous launch passes k and n (seed line 195)
+  c.args.c_row_stride = 3;
+  const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+  ASSERT_TRUE(p.ok()) << p.status.message;
+  EXPECT_EQ(p.plan.params.a_row_stride, 256u);
+  EXPECT_EQ(p.plan.params.c_row_stride, 7u);
+}
+
+}  // namespace
+}  // namespace w8a16::device
