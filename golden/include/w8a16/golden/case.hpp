@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Saved cases: one launch of one entry point on inputs regenerated from a seed, as one line of text.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace w8a16::golden {
+
+// The line (format 1), keys in this order, single spaces, nothing else:
+//
+//   case/1 w8a16_gemm_pipelined_m32_strided m=17 n=257 k=5248 a_row_stride=5256 c_row_stride=263
+//          dist=specials seed=0x0123456789abcdef gen=1
+//
+// `case/1` is the line syntax; `gen=` the version of the input generator (case_inputs.hpp).
+// Stability rule: the inputs of a case are a pure function of (m, n, k, strides, dist, seed, gen).
+// Any change to what a generator produces, even one bit of one distribution, adds a new `gen`
+// version and leaves the old one replaying as before (case_inputs.cpp keeps every version); a
+// version this build does not know is a parse error that says so, never a silent re-interpretation.
+// Names of entry points and distributions are stable: they can be added, never renamed.
+inline constexpr std::string_view kCaseFormatTag = "case/1";
+inline constexpr std::uint32_t kCaseGeneratorVersion = 1;  // what new cases are written with
+inline constexpr std::uint32_t kCaseOldestGeneratorVersion = 1;
+
+// Entry points of the kernel family, by the seed's launch-function names
+// (shared/seed/w8a16_gemm_pipelined_m32.rs.txt and ARCHITECTURE.md).
+enum class EntryPoint : std::uint8_t {
+  gemm_pipelined,             // the 128-row tile, contiguous (a_row_stride = k, c_row_stride = n)
+  gemm_pipelined_m32,         // the 32-row twin, contiguous
+  gemm_pipelined_m32_strided, // the 32-row twin (tries the row-tile kernel first)
+  gemm_pipelined_m64,         // the 64-row twin, contiguous
+  gemm_pipelined_m64_strided, // the 64-row twin (tries the row-tile kernel first)
+  gemm_pipelined_by_m,        // dispatch: m32, else m64, else the 128-row tile; contiguous
+  gemv_batch4_strided,        // scalar GEMV, m <= 4 (NUMERICS.md 2.2)
+  gemv_batch16_strided,       // scalar GEMV, m <= 16
+};
+inline constexpr EntryPoint kAllEntryPoints[] = {
+    EntryPoint::gemm_pipelined,       EntryPoint::gemm_pipelined_m32,  EntryPoint::gemm_pipelined_m32_strided,
+    EntryPoint::gemm_pipelined_m64,   EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m,
+    EntryPoint::gemv_batch4_strided,  EntryPoint::gemv_batch16_strided,
+};
+
+std::string_view entry_point_name(EntryPoint e);  // "w8a16_gemm_pipelined_m32_strided"
+bool parse_entry_point(std::string_view name, EntryPoint* out);
+bool entry_point_is_contiguous(EntryPoint e);    // pitches fixed to k and n
+bool entry_point_is_gemv(EntryPoint e);          // NUMERICS.md 2.2 instead of 2.1
+std::uint32_t entry_point_max_rows(EntryPoint e);  // 4 or 16 for the GEMVs; 0 = no limit
+
+// How a case's inputs are drawn (case_inputs.cpp describes each).
+enum class Distribution : std::uint8_t {
+  activation_like,   // BF16 activations ~ N(0, 1) shape with outliers; realistic E4M3 incl. extremes
+  wide_exponents,    // A exponents over 2^-100..2^100, every finite E4M3 code, scales 2^-60..2^60
+  cancellation,      // column pairs whose products cancel to the last bits in every row
+  specials,          // activation_like plus NaN, Inf, subnormal, -0, max in A; 0x7F/0xFF, max, -0 in W
+  pow2_scales,       // activation_like operands, every scale a signed power of two
+  special_scales,    // activation_like operands, scales 0, -0, negative, subnormal, Inf, NaN, normal
+  ones_pow2_scales,  // A = 1.0, W = 1.0, distinct powers of two per scale block (the indexing oracle)
+};
+inline constexpr Distribution kAllDistributions[] = {
+    Distribution::activation_like, Distribution::wide_exponents, Distribution::cancellation,
+    Distribution::specials,        Distribution::pow2_scales,    Distribution::special_scales,
+    Distribution::ones_pow2_scales,
+};
+std::string_view distribution_name(Distribution d);
+bool parse_distribution(std::string_view name, Distribution* out);
+
+struct Case {
+  EntryPoint entry = EntryPoint::gemm_pipelined_by_m;
+  std::uint32_t m = 1, n = 1, k = 128;
+  std::uint32_t a_row_stride = 128, c_row_stride = 1;
+  Distribution dist = Distribution::activation_like;
+  std::uint64_t seed = 0;
+  std::uint32_t gen = kCaseGeneratorVersion;
+
+  friend bool operator==(const Case& x, const Case& y) {
+    return x.entry == y.entry && x.m == y.m && x.n == y.n && x.k == y.k && x.a_row_stride == y.a_row_stride &&
+           x.c_row_stride == y.c_row_stride && x.dist == y.dist && x.seed == y.seed && x.gen == y.gen;
+  }
+  friend bool operator!=(const Case& x, const Case& y) { return !(x == y); }
+};
+
+// Limits a case may not exceed, so that a line can never ask for more memory than a replay can
+// sensibly hold (the largest model shape, 51200 x 5120, is far inside them).
+inline constexpr std::uint32_t kCaseMaxM = 65536;
+inline constexpr std::uint32_t kCaseMaxN = 1u << 20;
+inline constexpr std::uint32_t kCaseMaxK = 1u << 20;
+inline constexpr std::uint64_t kCaseMaxElements = std::uint64_t{1} << 31;  // per operand
+
+// What makes a case unusable, or an empty string when it is a valid launch of its entry point:
+// m >= 1, n >= 1, k a positive multiple of 128, a_row_stride >= k and a multiple of 8,
+// c_row_stride >= n, contiguous entry points with a_row_stride == k and c_row_stride == n, the
+// GEMVs' row limits, the size limits above, and a known generator version.
+std::string case_problem(const Case& c);
+
+std::string format_case(const Case& c);  // the canonical line, without a newline
+// Parses one line (a trailing '\r' or '\n' is ignored). On failure returns false, leaves *out
+// unchanged and says in *error which field is wrong and why.
+bool parse_case(std::string_view line, Case* out, std::string* error);
+
+// A case file: lines that are cases, blank, or comments starting with '#'. On failure returns
+// false with "path:line: why" in *error and leaves *out unchanged.
+bool parse_case_text(std::string_view text, const std::string& source_name, std::vector<Case>* out,
+                     std::string* error);
+bool read_case_file(const std::string& path, std::vector<Case>* out, std::string* error);
+// Appends `comment` (as '#' lines, may be empty) and the case line; creates the file if needed.
+bool append_case_file(const std::string& path, const Case& c, const std::string& comment, std::string* error);
+
+}  // namespace w8a16::golden

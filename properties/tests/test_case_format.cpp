@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The case line (golden/case.hpp): round trip, strict errors, and inputs that regenerate the same bytes.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/generators.hpp"
+
+namespace {
+
+using w8a16::golden::Case;
+using w8a16::golden::CaseInputs;
+using w8a16::golden::Distribution;
+using w8a16::golden::EntryPoint;
+namespace golden = w8a16::golden;
+
+constexpr const char* kLine =
+    "case/1 w8a16_gemm_pipelined_m32_strided m=17 n=257 k=5248 a_row_stride=5256 c_row_stride=263 "
+    "dist=specials seed=0x0123456789abcdef gen=1";
+
+CaseInputs regenerate_or_die(const Case& c) {
+  CaseInputs in;
+  std::string error;
+  if (!golden::regenerate_inputs(c, &in, &error)) ADD_FAILURE() << golden::format_case(c) << ": " << error;
+  return in;
+}
+
+TEST(CaseLine, parsesEveryFieldOfAWrittenOutLine) {
+  Case c;
+  std::string error;
+  ASSERT_TRUE(golden::parse_case(kLine, &c, &error)) << error;
+  EXPECT_EQ(c.entry, EntryPoint::gemm_pipelined_m32_strided);
+  EXPECT_EQ(c.m, 17u);
+  EXPECT_EQ(c.n, 257u);
+  EXPECT_EQ(c.k, 5248u);
+  EXPECT_EQ(c.a_row_stride, 5256u);
+  EXPECT_EQ(c.c_row_stride, 263u);
+  EXPECT_EQ(c.dist, Distribution::specials);
+  EXPECT_EQ(c.seed, 0x0123456789abcdefull);
+  EXPECT_EQ(c.gen, 1u);
+  EXPECT_EQ(golden::format_case(c), kLine);
+}
+
+RC_GTEST_PROP(CaseLine, formattingThenParsingGivesTheSameCaseAndTheSameLine, ()) {
+  const Case c = *w8a16::props::gen_case();
+  const std::string line = golden::format_case(c);
+  Case back;
+  std::string error;
+  RC_ASSERT(golden::parse_case(line, &back, &error));
+  RC_ASSERT(back == c);
+  RC_ASSERT(golden::format_case(back) == line);
+}
+
+// Each malformed line, and a fragment its error must contain (the field it names).
+struct Malformed { const char* line; const char* error_has; };
+const Malformed kMalformed[] = {
+    {"", "must start with 'case/1'"},
+    {"garbage", "must start with 'case/1'"},
+    {"case/2 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "line format 'case/2' is not known"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1",
+     "expected 10"},
+    {"case/1 w8a16_gemm_pipelined  m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "expected 10"},
+    {"case/1 w8a16_gemm_bogus m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "unknown entry point 'w8a16_gemm_bogus'"},
+    {"case/1 w8a16_gemm_pipelined n=1 m=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "expected 'm=...'"},
+    {"case/1 w8a16_gemm_pipelined m=-1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "m='-1' is not a decimal number"},
+    {"case/1 w8a16_gemm_pipelined m=4294967296 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "m='4294967296'"},
+    {"case/1 w8a16_gemm_pipelined m=0 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "m=0 must be in 1..65536"},
+    {"case/1 w8a16_gemm_pipelined m=70000 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "m=70000 must be in 1..65536"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=0 k=128 a_row_stride=128 c_row_stride=0 dist=specials seed=0x1 gen=1",
+     "n=0 must be in"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=100 a_row_stride=104 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "k=100 must be a positive multiple of 128"},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=1 n=1 k=128 a_row_stride=132 c_row_stride=1 dist=specials seed=0x1 gen=1",
+     "a_row_stride=132 must be >= k=128 and a multiple of 8"},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=1 n=9 k=128 a_row_stride=128 c_row_stride=8 dist=specials seed=0x1 gen=1",
+     "c_row_stride=8 must be >= n=9"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=9 k=128 a_row_stride=136 c_row_stride=9 dist=specials seed=0x1 gen=1",
+     "is contiguous"},
+    {"case/1 w8a16_gemv_batch4_strided m=5 n=9 k=128 a_row_stride=128 c_row_stride=9 dist=specials seed=0x1 gen=1",
+     "takes at most 4 rows, m=5"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=gaussian seed=0x1 gen=1",
+     "unknown distribution 'gaussian'"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=12 gen=1",
+     "seed='12' is not 0x"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x10000000000000000 gen=1",
+     "seed='0x10000000000000000'"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0xfg gen=1",
+     "seed='0xfg'"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=2",
+     "generator version gen=2 is not known to this build"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=0",
+     "generator version gen=0 is not known"},
+    {"case/1 w8a16_gemm_pipelined m=65536 n=1048576 k=1048576 a_row_stride=1048576 c_row_stride=1048576 "
+     "dist=specials seed=0x1 gen=1",
+     "operands exceed"},
+};
+
+TEST(CaseLine, rejectsEachMalformedLineNamingTheFieldAndLeavesTheOutputAlone) {
+  for (const Malformed& bad : kMalformed) {
+    Case c;
+    c.seed = 0x5EED;
+    const Case before = c;
+    std::string error;
+    EXPECT_FALSE(golden::parse_case(bad.line, &c, &error)) << bad.line;
+    EXPECT_NE(error.find(bad.error_has), std::string::npos) << "line: " << bad.line << "\nerror: " << error;
+    EXPECT_EQ(c, before) << bad.line;
+  }
+}
+
+RC_GTEST_PROP(CaseLine, aCorruptedLineParsesToAValidCaseOrGivesAnErrorNeverACrash, ()) {
+  std::string line = golden::format_case(*w8a16::props::gen_case());
+  const std::size_t at = *rc::gen::inRange<std::size_t>(0, line.size());
+  if (*rc::gen::arbitrary<bool>()) line[at] = *rc::gen::arbitrary<char>();
+  else line.resize(at);
+  Case c;
+  c.seed = 0x5EED;
+  const Case before = c;
+  std::string error;
+  if (golden::parse_case(line, &c, &error)) {
+    RC_ASSERT(golden::case_problem(c).empty());
+  } else {
+    RC_ASSERT(!error.empty());
+    RC_ASSERT(c == before);
+  }
+}
+
+TEST(CaseFile, skipsCommentsAndBlankLinesAndNamesTheLineOfAnError) {
+  std::vector<Case> cases;
+  std::string error;
+  const std::string good = std::string("# saved by a test\n\n") + kLine + "\r\n" + kLine + "\n";
+  ASSERT_TRUE(golden::parse_case_text(good, "x.case", &cases, &error)) << error;
+  EXPECT_EQ(cases.size(), 2u);
+  const std::vector<Case> before = cases;
+  EXPECT_FALSE(golden::parse_case_text(good + "case/1 nonsense\n", "x.case", &cases, &error));
+  EXPECT_EQ(error.rfind("x.case:5: ", 0), 0u) << error;
+  EXPECT_EQ(cases, before);
+}
+
+TEST(CaseFile, appendsCommentedCasesThatReadBack) {
+  const std::string path = ::testing::TempDir() + "w8a16_case_file_test.case";
+  std::remove(path.c_str());
+  Case a, b;
+  std::string error;
+  ASSERT_TRUE(golden::parse_case(kLine, &a, &error)) << error;
+  b = a;
+  b.seed = 42;
+  ASSERT_TRUE(golden::append_case_file(path, a, "first\nsecond line", &error)) << error;
+  ASSERT_TRUE(golden::append_case_file(path, b, "", &error)) << error;
+  std::vector<Case> back;
+  ASSERT_TRUE(golden::read_case_file(path, &back, &error)) << error;
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0], a);
+  EXPECT_EQ(back[1], b);
+  std::remove(path.c_str());
+  EXPECT_FALSE(golden::read_case_file(path, &back, &error));
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+}
+
+RC_GTEST_PROP(CaseInputs, regeneratingACaseTwiceGivesTheSameBytes, ()) {
+  const Case c = *w8a16::props::gen_case();
+  const CaseInputs x = regenerate_or_die(c), y = regenerate_or_die(c);
+  RC_ASSERT(x.a_bits == y.a_bits);
+  RC_ASSERT(x.w_e4m3 == y.w_e4m3);
+  RC_ASSERT(golden::inputs_digest(x) == golden::inputs_digest(y));
+}
+
+RC_GTEST_PROP(CaseInputs, operandsHaveTheShapeOfTheCaseAndPaddingIsPoisoned, ()) {
+  const Case c = *w8a16::props::gen_case();
+  const CaseInputs in = regenerate_or_die(c);
+  RC_ASSERT(in.a_bits.size() == std::size_t{c.m} * c.a_row_stride);
+  RC_ASSERT(in.w_e4m3.size() == std::size_t{c.n} * c.k);
+  RC_ASSERT(in.s_f32.size() == std::size_t{(c.n + 127) / 128} * (c.k / 128));
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    for (std::uint32_t col = c.k; col < c.a_row_stride; ++col)
+      RC_ASSERT(in.a_bits[std::size_t{r} * c.a_row_stride + col] == golden::kAPaddingBits);
+}
+
+RC_GTEST_PROP(CaseInputs, aSmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()) {
+  Case big = *w8a16::props::gen_case(w8a16::props::only_entry(EntryPoint::gemm_pipelined_m32_strided));
+  RC_PRE(big.dist != Distribution::specials);  // specials are placed over the whole extent
+  Case small = big;
+  small.m = *rc::gen::inRange<std::uint32_t>(1, big.m + 1);
+  small.n = *rc::gen::inRange<std::uint32_t>(1, big.n + 1);
+  small.c_row_stride = small.n;
+  const CaseInputs b = regenerate_or_die(big), s = regenerate_or_die(small);
+  for (std::uint32_t r = 0; r < small.m; ++r)
+    for (std::uint32_t k = 0; k < big.k; ++k)
+      RC_ASSERT(s.a_bits[std::size_t{r} * small.a_row_stride + k] == b.a_bits[std::size_t{r} * big.a_row_stride + k]);
+  for (std::size_t i = 0; i < std::size_t{small.n} * small.k; ++i) RC_ASSERT(s.w_e4m3[i] == b.w_e4m3[i]);
+}
+
+TEST(CaseInputs, differentSeedsGiveDifferentInputs) {
+  for (Distribution d : golden::kAllDistributions) {
+    if (d == Distribution::ones_pow2_scales) continue;  // operands are constant by design
+    Case x;
+    x.entry = EntryPoint::gemm_pipelined_m32_strided;
+    x.m = 3; x.n = 20; x.k = 256; x.a_row_stride = 256; x.c_row_stride = 20; x.dist = d; x.seed = 1;
+    Case y = x;
+    y.seed = 2;
+    EXPECT_NE(golden::inputs_digest(regenerate_or_die(x)), golden::inputs_digest(regenerate_or_die(y)))
+        << golden::distribution_name(d);
+  }
+}
+
+// Pinned: the FNV-1a digests of a few gen=1 cases. If one changes, the generator changed and every
+// saved gen=1 case with it: restore gen=1's bytes and put the change in a new version (case.hpp).
+struct Pinned { const char* line; std::uint64_t digest; };
+const Pinned kPinned[] = {
+    {"case/1 w8a16_gemm_pipelined m=3 n=7 k=256 a_row_stride=256 c_row_stride=7 dist=activation_like seed=0x0000000000000001 gen=1", 0x99a6f4d59c2366ull},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=17 n=129 k=384 a_row_stride=392 c_row_stride=131 dist=wide_exponents seed=0x00000000deadbeef gen=1", 0xf65baa1e647277full},
+    {"case/1 w8a16_gemv_batch16_strided m=16 n=33 k=128 a_row_stride=136 c_row_stride=40 dist=cancellation seed=0x0123456789abcdef gen=1", 0x45e2380757f7ff8aull},
+    {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=300 k=1280 a_row_stride=1280 c_row_stride=300 dist=specials seed=0xffffffffffffffff gen=1", 0x457ebd25760bb6ull},
+    {"case/1 w8a16_gemm_pipelined_by_m m=2 n=257 k=2560 a_row_stride=2560 c_row_stride=257 dist=special_scales seed=0x0000000000000007 gen=1", 0xd52a3e2d7607dd28ull},
+    {"case/1 w8a16_gemv_batch4_strided m=4 n=200 k=3072 a_row_stride=3072 c_row_stride=200 dist=pow2_scales seed=0x0000000000000008 gen=1", 0x582eabb57f28c1e0ull},
+    {"case/1 w8a16_gemm_pipelined_m32 m=5 n=385 k=3840 a_row_stride=3840 c_row_stride=385 dist=ones_pow2_scales seed=0x0000000000000009 gen=1", 0xcd7db547a137798bull},
+};
+
+TEST(CaseInputs, pinnedCasesRegenerateTheirPinnedDigests) {
+  for (const Pinned& p : kPinned) {
+    Case c;
+    std::string error;
+    ASSERT_TRUE(golden::parse_case(p.line, &c, &error)) << error;
+    const std::uint64_t digest = golden::inputs_digest(regenerate_or_die(c));
+    EXPECT_EQ(digest, p.digest) << p.line << "\n  digest now 0x" << std::hex << digest;
+  }
+}
+
+TEST(CaseInputs, regeneratingAnInvalidCaseFailsAndLeavesTheInputsAlone) {
+  Case c;
+  c.k = 200;
+  CaseInputs in;
+  in.w_e4m3 = {1, 2, 3};
+  std::string error;
+  EXPECT_FALSE(golden::regenerate_inputs(c, &in, &error));
+  EXPECT_NE(error.find("k=200"), std::string::npos) << error;
+  EXPECT_EQ(in.w_e4m3, (std::vector<std::uint8_t>{1, 2, 3}));
+}
+
+}  // namespace

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The generators draw what they promise: every entry point, boundary shape and special class shows up.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstring>
+#include <set>
+
+#include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/case_draw.hpp"
+#include "w8a16/properties/generators.hpp"
+
+namespace {
+
+namespace golden = w8a16::golden;
+namespace props = w8a16::props;
+using golden::Case;
+using golden::CaseInputs;
+using golden::Distribution;
+using golden::EntryPoint;
+
+CaseInputs regenerate_or_die(const Case& c) {
+  CaseInputs in;
+  std::string error;
+  if (!golden::regenerate_inputs(c, &in, &error)) ADD_FAILURE() << golden::format_case(c) << ": " << error;
+  return in;
+}
+
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+RC_GTEST_PROP(CaseGenerator, everyDrawnCaseIsValidAndWithinItsWorkCap, ()) {
+  props::DrawOptions opt;
+  opt.max_macs = *rc::gen::inRange<std::uint64_t>(1 << 14, 1 << 26);
+  const Case c = *props::gen_case(opt);
+  RC_TAG(std::string(golden::entry_point_name(c.entry)));
+  RC_ASSERT(golden::case_problem(c) == "");
+  RC_ASSERT(std::uint64_t{c.m} * c.n * c.k <= std::max<std::uint64_t>(opt.max_macs, std::uint64_t{c.m} * 128));
+}
+
+TEST(CaseGenerator, seededDrawsAreReproducibleAndIndependentOfEachOther) {
+  const props::DrawOptions opt;
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(props::draw_case_seeded(7, i, opt), props::draw_case_seeded(7, i, opt));
+    EXPECT_NE(props::draw_case_seeded(7, i, opt), props::draw_case_seeded(8, i, opt));
+  }
+}
+
+// 2,000 seeded draws: every entry point, distribution, boundary row count, skinny-edge K, pitch
+// kind, and (with a budget that allows them) every model shape.
+TEST(CaseGenerator, seededDrawsCoverEveryEntryDistributionAndBoundaryShape) {
+  props::DrawOptions opt;
+  std::set<EntryPoint> entries;
+  std::set<Distribution> dists;
+  std::set<std::uint32_t> rows, ks;
+  bool padded_a = false, padded_c = false, n_not_multiple_of_8 = false;
+  for (std::uint64_t i = 0; i < 2000; ++i) {
+    const Case c = props::draw_case_seeded(1, i, opt);
+    entries.insert(c.entry);
+    dists.insert(c.dist);
+    rows.insert(c.m);
+    ks.insert(c.k);
+    padded_a |= c.a_row_stride > c.k;
+    padded_c |= c.c_row_stride > c.n;
+    n_not_multiple_of_8 |= c.n % 8 != 0;
+  }
+  EXPECT_EQ(entries.size(), std::size(golden::kAllEntryPoints));
+  EXPECT_EQ(dists.size(), std::size(golden::kAllDistributions));
+  for (std::uint32_t m : props::kBoundaryRows) EXPECT_TRUE(rows.count(m)) << "m=" << m;
+  EXPECT_TRUE(ks.count(5120));
+  EXPECT_TRUE(ks.count(5248));
+  EXPECT_TRUE(ks.count(128));
+  EXPECT_TRUE(padded_a && padded_c && n_not_multiple_of_8);
+
+  opt.max_macs = std::uint64_t{2} * 51200 * 5120;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> model;
+  for (std::uint64_t i = 0; i < 2000; ++i) {
+    const Case c = props::draw_case_seeded(2, i, opt);
+    for (const auto& s : props::kModelShapes)
+      if (c.n == s.n && c.k == s.k) model.insert({s.n, s.k});
+  }
+  EXPECT_EQ(model.size(), std::size(props::kModelShapes));
+}
+
+TEST(CaseGenerator, seededDrawsShowEverySpecialClass) {
+  std::uint32_t seen = 0;
+  for (std::uint64_t i = 0; i < 400; ++i) {
+    const Case c = props::draw_case_seeded(3, i, props::DrawOptions{});
+    seen |= golden::special_classes(c, regenerate_or_die(c));
+  }
+  for (int b = 0; b < golden::kSpecialClassCount; ++b)
+    EXPECT_TRUE((seen >> b) & 1u) << golden::special_class_name(b) << " never drawn";
+}
+
+RC_GTEST_PROP(CaseDistributions, specialsHoldEveryOperandSpecialClass, ()) {
+  const Case c = *props::gen_case(props::only_dist(Distribution::specials));
+  const std::uint32_t seen = golden::special_classes(c, regenerate_or_die(c));
+  const std::uint32_t operand_classes = golden::kSpecialANan | golden::kSpecialAInf | golden::kSpecialASubnormal |
+                                        golden::kSpecialANegZero | golden::kSpecialAMax | golden::kSpecialWNan |
+                                        golden::kSpecialWMax | golden::kSpecialWSubnormal | golden::kSpecialWNegZero;
+  // Each class is planted once at a random place; a later plant may land on the same element, so
+  // a class can be overwritten, but only when the operand has few elements.
+  if (std::uint64_t{c.m} * c.k >= 4096 && std::uint64_t{c.n} * c.k >= 4096) RC_ASSERT((seen & operand_classes) == operand_classes);
+  RC_ASSERT((seen & operand_classes) != 0);
+}
+
+RC_GTEST_PROP(CaseDistributions, onesPow2ScalesAreAllOnesWithPowerOfTwoScalesDistinctPerRow, ()) {
+  const Case c = *props::gen_case(props::only_dist(Distribution::ones_pow2_scales));
+  const CaseInputs in = regenerate_or_die(c);
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    for (std::uint32_t k = 0; k < c.k; ++k) RC_ASSERT(in.a_bits[std::size_t{r} * c.a_row_stride + k] == 0x3F80);
+  for (std::uint8_t w : in.w_e4m3) RC_ASSERT(w == 0x38);
+  const std::uint32_t steps = c.k / 128;
+  for (std::uint32_t b = 0; b < (c.n + 127) / 128; ++b) {
+    std::set<std::uint32_t> row;
+    for (std::uint32_t s = 0; s < steps; ++s) {
+      const std::uint32_t bits = bits_of(in.s_f32[std::size_t{b} * steps + s]);
+      RC_ASSERT((bits & 0x807FFFFFu) == 0u);  // positive, significand 1.0
+      RC_ASSERT(bits != 0u);
+      row.insert(bits);
+    }
+    if (steps <= 20) RC_ASSERT(row.size() == steps);
+  }
+}
+
+RC_GTEST_PROP(CaseDistributions, wideExponentsNeverDrawANanWeight, ()) {
+  const Case c = *props::gen_case(props::only_dist(Distribution::wide_exponents));
+  for (std::uint8_t w : regenerate_or_die(c).w_e4m3) RC_ASSERT((w & 0x7F) != 0x7F);
+}
+
+RC_GTEST_PROP(CaseDistributions, cancellationPairsNegateWeightsAndNearlyRepeatActivations, ()) {
+  const Case c = *props::gen_case(props::only_dist(Distribution::cancellation));
+  const CaseInputs in = regenerate_or_die(c);
+  for (std::size_t i = 0; i + 1 < in.w_e4m3.size(); i += 2) RC_ASSERT((in.w_e4m3[i] ^ in.w_e4m3[i + 1]) == 0x80);
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    for (std::uint32_t k = 0; k < c.k; k += 2) {
+      const std::size_t at = std::size_t{r} * c.a_row_stride + k;
+      RC_ASSERT((in.a_bits[at] ^ in.a_bits[at + 1]) <= 3);
+    }
+}
+
+RC_GTEST_PROP(CaseDistributions, pow2ScalesArePowersOfTwo, ()) {
+  const Case c = *props::gen_case(props::only_dist(Distribution::pow2_scales));
+  for (float s : regenerate_or_die(c).s_f32) {
+    const std::uint32_t b = bits_of(s);
+    RC_ASSERT((b & 0x007FFFFFu) == 0u);
+    RC_ASSERT((b & 0x7F800000u) != 0u);
+    RC_ASSERT((b & 0x7F800000u) != 0x7F800000u);
+  }
+}
+
+}  // namespace
