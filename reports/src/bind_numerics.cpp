@@ -38,6 +38,18 @@ py::array_t<std::uint16_t> e4m3_to_bf16_bits(const py::object& codes_obj) {
   return out;
 }
 
+py::array_t<float> bf16_to_f32(const py::object& bits_obj) {
+  auto bits = checked_array<std::uint16_t>(bits_obj, "bits");
+  py::array_t<float> out(shape_of(bits));
+  const std::uint16_t* in = bits.data();
+  float* o = out.mutable_data();
+  for (py::ssize_t i = 0; i < bits.size(); ++i) {
+    const std::uint32_t f = ref::bf16_bits_to_f32_bits(in[i]);
+    std::memcpy(o + i, &f, sizeof f);
+  }
+  return out;
+}
+
 py::array_t<std::uint16_t> round_bf16(const py::object& bits_obj) {
   auto bits = checked_array<std::uint32_t>(bits_obj, "bits");
   py::array_t<std::uint16_t> out(shape_of(bits));
@@ -99,6 +111,7 @@ void bind_numerics(py::module_& m) {
         "E4M3fn codes (uint8) -> their exact values (float32); 0x7F/0xFF give NaN");
   m.def("e4m3_to_bf16_bits", &e4m3_to_bf16_bits, py::arg("codes"),
         "E4M3fn codes (uint8) -> BF16 bits (uint16), as the kernels feed them to the MMA");
+  m.def("bf16_to_f32", &bf16_to_f32, py::arg("bits"), "BF16 bits (uint16) -> their exact values (float32)");
   m.def("round_bf16", &round_bf16, py::arg("bits"),
         "FP32 bits (uint32) -> BF16 bits (uint16), cvt.rn.bf16.f32 (RNE; NaN -> 0x7FFF)");
   m.def("mma", &mma, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("arch") = "sm90", py::arg("threads") = 0,

@@ -21,6 +21,7 @@ except ImportError as exc:  # the package is importable only after the C++ build
 
 from ._core import (  # noqa: F401  (re-exported API)
     E4M3FN_TO_BF16_BITS,
+    bf16_to_f32,
     decode_e4m3,
     e4m3_to_bf16_bits,
     gemm_columns,
