@@ -12,7 +12,10 @@ namespace w8a16::cli {
 namespace {
 
 void add_vectors(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("vectors", "Replay recorded tensor-core MMAs (.mmav) against the emulator");
+  // Exit status: 0 every file read and matched; 1 some dot product mismatched; 2 some file could
+  // not be read or held nothing to check (takes precedence over 1).
+  auto* cmd = app.add_subcommand("vectors", "Replay recorded tensor-core MMAs (.mmav) against the emulator "
+                                            "(exit 0: all match, 1: mismatches, 2: unreadable or empty file)");
   auto files = std::make_shared<std::vector<std::string>>();
   auto arch_name = std::make_shared<std::string>("sm90");
   auto show = std::make_shared<int>(3);
@@ -37,14 +40,20 @@ void add_vectors(CLI::App& app, int* exit_code) {
       std::string error;
       if (!golden::read_mmav_file(path, &file, &error)) {
         std::fprintf(stderr, "%s: error: %s\n", path.c_str(), error.c_str());
-        status = status == 0 ? 2 : status;
+        status = 2;
+        continue;
+      }
+      if (file.cases.empty()) {
+        // A file that checks nothing must not read as a pass.
+        std::fprintf(stderr, "%s: error: the file holds no cases: nothing was checked\n", path.c_str());
+        status = 2;
         continue;
       }
       const VectorsReplay r = replay_mmav(file, policy, *show);
       std::printf("%s: %" PRIu64 " mismatches of %" PRIu64 " dot products\n", path.c_str(), r.mismatches,
                   r.dot_products);
       for (const std::string& line : r.details) std::printf("  %s\n", line.c_str());
-      if (r.mismatches != 0) status = 1;
+      if (r.mismatches != 0 && status == 0) status = 1;
     }
     *exit_code = status;
   });
