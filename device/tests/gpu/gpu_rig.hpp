@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Runs a case through the launch layer on the CUDA backend and through the emulator, and compares every byte of C.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu_cases.hpp"
+#include "w8a16/device/api.hpp"
+#include "w8a16/device/cuda_backend.hpp"
+
+namespace w8a16::gputest {
+
+// C is allocated with kExtraRows rows past m and poisoned with kPoisonByte: the kernels may write
+// only rows [0, m), columns [0, n); padding and extra rows must come back as poison.
+inline constexpr std::uint32_t kExtraRows = 2;
+inline constexpr std::uint8_t kPoisonByte = 0xA5;
+
+struct GpuRun {
+  bool ok = false;
+  std::string error;               // the launch layer's or the driver's message when !ok
+  device::Plan plan;               // what the entry point dispatched to
+  std::vector<std::uint16_t> c;    // (m + kExtraRows) x c_row_stride BF16 bits, as the GPU left them
+};
+
+// The emulator's bytes for the whole C buffer (poison where nothing may be written), by the
+// contract of the body the plan ran: NUMERICS.md 2.1 (gemm_canonical, sm90) or 2.2 (gemm_gemv).
+std::vector<std::uint16_t> expected_c(const GpuCase& c, const Inputs& in, device::Contract contract);
+
+struct Comparison {
+  std::uint64_t bytes = 0;
+  std::uint64_t mismatched_elements = 0;
+  std::string first;  // "(m, n) region: expected 0x.... got 0x...." of the first mismatch
+};
+Comparison compare_c(const GpuCase& c, const std::vector<std::uint16_t>& expected, const std::vector<std::uint16_t>& got);
+
+class GpuRig {
+ public:
+  // nullptr with the reason in *why when there is no usable GPU (no driver, no device).
+  static std::unique_ptr<GpuRig> create(std::string* why);
+  device::CudaBackend& backend() { return *backend_; }
+  // A Call for the case's entry point with the handles a caller would pass.
+  device::Call call_for(const GpuCase& c) const;
+  // Plans (for the report) and launches through Launcher::launch, synchronizes, downloads C.
+  GpuRun run(const GpuCase& c, const Inputs& in);
+
+ private:
+  std::unique_ptr<device::CudaBackend> backend_;
+};
+
+}  // namespace w8a16::gputest

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Every entry point, simulated over awkward shapes: every output in [M, N) is written exactly once
+// with the emulator's bytes for the kernel's contract, and the pitch padding and the rows past M
+// keep their poison. Sizes sit one off every tile boundary (1, 7, 33, 129, 300 columns; 15..129
+// rows; K at and past the skinny body's 5120).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "sim_operands.hpp"
+#include "w8a16/device/api.hpp"
+#include "w8a16/device/sim_backend.hpp"
+
+namespace w8a16::device {
+namespace {
+
+using testing::Shape;
+
+const std::vector<std::uint32_t> kMs = {1, 2, 4, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 127, 128, 129};
+const std::vector<std::uint32_t> kNs = {1, 7, 33, 129, 300};
+
+const Entry kEntries[] = {Entry::gemm_pipelined,         Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
+                          Entry::gemm_pipelined_m64,     Entry::gemm_pipelined_m64_strided,
+                          Entry::gemm_pipelined_by_m,    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
+
+std::uint32_t max_rows(Entry e) {
+  if (e == Entry::gemv_batch4_strided) return kGemvBatch4MaxRows;
+  if (e == Entry::gemv_batch16_strided) return kGemvBatch16MaxRows;
+  return ~0u;
+}
+
+KernelId own_kernel(Entry e) {
+  switch (e) {
+    case Entry::gemm_pipelined:
+    case Entry::gemm_pipelined_by_m: return KernelId::gemm_pipelined;
+    case Entry::gemm_pipelined_m32:
+    case Entry::gemm_pipelined_m32_strided: return KernelId::gemm_pipelined_m32;
+    case Entry::gemm_pipelined_m64:
+    case Entry::gemm_pipelined_m64_strided: return KernelId::gemm_pipelined_m64;
+    case Entry::gemv_batch4_strided: return KernelId::gemv_batch4_strided;
+    case Entry::gemv_batch16_strided: return KernelId::gemv_batch16_strided;
+  }
+  return KernelId::gemm_pipelined;
+}
+
+// Runs one entry point on the simulation and compares the whole C buffer with the expectation.
+// Returns the plan's body, so callers can see which bodies a sweep reached.
+Body simulate_and_compare(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda_pad,
+                          std::uint32_t ldc_pad, StaticRegistry reg = StaticRegistry::all_present()) {
+  const bool contiguous = entry_is_contiguous(e);
+  const Shape sh{m, n, k, contiguous ? k : k + lda_pad, contiguous ? n : n + ldc_pad};
+  SCOPED_TRACE(std::string(entry_name(e)) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+               " k=" + std::to_string(k) + " lda=" + std::to_string(sh.lda) + " ldc=" + std::to_string(sh.ldc));
+  const testing::Operands& o = testing::operands_for(sh);
+  SimBackend sim(reg);
+  auto a = sim.allocate(o.a.size() * 2), w = sim.allocate(o.w.size()), s = sim.allocate(o.s.size() * 4);
+  const std::size_t c_elems = std::size_t{m + testing::kRowsPastM} * sh.ldc;
+  auto c = sim.allocate(c_elems * 2);
+  EXPECT_TRUE(a->upload(o.a.data(), o.a.size() * 2).ok() && w->upload(o.w.data(), o.w.size()).ok() &&
+              s->upload(o.s.data(), o.s.size() * 4).ok() && c->fill(0xA5).ok());
+
+  Launcher api(sim);
+  Call call;
+  call.entry = e;
+  call.kernel = api.handle(own_kernel(e));
+  call.m32_kernel = api.handle(KernelId::gemm_pipelined_m32);
+  call.m64_kernel = api.handle(KernelId::gemm_pipelined_m64);
+  call.args = Args{a->address(), w->address(), s->address(), c->address(), m, n, k, sh.lda, sh.ldc, 0};
+  const Status st = api.launch(call);
+  EXPECT_TRUE(st.ok()) << errc_name(st.code) << ": " << st.message;
+  for (const Finding& f : sim.findings()) ADD_FAILURE() << finding_kind_name(f.kind) << ": " << f.message;
+  if (sim.plans().size() != 1) {
+    ADD_FAILURE() << "expected one plan, got " << sim.plans().size();
+    return Body::gemm128_tile;
+  }
+  const Plan& plan = sim.plans().front();
+
+  std::vector<std::uint16_t> got(c_elems);
+  EXPECT_TRUE(c->download(got.data(), c_elems * 2).ok());
+  const auto& want = testing::expected_for(sh, plan.contract == Contract::gemv);
+  if (got != want) {
+    for (std::size_t i = 0; i < c_elems; ++i)
+      if (got[i] != want[i]) {
+        ADD_FAILURE() << body_name(plan.body) << ": first difference at C[" << i / sh.ldc << "][" << i % sh.ldc
+                      << "]: got 0x" << std::hex << got[i] << ", want 0x" << want[i];
+        break;
+      }
+  }
+  return plan.body;
+}
+
+// Every M (within the entry's row limit) x every N, at K = 128, pitches padded.
+TEST(Simulation, EveryEntryCoversEveryAwkwardShapeAtK128) {
+  for (Entry e : kEntries)
+    for (std::uint32_t m : kMs) {
+      if (m > max_rows(e)) continue;
+      for (std::uint32_t n : kNs) simulate_and_compare(e, m, n, 128, 8, 3);
+    }
+}
+
+// K around the skinny body's limit: 256 and 5120 run it (M <= 16), 5248 goes to the row-tile
+// kernel (M <= 16) or the tile bodies.
+TEST(Simulation, EveryEntryAroundTheSkinnyKLimit) {
+  std::vector<Body> reached;
+  for (Entry e : kEntries)
+    for (std::uint32_t m : {1u, 2u, 4u, 15u, 16u, 17u, 33u})
+      for (std::uint32_t k : {256u, 5120u, 5248u}) {
+        if (m > max_rows(e)) continue;
+        for (std::uint32_t n : {7u, 33u}) reached.push_back(simulate_and_compare(e, m, n, k, 16, 5));
+      }
+  for (Body b : {Body::gemm128_tile, Body::m32_tile, Body::m32_skinny, Body::m64_tile, Body::tc_rows_strip,
+                 Body::gemv_strip})
+    EXPECT_NE(std::find(reached.begin(), reached.end(), b), reached.end()) << "no shape reached " << body_name(b);
+}
+
+TEST(Simulation, WithoutTheRowTileKernelTheTwinsTileBodyTakesFewRowsAtLargeK) {
+  StaticRegistry reg = StaticRegistry::all_present();
+  reg.set_present(KernelId::tc_rows, false);
+  for (std::uint32_t m : {1u, 16u}) {
+    EXPECT_EQ(simulate_and_compare(Entry::gemm_pipelined_m32_strided, m, 33, 5248, 8, 1, reg), Body::m32_tile);
+    EXPECT_EQ(simulate_and_compare(Entry::gemm_pipelined_m64_strided, m, 33, 5248, 8, 1, reg), Body::m64_tile);
+  }
+}
+
+TEST(Simulation, WiderShapesAtK256) {
+  for (Entry e : {Entry::gemm_pipelined, Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64_strided,
+                  Entry::gemv_batch16_strided})
+    for (std::uint32_t m : {4u, 16u, 65u})
+      if (m <= max_rows(e)) simulate_and_compare(e, m, 300, 256, 24, 17);
+}
+
+}  // namespace
+}  // namespace w8a16::device
