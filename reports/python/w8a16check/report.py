@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Writes the audit's summary.json, its PNG plots (matplotlib, Agg) and report.html from the summary.
+"""The audit's report: everything shown in report.html is read from summary.json's fields."""
+from __future__ import annotations
+
+import html
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: no display on CI machines
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+COLORS = {"canonical": "#1f77b4", "gemv": "#d62728"}
+COMPARISONS = ("canonical_vs_gemv", "canonical_vs_exact", "gemv_vs_exact")
+
+
+def _plot_identical(s, path):
+    dists = s["distributions"]
+    fig, axes = plt.subplots(1, len(dists), figsize=(4.2 * len(dists), 3.4), squeeze=False, sharey=True)
+    labels = [f"{n}x{k}" for n, k in s["shapes"]]
+    width = 0.8 / len(s["rows"])
+    for ax, dist in zip(axes[0], dists):
+        for r, m in enumerate(s["rows"]):
+            share = [next(c["identical_share"] for c in s["configs"]
+                          if c["dist"] == dist and c["m"] == m and [c["n"], c["k"]] == list(shape))
+                     for shape in s["shapes"]]
+            ax.bar(np.arange(len(labels)) + (r - (len(s["rows"]) - 1) / 2) * width, share, width, label=f"M={m}")
+        ax.set_title(dist)
+        ax.set_xticks(np.arange(len(labels)), labels, rotation=35, ha="right", fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("share of outputs bit-identical\n(canonical vs GEMV)")
+    axes[0][-1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_hist(s, path):
+    dists = s["distributions"]
+    bins = s["ulp_histogram_bins"]
+    fig, axes = plt.subplots(len(dists), 3, figsize=(12, 2.6 * len(dists)), squeeze=False)
+    for r, dist in enumerate(dists):
+        for c, name in enumerate(COMPARISONS):
+            ax = axes[r][c]
+            counts = np.array(s["ulp_histograms"][dist][name], dtype=float)
+            ax.bar(np.arange(len(bins)), np.where(counts > 0, counts, np.nan), color="#555")
+            ax.set_yscale("log")
+            ax.set_xticks(np.arange(0, len(bins), 2), [bins[i] for i in range(0, len(bins), 2)], fontsize=7)
+            ax.set_title(f"{dist}: {name.replace('_', ' ')}", fontsize=9)
+            if c == 0:
+                ax.set_ylabel("outputs")
+            if r == len(dists) - 1:
+                ax.set_xlabel("BF16 ULP distance")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_vs_k(s, path, metric, ylabel, with_beta=False, unit_line=False):
+    dists = s["distributions"]
+    fig, axes = plt.subplots(1, len(dists), figsize=(4.2 * len(dists), 3.4), squeeze=False)
+    for ax, dist in zip(axes[0], dists):
+        per_k = s["by_k"][dist]
+        ks = sorted(int(k) for k in per_k)
+        for c, color in COLORS.items():
+            mx = [per_k[str(k)][c][metric]["max"] for k in ks]
+            p999 = [per_k[str(k)][c][metric]["p999"] for k in ks]
+            ax.plot(ks, mx, "o-", color=color, label=f"{c} max")
+            ax.plot(ks, p999, "s--", color=color, alpha=0.6, label=f"{c} p99.9")
+            if with_beta:
+                ax.plot(ks, [per_k[str(k)]["beta"][c] for k in ks], ":", color=color, lw=2, label=f"{c} bound beta(K)")
+        if unit_line:
+            ax.axhline(1.0, color="k", lw=1)
+        ax.set_xscale("log")
+        ax.set_yscale("symlog", linthresh=1) if metric == "ulp" else ax.set_yscale("log")
+        ax.set_xticks(ks, [str(k) for k in ks], fontsize=8)
+        ax.minorticks_off()
+        ax.set_xlabel("K")
+        ax.set_title(dist)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _table(header, rows):
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1280px;margin:1.5em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#f0f0f0}pre{background:#f7f7f7;padding:.6em;font-size:11px;white-space:pre-wrap;word-break:break-all}
+img{max-width:100%;border:1px solid #ddd;margin:.4em 0}.ok{color:#080;font-weight:bold}.bad{color:#b00;font-weight:bold}
+h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}code{background:#f3f3f3;padding:0 3px}"""
+
+
+def write(out_dir: str, s: dict) -> None:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump(s, f, indent=1)
+    _plot_identical(s, os.path.join(out_dir, "identical_share.png"))
+    _plot_hist(s, os.path.join(out_dir, "ulp_histograms.png"))
+    _plot_vs_k(s, os.path.join(out_dir, "ulp_vs_k.png"), "ulp", "BF16 ULP distance to the exact result (rounded once)")
+    _plot_vs_k(s, os.path.join(out_dir, "bound_ratio_vs_k.png"), "ratio", "|C - x| / bound", unit_line=True)
+    _plot_vs_k(s, os.path.join(out_dir, "err_sigma_vs_k.png"), "err_sigma", "|C - x| / sigma", with_beta=True)
+    with open(os.path.join(out_dir, "report.html"), "w") as f:
+        f.write(render_html(s))
+
+
+def render_html(s: dict) -> str:
+    t = s["totals"]
+    e = html.escape
+    viol = t["bound_violations"]
+    verdict = ('<span class="ok">no output exceeds its bound</span>' if not any(viol.values())
+               else f'<span class="bad">bound exceeded: {e(str(viol))}</span>')
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>w8a16check reassociation audit</title>"
+             f"<style>{CSS}</style></head><body>",
+             "<h1>Reassociation audit: canonical fold vs scalar GEMV vs exact</h1>",
+             f"<p>{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}</code> "
+             f"({e(s['mma_policy']['evidence'])}); {s['seconds']} s. {e(s['sampling'])}: "
+             f"{s['columns_per_shape']} columns per shape, M in {e(str(s['rows']))}.</p>",
+             "<h2>Headline</h2>",
+             _table(["quantity", "value"], [
+                 ["outputs bit-identical between the contracts", f"{100 * t['identical_share']:.2f} %"],
+                 ["max BF16 ULP, canonical vs GEMV", f"{t['max_ulp']['canonical_vs_gemv']:.0f}"],
+                 ["max BF16 ULP, canonical vs exact", f"{t['max_ulp']['canonical_vs_exact']:.0f}"],
+                 ["max BF16 ULP, GEMV vs exact", f"{t['max_ulp']['gemv_vs_exact']:.0f}"],
+                 ["max |C - x| / bound, canonical", f"{t['max_bound_ratio']['canonical']:.3g}"],
+                 ["max |C - x| / bound, GEMV", f"{t['max_bound_ratio']['gemv']:.3g}"],
+                 ["outputs above their bound (canonical, GEMV)", f"{viol['canonical']}, {viol['gemv']}"],
+             ]),
+             f"<p>Verdict on the bounds: {verdict}.</p>",
+             "<h2>Distributions</h2><ul>" + "".join(f"<li><b>{e(d)}</b>: {e(txt)}</li>"
+                                                     for d, txt in s["distribution_descriptions"].items()) + "</ul>",
+             "<h2>Bit-identical share</h2><img src='identical_share.png' alt='identical share'>",
+             "<h2>BF16 ULP distance histograms</h2><p>All shapes and M pooled per distribution; the exact result "
+             "is rounded once to BF16 (RNE).</p><img src='ulp_histograms.png' alt='ULP histograms'>",
+             "<h2>Error against K</h2><p>Maximum and 99.9th percentile over every sampled output with that K.</p>"
+             "<img src='ulp_vs_k.png' alt='ULP vs K'>",
+             "<h2>Error against the theoretical bound</h2>"
+             "<p>x is the exact output, sigma = sum |a w S|. The bound on |C - x| is "
+             "beta(K) sigma + 2<sup>-9</sup>(|x| + beta(K) sigma), with beta from the derivation below. "
+             "A ratio above 1 would contradict the model or the derivation.</p>"
+             "<img src='bound_ratio_vs_k.png' alt='bound ratio vs K'>"
+             "<p>The accumulation part alone: |C - x| / sigma against beta(K) (dotted). Where |x| is close to sigma "
+             "the final BF16 rounding (2<sup>-9</sup>|x|) dominates and the measured values sit above beta.</p>"
+             "<img src='err_sigma_vs_k.png' alt='error over sigma vs K'>",
+             f"<details open><summary>Derivation of the bounds (bounds.py)</summary><pre>{e(s['bound']['statement'])}</pre></details>",
+             "<h2>Per configuration</h2>",
+             _table(["dist", "N", "K", "M", "outputs", "identical", "max ULP can/gemv", "max ULP can/exact",
+                     "max ULP gemv/exact", "max ratio can", "max ratio gemv", "median sigma/|x|"],
+                    [[c["dist"], c["n"], c["k"], c["m"], c["outputs"], f"{c['identical_share']:.4f}",
+                      f"{c['ulp']['canonical_vs_gemv']['max']:.0f}", f"{c['ulp']['canonical_vs_exact']['max']:.0f}",
+                      f"{c['ulp']['gemv_vs_exact']['max']:.0f}", f"{c['bound_ratio']['canonical']['max']:.3g}",
+                      f"{c['bound_ratio']['gemv']['max']:.3g}", f"{c['cond_median']:.3g}"] for c in s["configs"]]),
+             "<h2>Worst cases (replayable)</h2><p>Each line regenerates its one output: "
+             "<code>python -m w8a16check.audit --replay N K DIST SEED M_ROW N_COL</code>.</p>",
+             _table(["metric", "contract", "score", "canonical", "GEMV", "exact (BF16)", "exact", "replay"],
+                    [[w["metric"], w["contract"], f"{w['score']:.4g}", w["canonical_bits"], w["gemv_bits"],
+                      w["exact_bf16_bits"], f"{w['exact']:.6g}",
+                      f"--replay {w['n_shape']} {w['k']} {w['dist']} {w['seed']} {w['m']} {w['n']}"]
+                     for w in s["worst_cases"]]),
+             "<h2>Reduction order, recovered from outputs (FPRev-style)</h2>"
+             "<p>Probes put +2<sup>40</sup> and -2<sup>40</sup> at two leaves and 1 at the others; the output counts "
+             "the units outside the two leaves' lowest common ancestor, which rebuilds the reduction tree "
+             "(order.py). A node's children are joined by '+'; 'a..b' is a run of leaves summed in one node.</p>",
+             _table(["contract", "K", "leaves", "probes", "nodes measured", "nodes documented", "same tree"],
+                    [[o["contract"], o["k"], o["leaves"], o["probes"], o["internal_nodes_measured"],
+                      o["internal_nodes_documented"], "yes" if o["matches_documented"] else "NO"]
+                     for o in s["reduction_order"]])]
+    for o in s["reduction_order"]:
+        parts.append(f"<details><summary>{e(o['contract'])}, K = {o['k']} ({e(o['leaves'])}): recovered and "
+                     f"documented trees</summary><p>recovered</p><pre>{e(o['measured_tree'])}</pre>"
+                     f"<p>documented</p><pre>{e(o['documented_tree'])}</pre></details>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
