@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The exact reference (exact.hpp) against a second, naive implementation on small cases, and on
+// cancellation across its whole range, rounding ties decided 290 bits down, overflow and specials.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "gemm_case.hpp"
+#include "w8a16/reference/e4m3fn.hpp"
+#include "w8a16/reference/exact.hpp"
+
+namespace {
+
+namespace ref = w8a16::ref;
+using ref::ExactKind;
+using ref::ExactOutput;
+using w8a16::test::GemmCase;
+
+float bf16_value(std::uint16_t b) { return w8a16::test::f32_of_bits(std::uint32_t{b} << 16); }
+std::uint64_t bits_of(double d) { std::uint64_t b; std::memcpy(&b, &d, sizeof b); return b; }
+std::uint32_t bits_of(float f) { std::uint32_t b; std::memcpy(&b, &f, sizeof b); return b; }
+
+// The naive oracle, for operands whose A exponents lie in [-6, 6] and scales in [-6, 6] (or are
+// 0 or special): a step's sum is exact in double (products need 38 bits, 128 of them 45), so
+// double arithmetic gives its value and IEEE class; the finite total is an __int128 count of
+// 2^-51 (step sums are multiples of 2^-22, scales of 2^-29).
+ExactOutput naive_exact(const GemmCase& c, std::uint32_t m, std::uint32_t n) {
+  double total_class = 0.0;  // carries only NaN/Inf classes faithfully
+  __int128 units = 0;        // the finite value in units of 2^-51
+  for (std::uint32_t s = 0; s < c.k / 128; ++s) {
+    double step = 0.0;
+    for (std::uint32_t k = 128 * s; k < 128 * (s + 1); ++k)
+      step += static_cast<double>(bf16_value(c.a[m * c.a_row_stride + k])) *
+              static_cast<double>(ref::e4m3fn_to_f32(c.w[static_cast<std::size_t>(n) * c.k + k]));
+    const double scale = c.s[(n / 128) * (c.k / 128) + s];
+    total_class += scale * step;
+    if (std::isfinite(step) && std::isfinite(scale))
+      units += static_cast<__int128>(static_cast<std::int64_t>(std::ldexp(step, 22))) *
+               static_cast<std::int64_t>(std::ldexp(scale, 29));
+  }
+  ExactOutput out;
+  if (std::isnan(total_class)) { out.kind = ExactKind::nan; out.bf16_rne_bits = 0x7FFF; return out; }
+  if (std::isinf(total_class)) {
+    out.kind = total_class > 0 ? ExactKind::pos_inf : ExactKind::neg_inf;
+    out.bf16_rne_bits = total_class > 0 ? 0x7F80 : 0xFF80;
+    out.value_rn = total_class;
+    return out;
+  }
+  out.value_rn = std::ldexp(static_cast<double>(units), -51);  // __int128 -> double rounds once, RNE
+  if (units == 0) return out;
+  const bool negative = units < 0;
+  unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(units) : static_cast<unsigned __int128>(units);
+  int top = 127;
+  while (((mag >> top) & 1) == 0) --top;
+  int drop = top - 7 > 0 ? top - 7 : 0;  // BF16 keeps 8 significant bits
+  const unsigned __int128 ulp = static_cast<unsigned __int128>(1) << drop;
+  unsigned __int128 q = mag / ulp;
+  const unsigned __int128 r = mag % ulp;
+  if (2 * r > ulp || (2 * r == ulp && (q & 1))) ++q;
+  const float value = std::ldexp(static_cast<float>(static_cast<std::uint32_t>(q)), drop - 51);
+  out.bf16_rne_bits = static_cast<std::uint16_t>(bits_of(negative ? -value : value) >> 16);
+  return out;
+}
+
+void fill_naive_range(GemmCase& c, bool specials) {
+  for (std::uint32_t m = 0; m < c.m; ++m)
+    for (std::uint32_t k = 0; k < c.k; ++k)
+      c.a_at(m, k) = specials && *rc::gen::inRange(0, 24) == 0
+                         ? *rc::gen::element<std::uint16_t>(0x7FC0, 0x7F80, 0xFF80, 0x8000)
+                         : w8a16::test::gen_bf16_finite(-6, 6);
+  for (auto& x : c.w)
+    x = specials && *rc::gen::inRange(0, 40) == 0 ? *rc::gen::element<std::uint8_t>(0x7F, 0x80, 0x00)
+                                                  : w8a16::test::gen_e4m3_finite();
+  for (auto& x : c.s) {
+    if (*rc::gen::inRange(0, 6) == 0) {
+      x = specials ? w8a16::test::f32_of_bits(*rc::gen::element<std::uint32_t>(0u, 0x80000000u, 0x7F800000u,
+                                                                                0xFF800000u, 0x7FC00000u))
+                   : 0.0f;
+      continue;
+    }
+    const int e = *rc::gen::inRange(-6, 7);
+    x = std::ldexp(static_cast<float>(*rc::gen::inRange(1 << 23, 1 << 24)), e - 23) * (*rc::gen::arbitrary<bool>() ? -1.0f : 1.0f);
+  }
+}
+
+void expect_same(const ExactOutput& got, const ExactOutput& want) {
+  RC_ASSERT(got.kind == want.kind);
+  RC_ASSERT(got.bf16_rne_bits == want.bf16_rne_bits);
+  if (want.kind != ExactKind::nan) RC_ASSERT(bits_of(got.value_rn) == bits_of(want.value_rn));
+  else RC_ASSERT(std::isnan(got.value_rn));
+}
+
+RC_GTEST_PROP(ExactReference, MatchesANaiveSecondImplementationOnSmallCases, ()) {
+  GemmCase c(*rc::gen::inRange(1u, 3u), *rc::gen::inRange(1u, 200u), 128 * *rc::gen::inRange(1u, 4u));
+  const bool specials = *rc::gen::arbitrary<bool>();
+  RC_CLASSIFY(specials, "specials");
+  fill_naive_range(c, specials);
+  std::vector<ExactOutput> out(c.m * c.n);
+  ref::gemm_exact(c.view(), out.data(), c.n);
+  for (std::uint32_t m = 0; m < c.m; ++m)
+    for (std::uint32_t n = 0; n < c.n; ++n) expect_same(out[m * c.n + n], naive_exact(c, m, n));
+}
+
+RC_GTEST_PROP(ExactReference, GivesTheSameBytesOnOneThreadAndOnAll, ()) {
+  GemmCase c(*rc::gen::inRange(1u, 5u), *rc::gen::inRange(1u, 300u), 128 * *rc::gen::inRange(1u, 3u));
+  w8a16::test::fill_random(c, 24, -100, 100);
+  std::vector<ExactOutput> one(c.m * c.n), all(c.m * c.n);
+  ref::gemm_exact(c.view(), one.data(), c.n, 1);
+  ref::gemm_exact(c.view(), all.data(), c.n, 0);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    RC_ASSERT(one[i].kind == all[i].kind);
+    RC_ASSERT(one[i].bf16_rne_bits == all[i].bf16_rne_bits);
+    RC_ASSERT(bits_of(one[i].value_rn) == bits_of(all[i].value_rn));
+  }
+}
+
+// One output row, three steps, each holding a single product in its first element.
+struct ThreeSteps {
+  GemmCase c{1, 1, 384};
+  void term(std::uint32_t step, std::uint16_t a_bits, std::uint8_t w_code, std::uint32_t s_bits, std::uint32_t slot = 0) {
+    c.a_at(0, 128 * step + slot) = a_bits;
+    c.w_at(0, 128 * step + slot) = w_code;
+    c.s_at(0, step) = w8a16::test::f32_of_bits(s_bits);
+  }
+  ExactOutput run() const { return ref::exact_element(c.view(), 0, 0); }
+};
+
+TEST(ExactReference, CancelsTwoTo263ExactlyAndKeepsTheSmallestTermTwoToMinus291) {
+  ThreeSteps t;
+  t.term(0, 0x7F00, 0x7E, 0x7F000000u);  // 2^127 * 448 * 2^127
+  t.term(1, 0xFF00, 0x7E, 0x7F000000u);  // its negation
+  t.term(2, 0x0001, 0x01, 0x00000001u);  // 2^-133 * 2^-9 * 2^-149 = 2^-291
+  ExactOutput r = t.run();
+  EXPECT_EQ(r.kind, ExactKind::finite);
+  EXPECT_EQ(bits_of(r.value_rn), bits_of(std::ldexp(1.0, -291)));
+  EXPECT_EQ(r.bf16_rne_bits, 0x0000);  // far below BF16's 2^-133: rounds to +0
+  t.term(2, 0x8001, 0x01, 0x00000001u);
+  r = t.run();
+  EXPECT_EQ(bits_of(r.value_rn), bits_of(-std::ldexp(1.0, -291)));
+  EXPECT_EQ(r.bf16_rne_bits, 0x8000);  // a negative value that rounds to zero keeps its sign
+}
+
+TEST(ExactReference, AnExactZeroIsPlusZero) {
+  ThreeSteps t;
+  t.term(0, 0x3F80, 0x38, 0xBF800000u);  // 1 * 1 * -1
+  t.term(1, 0x3F80, 0x38, 0x3F800000u);  // 1 * 1 * 1
+  const ExactOutput r = t.run();
+  EXPECT_EQ(r.kind, ExactKind::finite);
+  EXPECT_EQ(r.bf16_rne_bits, 0x0000);
+  EXPECT_EQ(bits_of(r.value_rn), 0u);
+}
+
+TEST(ExactReference, ABf16TieIsDecidedByABitTwoHundredNinetyBitsDown) {
+  ThreeSteps t;
+  t.term(0, 0x3F80, 0x38, 0x3F800000u);  // 1
+  t.term(1, 0x3B80, 0x38, 0x3F800000u);  // 2^-8: 1 + 2^-8 is halfway between two BF16 values
+  EXPECT_EQ(t.run().bf16_rne_bits, 0x3F80);  // tie to even
+  t.term(2, 0x0001, 0x01, 0x00000001u);  // + 2^-291 breaks the tie upward
+  const ExactOutput r = t.run();
+  EXPECT_EQ(r.bf16_rne_bits, 0x3F81);
+  EXPECT_EQ(bits_of(r.value_rn), bits_of(1.0 + std::ldexp(1.0, -8)));  // double cannot hold 2^-291 here
+  t.term(2, 0x8001, 0x01, 0x00000001u);  // - 2^-291: just below the tie
+  EXPECT_EQ(t.run().bf16_rne_bits, 0x3F80);
+}
+
+TEST(ExactReference, BeyondTheBf16RangeRoundsToInfinityButTheValueStaysFinite) {
+  ThreeSteps t;
+  t.term(0, 0x7F00, 0x38, 0x3F800000u);          // 2^127
+  t.term(0, 0x7F00, 0x38, 0x3F800000u, 1);       // + 2^127
+  const ExactOutput r = t.run();
+  EXPECT_EQ(r.kind, ExactKind::finite);
+  EXPECT_EQ(r.bf16_rne_bits, 0x7F80);
+  EXPECT_EQ(bits_of(r.value_rn), bits_of(std::ldexp(1.0, 128)));
+  // BF16 max is 2^128 - 2^120 (odd significand); 2^128 - 2^119 is the tie with 2^128: to even, Inf.
+  ThreeSteps tie;
+  tie.term(0, 0x7F7F, 0x38, 0x3F800000u);     // 2^128 - 2^120
+  tie.term(0, 0x7B00, 0x38, 0x3F800000u, 1);  // + 2^119
+  EXPECT_EQ(tie.run().bf16_rne_bits, 0x7F80);
+  tie.term(2, 0x8001, 0x01, 0x00000001u);     // - 2^-291: just below the tie, so BF16 max
+  EXPECT_EQ(tie.run().bf16_rne_bits, 0x7F7F);
+}
+
+TEST(ExactReference, SpecialsFollowIeeeRulesOnTheExactSums) {
+  auto kind_of = [](auto setup) { ThreeSteps t; setup(t); return t.run().kind; };
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7FC0, 0x38, 0x3F800000u); }), ExactKind::nan);
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x3F80, 0x7F, 0x3F800000u); }), ExactKind::nan);   // E4M3 NaN
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x00, 0x3F800000u); }), ExactKind::nan);   // Inf * 0
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x38, 0x00000000u); }), ExactKind::nan);   // Inf step * 0
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x38, 0xBF800000u); }), ExactKind::neg_inf);
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0xFF80, 0xB8, 0x3F800000u); }), ExactKind::pos_inf);
+  EXPECT_EQ(kind_of([](ThreeSteps& t) {
+              t.term(0, 0x7F80, 0x38, 0x3F800000u);
+              t.term(1, 0x7F80, 0x38, 0xBF800000u);
+            }),
+            ExactKind::nan);  // +Inf + -Inf across steps
+  EXPECT_EQ(kind_of([](ThreeSteps& t) {
+              t.term(0, 0x3F80, 0x38, 0x7F800000u);
+              t.term(0, 0xBF80, 0x38, 0x7F800000u, 1);
+            }),
+            ExactKind::nan);  // a step summing to exactly 0 times Inf
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x0001, 0x01, 0xFF800000u); }), ExactKind::neg_inf);
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7FC0, 0x38, 0x3F800000u); t.term(1, 0x7F80, 0x38, 0x3F800000u); }),
+            ExactKind::nan);
+  ThreeSteps t;
+  t.term(0, 0x7FC0, 0x38, 0x3F800000u);
+  EXPECT_EQ(t.run().bf16_rne_bits, 0x7FFF);
+}
+
+}  // namespace
