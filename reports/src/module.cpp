@@ -7,6 +7,7 @@ namespace w8a16::py_bind {
 void bind_numerics(pybind11::module_& m);
 void bind_contract(pybind11::module_& m);
 void bind_golden(pybind11::module_& m);
+void bind_exact(pybind11::module_& m);
 }  // namespace w8a16::py_bind
 
 PYBIND11_MODULE(_core, m) {
@@ -14,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   w8a16::py_bind::bind_numerics(m);
   w8a16::py_bind::bind_contract(m);
   w8a16::py_bind::bind_golden(m);
+  w8a16::py_bind::bind_exact(m);
 }

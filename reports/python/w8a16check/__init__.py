@@ -24,6 +24,7 @@ from ._core import (  # noqa: F401  (re-exported API)
     bf16_to_f32,
     decode_e4m3,
     e4m3_to_bf16_bits,
+    exact_columns,
     gemm_columns,
     mma_policy,
     parse_mmav,
@@ -76,9 +77,6 @@ def gemm(a, w, s, contract: str = "canonical", a_row_stride=None, c_row_stride=N
 
 
 def exact(a, w, s, threads: int = 0):
-    """The exact value of each output (float64 [M, N]) and it rounded once to BF16 (uint16)."""
-    if not hasattr(_core, "exact"):
-        raise NotImplementedError(
-            "exact(): reference/include/w8a16/reference/exact.hpp has not landed; no exact reference is bound"
-        )
+    """The exact value of each output, rounded once to double (float64 [M, N]; NaN/Inf where the
+    exact result is one) and rounded once to BF16 RNE (uint16 [M, N]): reference/exact.hpp."""
     return _core.exact(a, w, s, threads=threads)

@@ -36,18 +36,11 @@ def ulp_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.abs(ordinal_bf16(x) - ordinal_bf16(y))
 
 
-def _exact_columns(a, w, s):
-    if not hasattr(_core, "exact_columns"):
-        raise RuntimeError("the exact reference (reference/include/w8a16/reference/exact.hpp) is not bound "
-                           "in this build of w8a16check._core: the audit needs it")
-    return _core.exact_columns(a, w, s)
-
-
 def evaluate(dist: str, seed: int, k: int, rows: np.ndarray, cols: np.ndarray) -> dict:
     """Both contracts, the exact value and the bound inputs for outputs rows x cols ([M, C] arrays)."""
     a, w, s = data.operands(dist, seed, k, rows, cols)
     out = {c: _core.gemm_columns(a, w, s, contract=c) for c in CONTRACTS}
-    x, x_bf16 = _exact_columns(a, w, s)
+    x, x_bf16 = _core.exact_columns(a, w, s)
     # sigma = sum_k |a_k w_k S| in float64 from the exact operand values (decoded by the C++).
     av = np.abs(_core.bf16_to_f32(a).astype(np.float64))
     wv = np.abs(_core.decode_e4m3(w).astype(np.float64)) * np.repeat(np.abs(s.astype(np.float64)), 128, axis=1)

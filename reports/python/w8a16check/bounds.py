@@ -28,8 +28,8 @@ F = K / 128 steps is recursive summation of the S_s * p_s with one RNE per step,
 (fma(p_0, S_0, +0)) included: the term of step s carries at most F roundings. Combining,
     |acc - x| <= [(1 + gamma_8(u_mma)) * (1 + gamma_F(u)) - 1] * sigma.
 
-Output. C = bf16_rne(acc): |C - acc| <= 2^-9 |acc| <= 2^-9 (|x| + beta sigma), so
-    |C - x| <= beta * sigma + 2^-9 * (|x| + beta * sigma)       (bound_output below).
+Output. C = bf16_rne(acc): |C - acc| <= 2^-8 |acc| <= 2^-8 (|x| + beta sigma), so
+    |C - x| <= beta * sigma + 2^-8 * (|x| + beta * sigma)       (bound_output below).
 The bounds are worst cases over all inputs of the model, not estimates: the measured errors must lie
 below them, and the audit counts the outputs that do not (it expects none). sigma is computed in
 float64 from the exact operand values; its own relative error (K * 2^-53) is negligible here.
@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 U32 = 2.0 ** -24          # FP32 unit roundoff (RNE)
-U_BF16 = 2.0 ** -9        # BF16 unit roundoff (RNE, 8 significant bits)
+U_BF16 = 2.0 ** -8        # BF16 unit roundoff (RNE, 8 significant bits: half an ulp of 2^-7)
 U_MMA = 2.0 ** -23 + 17 * 2.0 ** -25  # one sm_90 MMA step: truncation of 17 terms + RZ of the sum
 
 

@@ -147,11 +147,11 @@ def render_html(s: dict) -> str:
              "<img src='ulp_vs_k.png' alt='ULP vs K'>",
              "<h2>Error against the theoretical bound</h2>"
              "<p>x is the exact output, sigma = sum |a w S|. The bound on |C - x| is "
-             "beta(K) sigma + 2<sup>-9</sup>(|x| + beta(K) sigma), with beta from the derivation below. "
+             "beta(K) sigma + 2<sup>-8</sup>(|x| + beta(K) sigma), with beta from the derivation below. "
              "A ratio above 1 would contradict the model or the derivation.</p>"
              "<img src='bound_ratio_vs_k.png' alt='bound ratio vs K'>"
              "<p>The accumulation part alone: |C - x| / sigma against beta(K) (dotted). Where |x| is close to sigma "
-             "the final BF16 rounding (2<sup>-9</sup>|x|) dominates and the measured values sit above beta.</p>"
+             "the final BF16 rounding (2<sup>-8</sup>|x|) dominates and the measured values sit above beta.</p>"
              "<img src='err_sigma_vs_k.png' alt='error over sigma vs K'>",
              f"<details open><summary>Derivation of the bounds (bounds.py)</summary><pre>{e(s['bound']['statement'])}</pre></details>",
              "<h2>Per configuration</h2>",
