@@ -72,11 +72,6 @@ const char* dist_name(Dist d) {
   return "?";
 }
 
-bool entry_is_contiguous(Entry e) {
-  return e == Entry::gemm_pipelined || e == Entry::gemm_pipelined_m32 || e == Entry::gemm_pipelined_m64 ||
-         e == Entry::gemm_pipelined_by_m;
-}
-
 std::string GpuCase::describe() const {
   std::ostringstream o;
   o << device::entry_name(entry) << " m=" << m << " n=" << n << " k=" << k << " a_row_stride=" << a_row_stride
@@ -227,7 +222,7 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       if (c.n > 8 && c.n % 8 == 0 && r.chance(3, 4)) c.n -= 1 + r.below(7);
     }
 
-    if (entry_is_contiguous(entry)) {
+    if (device::entry_is_contiguous(entry)) {
       c.a_row_stride = c.k;
       c.c_row_stride = c.n;
     } else {

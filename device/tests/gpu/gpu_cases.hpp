@@ -57,11 +57,9 @@ struct Inputs {
 };
 Inputs make_inputs(const GpuCase& c);
 
-// Entry points with fixed pitches (the contiguous ones) get a_row_stride = k and c_row_stride = n.
-bool entry_is_contiguous(device::Entry e);
-
 // `count` cases of `entry` aimed at `target`, deterministic in `seed`. `work_cap` bounds m * n * k
-// (the emulator's cost) by shrinking n.
+// (the emulator's cost) by shrinking n. Contiguous entry points (device::entry_is_contiguous) get
+// a_row_stride = k and c_row_stride = n.
 std::vector<GpuCase> make_cases(device::Entry entry, device::Body target, std::uint32_t count, std::uint64_t seed,
                                 std::uint64_t work_cap);
 

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A first timing of every kernel body at M = 1, 16, 64 on (N, K) = (12288, 2048), against the memory floor.
+//
+// Each body is launched directly from a hand-made plan (so tc_rows can be timed at a K its launch
+// predicate declines), with CUDA events on the default stream around each launch: 10 warm-up
+// launches, then the median of 100. The weights rotate over 8 copies (8 x 25 MB, beyond the 50 MB
+// L2) so each launch streams W from HBM, as a real layer would. Floor = bytes moved once (A, W, S
+// read, C written) / 4.27 TB/s. Not a test: speed is reported, never asserted.
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu_cases.hpp"
+#include "w8a16/device/cuda_backend.hpp"
+#include "w8a16/device/geometry.hpp"
+
+namespace {
+using namespace w8a16;
+using device::Body;
+using device::KernelId;
+
+constexpr double kFloorBytesPerSecond = 4.27e12;
+
+#define CHECK_CU(expr)                                                                 \
+  do {                                                                                 \
+    CUresult r_ = (expr);                                                              \
+    if (r_ != CUDA_SUCCESS) {                                                          \
+      const char* s_ = nullptr;                                                        \
+      cuGetErrorName(r_, &s_);                                                         \
+      std::fprintf(stderr, "%s failed: %s\n", #expr, s_ ? s_ : "?");                   \
+      std::exit(2);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+struct Variant {
+  const char* label;
+  KernelId kernel;
+  Body body;
+  std::uint32_t max_m;
+};
+
+std::uint32_t div_up(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+
+device::Plan make_plan(const device::KernelRegistry& reg, const Variant& v, std::uint32_t m, std::uint32_t n,
+                       std::uint32_t k) {
+  device::Plan p;
+  p.kernel = v.kernel;
+  p.kernel_name = device::kernel_name(v.kernel);
+  p.handle = reg.resolve(v.kernel);
+  p.body = v.body;
+  p.block = {device::kThreadsPerCta, 1, 1};
+  switch (v.body) {
+    case Body::gemm128_tile:
+      p.grid = {div_up(n, device::kGemm128TileCols), div_up(m, device::kGemm128TileRows), 1};
+      p.dynamic_smem = device::kGemm128SmemBytes;
+      break;
+    case Body::m32_tile:
+      p.grid = {div_up(n, device::kM32TileCols), div_up(m, device::kM32TileRows), 1};
+      p.dynamic_smem = device::kM32SmemBytes;
+      break;
+    case Body::m32_skinny:
+      p.grid = {div_up(n, device::kSkinnyTileCols), 1, 1};
+      p.dynamic_smem = device::skinny_smem_bytes(k);
+      break;
+    case Body::m64_tile:
+      p.grid = {div_up(n, device::kM64TileCols), div_up(m, device::kM64TileRows), 1};
+      p.dynamic_smem = 0;
+      break;
+    case Body::tc_rows_strip:
+      p.grid = {div_up(n, device::kTcRowsTileCols), 1, 1};
+      p.dynamic_smem = device::kTcRowsSmemBytes;
+      break;
+    case Body::gemv_strip:
+      p.grid = {div_up(n, device::kGemvColsPerCta), 1, 1};
+      p.dynamic_smem = 0;
+      break;
+  }
+  p.params.m = m;
+  p.params.n = n;
+  p.params.k = k;
+  p.params.a_row_stride = k;
+  p.params.c_row_stride = n;
+  return p;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::uint32_t n = argc > 1 ? std::atoi(argv[1]) : 12288, k = argc > 2 ? std::atoi(argv[2]) : 2048;
+  device::Status st;
+  auto backend = device::CudaBackend::create(0, &st);
+  if (!backend) {
+    std::printf("bench skipped: no usable CUDA device: %s\n", st.message.c_str());
+    return 0;
+  }
+  CUdevice dev;
+  CUcontext ctx;
+  CHECK_CU(cuDeviceGet(&dev, 0));
+  CHECK_CU(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CHECK_CU(cuCtxPushCurrent(ctx));
+
+  // The m32 kernel at m <= 16, k <= 5120 runs its skinny body; at m = 64 its tile body (grid.y 2).
+  const Variant variants[] = {
+      {"w8a16_gemm_pipelined", KernelId::gemm_pipelined, Body::gemm128_tile, 1u << 30},
+      {"w8a16_gemm_pipelined_m32 (skinny)", KernelId::gemm_pipelined_m32, Body::m32_skinny, 16},
+      {"w8a16_gemm_pipelined_m32 (tile)", KernelId::gemm_pipelined_m32, Body::m32_tile, 1u << 30},
+      {"w8a16_gemm_pipelined_m64", KernelId::gemm_pipelined_m64, Body::m64_tile, 1u << 30},
+      {"w8a16_tc_rows", KernelId::tc_rows, Body::tc_rows_strip, 16},
+      {"w8a16_gemv_batch4_strided", KernelId::gemv_batch4_strided, Body::gemv_strip, 4},
+      {"w8a16_gemv_batch16_strided", KernelId::gemv_batch16_strided, Body::gemv_strip, 16},
+  };
+  constexpr int kCopies = 8, kWarmup = 10, kReps = 100;
+  const std::uint32_t max_m = 64;
+
+  gputest::GpuCase c;
+  c.entry = device::Entry::gemm_pipelined;
+  c.m = max_m;
+  c.n = n;
+  c.k = k;
+  c.a_row_stride = k;
+  c.c_row_stride = n;
+  c.dist = gputest::Dist::activation;
+  c.seed = 0xBE7C4;
+  const gputest::Inputs in = gputest::make_inputs(c);
+  auto a = backend->allocate(in.a.size() * 2, &st);
+  auto s = backend->allocate(in.s.size() * 4, &st);
+  auto out = backend->allocate(static_cast<std::size_t>(max_m) * n * 2, &st);
+  std::vector<std::unique_ptr<device::Buffer>> w;
+  for (int i = 0; i < kCopies; ++i) {
+    w.push_back(backend->allocate(in.w.size(), &st));
+    if (!w.back() || !w.back()->upload(in.w.data(), in.w.size()).ok()) {
+      std::printf("bench: weight buffer %d: %s\n", i, st.message.c_str());
+      return 2;
+    }
+  }
+  if (!a || !s || !out || !a->upload(in.a.data(), in.a.size() * 2).ok() || !s->upload(in.s.data(), in.s.size() * 4).ok()) {
+    std::printf("bench: allocation or upload failed: %s\n", st.message.c_str());
+    return 2;
+  }
+  CUevent ev0, ev1;
+  CHECK_CU(cuEventCreate(&ev0, CU_EVENT_DEFAULT));
+  CHECK_CU(cuEventCreate(&ev1, CU_EVENT_DEFAULT));
+
+  std::printf("timing: N=%u K=%u, median of %d launches after %d warm-up, W rotating over %d copies\n", n, k, kReps,
+              kWarmup, kCopies);
+  std::printf("%-36s %4s %10s %10s %10s %8s\n", "kernel (body)", "M", "median us", "floor us", "GB/s", "x floor");
+  for (const Variant& v : variants) {
+    for (std::uint32_t m : {1u, 16u, 64u}) {
+      if (m > v.max_m) continue;
+      device::Plan p = make_plan(backend->registry(), v, m, n, k);
+      if (!p.handle) {
+        std::printf("%-36s %4u  kernel missing from the module\n", v.label, m);
+        continue;
+      }
+      p.params.input = a->address();
+      p.params.block_scale = s->address();
+      p.params.output = out->address();
+      std::vector<float> ms;
+      for (int it = 0; it < kWarmup + kReps; ++it) {
+        p.params.weight = w[it % kCopies]->address();
+        CHECK_CU(cuEventRecord(ev0, nullptr));
+        const device::Status ls = backend->execute(p);
+        CHECK_CU(cuEventRecord(ev1, nullptr));
+        if (!ls.ok()) {
+          std::printf("%s: launch failed: %s\n", v.label, ls.message.c_str());
+          return 2;
+        }
+        CHECK_CU(cuEventSynchronize(ev1));
+        float t = 0;
+        CHECK_CU(cuEventElapsedTime(&t, ev0, ev1));
+        if (it >= kWarmup) ms.push_back(t);
+      }
+      CHECK_CU(cuCtxSynchronize());
+      std::sort(ms.begin(), ms.end());
+      const double median_s = ms[ms.size() / 2] * 1e-3;
+      const double bytes = static_cast<double>(n) * k + static_cast<double>(div_up(n, 128)) * (k / 128) * 4 +
+                           static_cast<double>(m) * k * 2 + static_cast<double>(m) * n * 2;
+      const double floor_s = bytes / kFloorBytesPerSecond;
+      std::printf("%-36s %4u %10.2f %10.2f %10.1f %8.2f\n", v.label, m, median_s * 1e6, floor_s * 1e6,
+                  bytes / median_s * 1e-9, median_s / floor_s);
+    }
+  }
+  cuEventDestroy(ev0);
+  cuEventDestroy(ev1);
+  CUcontext ignored;
+  cuCtxPopCurrent(&ignored);
+  cuDevicePrimaryCtxRelease(dev);
+  return 0;
+}
