@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend over the driver API: the embedded module (device/CMakeLists.txt,
-// w8a16_embed_kernel_module) loaded with cuModuleLoadData, kernels resolved by name, plans
-// launched with cuLaunchKernel. Only libcuda is needed at run time.
+// w8a16_embed_kernel_module) loaded with cuModuleLoadData, kernels resolved by name with
+// cuModuleGetFunction (a missing one keeps the zero handle), plans launched with cuLaunchKernel.
 #include "w8a16/device/cuda_backend.hpp"
 
-#include <cuda.h>
-
 #include <string>
+
+#include "cuda_driver.hpp"
 
 extern const unsigned char w8a16_kernels_fatbin[];
 extern const std::size_t w8a16_kernels_fatbin_size;
@@ -14,51 +14,60 @@ extern const std::size_t w8a16_kernels_fatbin_size;
 namespace w8a16::device {
 namespace {
 
-Status driver_error(const char* what, CUresult r) {
+Status driver_error(const cuda::Driver* d, const std::string& what, CUresult r) {
   const char* name = nullptr;
   const char* text = nullptr;
-  cuGetErrorName(r, &name);
-  cuGetErrorString(r, &text);
-  return Status::error(Errc::backend_error, std::string(what) + ": " + (name ? name : "CUDA error") + " (" +
+  d->cuGetErrorName(r, &name);
+  d->cuGetErrorString(r, &text);
+  return Status::error(Errc::backend_error, what + ": " + (name ? name : "CUDA error") + " (" +
                                                 std::to_string(static_cast<int>(r)) + "): " + (text ? text : ""));
 }
 
+// Makes a context current for a scope (the backend never leaves its context current behind).
+class ContextScope {
+ public:
+  ContextScope(const cuda::Driver* d, void* ctx) : d_(d) { d_->cuCtxPushCurrent(static_cast<CUcontext>(ctx)); }
+  ~ContextScope() {
+    CUcontext ignored;
+    d_->cuCtxPopCurrent(&ignored);
+  }
+
+ private:
+  const cuda::Driver* d_;
+};
+
 class DeviceBuffer final : public Buffer {
  public:
-  DeviceBuffer(CUcontext ctx, CUdeviceptr p, std::size_t size) : ctx_(ctx), ptr_(p), size_(size) {}
+  DeviceBuffer(const cuda::Driver* d, void* ctx, CUdeviceptr p, std::size_t size) : d_(d), ctx_(ctx), ptr_(p), size_(size) {}
   ~DeviceBuffer() override {
-    cuCtxPushCurrent(ctx_);
-    cuMemFree(ptr_);
-    CUcontext ignored;
-    cuCtxPopCurrent(&ignored);
+    ContextScope scope(d_, ctx_);
+    d_->cuMemFree(ptr_);
   }
   DevPtr address() const override { return static_cast<DevPtr>(ptr_); }
   std::size_t size() const override { return size_; }
   Status upload(const void* src, std::size_t bytes, std::size_t offset) override {
     if (offset > size_ || bytes > size_ - offset) return range("upload");
-    return call("cuMemcpyHtoD", [&] { return cuMemcpyHtoD(ptr_ + offset, src, bytes); });
+    ContextScope scope(d_, ctx_);
+    return check("cuMemcpyHtoD", d_->cuMemcpyHtoD(ptr_ + offset, src, bytes));
   }
   Status download(void* dst, std::size_t bytes, std::size_t offset) const override {
     if (offset > size_ || bytes > size_ - offset) return range("download");
-    return call("cuMemcpyDtoH", [&] { return cuMemcpyDtoH(dst, ptr_ + offset, bytes); });
+    ContextScope scope(d_, ctx_);
+    return check("cuMemcpyDtoH", d_->cuMemcpyDtoH(dst, ptr_ + offset, bytes));
   }
   Status fill(std::uint8_t byte) override {
-    return call("cuMemsetD8", [&] { return cuMemsetD8(ptr_, byte, size_); });
+    ContextScope scope(d_, ctx_);
+    return check("cuMemsetD8", d_->cuMemsetD8(ptr_, byte, size_));
   }
 
  private:
   Status range(const char* op) const {
-    return Status::error(Errc::backend_error, std::string(op) + ": range leaves the buffer of " + std::to_string(size_) + " bytes");
+    return Status::error(Errc::backend_error,
+                         std::string(op) + ": the range leaves the buffer of " + std::to_string(size_) + " bytes");
   }
-  template <class F>
-  Status call(const char* what, F f) const {
-    cuCtxPushCurrent(ctx_);
-    const CUresult r = f();
-    CUcontext ignored;
-    cuCtxPopCurrent(&ignored);
-    return r == CUDA_SUCCESS ? Status::success() : driver_error(what, r);
-  }
-  CUcontext ctx_;
+  Status check(const char* what, CUresult r) const { return r == CUDA_SUCCESS ? Status::success() : driver_error(d_, what, r); }
+  const cuda::Driver* d_;
+  void* ctx_;
   CUdeviceptr ptr_;
   std::size_t size_;
 };
@@ -68,111 +77,106 @@ class DeviceBuffer final : public Buffer {
 std::size_t CudaBackend::embedded_module_bytes() { return w8a16_kernels_fatbin_size; }
 
 std::unique_ptr<CudaBackend> CudaBackend::create(int ordinal, Status* status) {
+  return create_with_module(ordinal, w8a16_kernels_fatbin, w8a16_kernels_fatbin_size, status);
+}
+
+std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const void* image, std::size_t bytes,
+                                                             Status* status) {
   auto fail = [&](Status s) -> std::unique_ptr<CudaBackend> {
     if (status) *status = std::move(s);
     return nullptr;
   };
-  if (CUresult r = cuInit(0); r != CUDA_SUCCESS) return fail(driver_error("cuInit", r));
+  std::string why;
+  const cuda::Driver* d = cuda::driver(&why);
+  if (!d) return fail(Status::error(Errc::backend_error, why));
+  if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS) return fail(driver_error(d, "cuInit", r));
   CUdevice dev;
-  if (CUresult r = cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS) return fail(driver_error("cuDeviceGet", r));
+  if (CUresult r = d->cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
+    return fail(driver_error(d, "cuDeviceGet(" + std::to_string(ordinal) + ")", r));
   CUcontext ctx;
-  if (CUresult r = cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS)
-    return fail(driver_error("cuDevicePrimaryCtxRetain", r));
+  if (CUresult r = d->cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS)
+    return fail(driver_error(d, "cuDevicePrimaryCtxRetain", r));
   std::unique_ptr<CudaBackend> b(new CudaBackend());
+  b->drv_ = d;
   b->device_ = dev;
-  b->context_ = ctx;
-  cuCtxPushCurrent(ctx);
-  auto attr = [&](CUdevice_attribute a, std::uint32_t* out) -> CUresult {
+  b->context_ = ctx;  // from here on, the destructor releases it
+
+  ContextScope scope(d, ctx);
+  const struct {
+    CUdevice_attribute attr;
+    std::uint32_t* out;
+  } attrs[] = {{CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &b->limits_.max_dynamic_smem_per_block},
+               {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &b->limits_.max_grid_x},
+               {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &b->limits_.max_grid_y},
+               {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &b->limits_.max_grid_z}};
+  for (const auto& a : attrs) {
     int v = 0;
-    const CUresult r = cuDeviceGetAttribute(&v, a, dev);
-    if (r == CUDA_SUCCESS) *out = static_cast<std::uint32_t>(v);
-    return r;
-  };
-  CUresult r = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &b->limits_.max_dynamic_smem_per_block);
-  if (r == CUDA_SUCCESS) r = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &b->limits_.max_grid_x);
-  if (r == CUDA_SUCCESS) r = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &b->limits_.max_grid_y);
-  if (r == CUDA_SUCCESS) r = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &b->limits_.max_grid_z);
-  if (r != CUDA_SUCCESS) {
-    CUcontext ignored;
-    cuCtxPopCurrent(&ignored);
-    return fail(driver_error("cuDeviceGetAttribute", r));
+    if (CUresult r = d->cuDeviceGetAttribute(&v, a.attr, dev); r != CUDA_SUCCESS)
+      return fail(driver_error(d, "cuDeviceGetAttribute", r));
+    *a.out = static_cast<std::uint32_t>(v);
   }
-  if (w8a16_kernels_fatbin_size != 0) {
+  if (bytes != 0) {
     CUmodule mod;
-    r = cuModuleLoadData(&mod, w8a16_kernels_fatbin);
-    if (r != CUDA_SUCCESS) {
-      CUcontext ignored;
-      cuCtxPopCurrent(&ignored);
-      return fail(driver_error("cuModuleLoadData (the embedded kernel module)", r));
-    }
+    if (CUresult r = d->cuModuleLoadData(&mod, image); r != CUDA_SUCCESS)
+      return fail(driver_error(d, "cuModuleLoadData (the kernel module)", r));
     b->module_ = mod;
     // A kernel the module lacks keeps the zero handle (the seed's try_target_kernel).
     for (KernelId id : kAllKernels) {
       CUfunction f;
-      if (cuModuleGetFunction(&f, mod, kernel_name(id)) == CUDA_SUCCESS)
+      if (d->cuModuleGetFunction(&f, mod, kernel_name(id)) == CUDA_SUCCESS)
         b->registry_.handles_[static_cast<std::size_t>(id)] = KernelHandle{reinterpret_cast<std::uint64_t>(f)};
     }
   }
-  CUcontext ignored;
-  cuCtxPopCurrent(&ignored);
   if (status) *status = Status::success();
   return b;
 }
 
 CudaBackend::~CudaBackend() {
   if (module_) {
-    cuCtxPushCurrent(static_cast<CUcontext>(context_));
-    cuModuleUnload(static_cast<CUmodule>(module_));
-    CUcontext ignored;
-    cuCtxPopCurrent(&ignored);
+    ContextScope scope(drv_, context_);
+    drv_->cuModuleUnload(static_cast<CUmodule>(module_));
   }
-  if (context_) cuDevicePrimaryCtxRelease(device_);
+  if (context_) drv_->cuDevicePrimaryCtxRelease(device_);
 }
 
 std::unique_ptr<Buffer> CudaBackend::allocate(std::size_t bytes, Status* status) {
-  cuCtxPushCurrent(static_cast<CUcontext>(context_));
   CUdeviceptr p = 0;
-  const CUresult r = cuMemAlloc(&p, bytes == 0 ? 1 : bytes);
-  CUcontext ignored;
-  cuCtxPopCurrent(&ignored);
+  CUresult r;
+  {
+    ContextScope scope(drv_, context_);
+    r = drv_->cuMemAlloc(&p, bytes == 0 ? 1 : bytes);
+  }
   if (r != CUDA_SUCCESS) {
-    if (status) *status = driver_error("cuMemAlloc", r);
+    if (status) *status = driver_error(drv_, "cuMemAlloc(" + std::to_string(bytes) + ")", r);
     return nullptr;
   }
   if (status) *status = Status::success();
-  return std::make_unique<DeviceBuffer>(static_cast<CUcontext>(context_), p, bytes);
+  return std::make_unique<DeviceBuffer>(drv_, context_, p, bytes);
 }
 
 Status CudaBackend::execute(const Plan& p) {
   if (!p.handle) return Status::error(Errc::kernel_missing, std::string(p.kernel_name) + ": zero handle");
   const CUfunction f = reinterpret_cast<CUfunction>(p.handle.value);
-  cuCtxPushCurrent(static_cast<CUcontext>(context_));
-  Status st = Status::success();
+  ContextScope scope(drv_, context_);
   // Above 48 KiB a kernel must opt in to its dynamic shared memory before the launch.
   if (p.dynamic_smem > kSmemWithoutOptIn) {
-    const CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(p.dynamic_smem));
-    if (r != CUDA_SUCCESS) st = driver_error("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r);
+    const CUresult r = drv_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                static_cast<int>(p.dynamic_smem));
+    if (r != CUDA_SUCCESS) return driver_error(drv_, std::string("cuFuncSetAttribute ") + p.kernel_name, r);
   }
-  if (st.ok()) {
-    // The kernels' parameters, in order: 4 pointers then 5 uint32_t (kernels.hpp).
-    CUdeviceptr input = p.params.input, weight = p.params.weight, scale = p.params.block_scale, output = p.params.output;
-    std::uint32_t m = p.params.m, n = p.params.n, k = p.params.k, lda = p.params.a_row_stride, ldc = p.params.c_row_stride;
-    void* args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc};
-    const CUresult r = cuLaunchKernel(f, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z, p.dynamic_smem,
-                                      reinterpret_cast<CUstream>(p.stream), args, nullptr);
-    if (r != CUDA_SUCCESS) st = driver_error((std::string("cuLaunchKernel ") + p.kernel_name).c_str(), r);
-  }
-  CUcontext ignored;
-  cuCtxPopCurrent(&ignored);
-  return st;
+  // The kernels' parameters, in order: 4 pointers then 5 uint32_t (kernels.hpp).
+  CUdeviceptr input = p.params.input, weight = p.params.weight, scale = p.params.block_scale, output = p.params.output;
+  std::uint32_t m = p.params.m, n = p.params.n, k = p.params.k, lda = p.params.a_row_stride, ldc = p.params.c_row_stride;
+  void* args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc};
+  const CUresult r = drv_->cuLaunchKernel(f, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
+                                          p.dynamic_smem, reinterpret_cast<CUstream>(p.stream), args, nullptr);
+  return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuLaunchKernel ") + p.kernel_name, r);
 }
 
 Status CudaBackend::synchronize() {
-  cuCtxPushCurrent(static_cast<CUcontext>(context_));
-  const CUresult r = cuCtxSynchronize();
-  CUcontext ignored;
-  cuCtxPopCurrent(&ignored);
-  return r == CUDA_SUCCESS ? Status::success() : driver_error("cuCtxSynchronize", r);
+  ContextScope scope(drv_, context_);
+  const CUresult r = drv_->cuCtxSynchronize();
+  return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, "cuCtxSynchronize", r);
 }
 
 }  // namespace w8a16::device

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend (built only with W8A16_HAVE_CUDA): loads the embedded fatbin of
-// device/kernels/*.cu with the driver API, resolves kernels by name and launches plans. No CUDA
-// header here, so host code may include it; the driver's types stay in the .cpp.
+// device/kernels/*.cu with the driver API, resolves kernels by name and launches plans. The driver
+// is loaded at run time (src/cuda_driver.hpp), so a machine without one gets an error Status, not
+// a binary that fails to start. No CUDA header here; the driver's types stay in the .cpp.
 #pragma once
 #include <memory>
 
 #include "w8a16/device/backend.hpp"
 
 namespace w8a16::device {
+namespace cuda {
+struct Driver;
+}
 
 // The registry over the loaded module: cuModuleGetFunction by name; a kernel the module lacks
 // (or an empty module, while no kernel file exists) resolves to the zero handle.
@@ -25,6 +29,10 @@ class CudaBackend final : public Backend {
   // Initialises the driver, retains device `ordinal`'s primary context, loads the module and reads
   // the limits. Returns nullptr with the reason in *status when any of it fails (no GPU, no driver).
   static std::unique_ptr<CudaBackend> create(int ordinal, Status* status);
+  // The same over another module image (a fatbin or cubin in memory; bytes == 0: no module).
+  // Tests use it to load fixture kernels.
+  static std::unique_ptr<CudaBackend> create_with_module(int ordinal, const void* image, std::size_t bytes,
+                                                         Status* status);
   ~CudaBackend() override;
 
   const char* name() const override { return "cuda"; }
@@ -40,6 +48,7 @@ class CudaBackend final : public Backend {
 
  private:
   CudaBackend() = default;
+  const cuda::Driver* drv_ = nullptr;
   int device_ = 0;
   void* context_ = nullptr;  // CUcontext
   void* module_ = nullptr;   // CUmodule, null when the fatbin is empty

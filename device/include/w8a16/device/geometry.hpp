@@ -5,6 +5,13 @@
 #pragma once
 #include <cstdint>
 
+// The geometry functions run in host code (plans, simulation) and in the kernels (body choice).
+#if defined(__CUDACC__)
+#define W8A16_HOST_DEVICE __host__ __device__
+#else
+#define W8A16_HOST_DEVICE
+#endif
+
 namespace w8a16::device {
 
 // ---- common -----------------------------------------------------------------------------
@@ -35,10 +42,10 @@ inline constexpr std::uint32_t kM32SmemBytes = 44032;  // seed W8A16_M32_SMEM_BY
 inline constexpr std::uint32_t kSkinnyMaxRows = 16;    // seed W8A16_M16_MAX_ROWS
 inline constexpr std::uint32_t kSkinnyMaxK = 5120;     // seed W8A16_M16_MAX_K
 inline constexpr std::uint32_t kSkinnyTileCols = 8;
-constexpr std::uint32_t skinny_smem_bytes(std::uint32_t k) { return 8 * (k + 16); }  // seed w8a16_m16_smem_bytes
+W8A16_HOST_DEVICE constexpr std::uint32_t skinny_smem_bytes(std::uint32_t k) { return 8 * (k + 16); }  // seed w8a16_m16_smem_bytes
 // The one body rule (seed lines 140-141): the launch sizes the grid by it, and the kernel, given
 // the same (m, k), must pick the same body. The simulation flags a plan whose geometry disagrees.
-constexpr bool skinny_body_runs(std::uint32_t m, std::uint32_t k) {
+W8A16_HOST_DEVICE constexpr bool skinny_body_runs(std::uint32_t m, std::uint32_t k) {
   return m <= kSkinnyMaxRows && k <= kSkinnyMaxK;
 }
 

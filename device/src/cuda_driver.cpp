@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Loads libcuda.so.1 once and resolves the driver functions the backend uses (cuda_driver.hpp).
+#include "cuda_driver.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace w8a16::device::cuda {
+namespace {
+
+#define W8A16_STR2(x) #x
+#define W8A16_STR(x) W8A16_STR2(x)  // expands cuda.h's name mapping first
+
+struct Loaded {
+  Driver driver;
+  std::string error;  // empty when loaded
+};
+
+Loaded load() {
+  Loaded out;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* e = dlerror();
+    out.error = std::string("the CUDA driver could not be loaded: ") + (e ? e : "dlopen(libcuda.so.1) failed");
+    return out;
+  }
+#define W8A16_CUDA_DRIVER_LOAD(name)                                                              \
+  out.driver.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, W8A16_STR(name)));             \
+  if (!out.driver.name) {                                                                         \
+    out.error = std::string("the CUDA driver lacks ") + W8A16_STR(name) + " (driver too old?)";    \
+    return out;                                                                                   \
+  }
+  W8A16_CUDA_DRIVER_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD)
+#undef W8A16_CUDA_DRIVER_LOAD
+  return out;  // the library stays loaded for the life of the process
+}
+
+}  // namespace
+
+const Driver* driver(std::string* why) {
+  static const Loaded loaded = load();
+  if (!loaded.error.empty()) {
+    if (why) *why = loaded.error;
+    return nullptr;
+  }
+  return &loaded.driver;
+}
+
+}  // namespace w8a16::device::cuda
