@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# cmake -DIN=<fatbin> -DOUT=<cpp> -P embed_fatbin.cmake: writes the fatbin's bytes as a C++ array.
+# cmake -DIN=<fatbin> -DOUT=<cpp> -DSYMBOL=<name> -P embed_fatbin.cmake: the fatbin's bytes as a C++ array.
 file(READ "${IN}" hex HEX)
 string(LENGTH "${hex}" hex_len)
 math(EXPR size "${hex_len} / 2")
@@ -8,6 +8,6 @@ string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x
 file(WRITE "${OUT}.tmp"
   "// Generated from ${IN} by device/embed_fatbin.cmake.\n#include <cstddef>\n"
   "// cuModuleLoadData reads the fatbin in place: keep it aligned like a heap block.\n"
-  "alignas(64) extern const unsigned char w8a16_kernels_fatbin[${size}] = {\n${bytes}};\n"
-  "extern const std::size_t w8a16_kernels_fatbin_size = ${size};\n")
+  "alignas(64) extern const unsigned char ${SYMBOL}[${size}] = {\n${bytes}};\n"
+  "extern const std::size_t ${SYMBOL}_size = ${size};\n")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
