@@ -11,3 +11,4 @@ file(WRITE "${OUT}.tmp"
   "alignas(64) extern const unsigned char ${SYMBOL}[${size}] = {\n${bytes}};\n"
   "extern const std::size_t ${SYMBOL}_size = ${size};\n")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")
