@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// One case through a backend and through the emulator, compared bit for bit.
+#include "w8a16/properties/case_runner.hpp"
+
+#include <cstdio>
+
+#include "w8a16/device/api.hpp"
+#include "w8a16/reference/contract.hpp"
+
+namespace w8a16::props {
+
+using golden::EntryPoint;
+
+device::Entry to_device_entry(EntryPoint e) {
+  switch (e) {
+    case EntryPoint::gemm_pipelined: return device::Entry::gemm_pipelined;
+    case EntryPoint::gemm_pipelined_m32: return device::Entry::gemm_pipelined_m32;
+    case EntryPoint::gemm_pipelined_m32_strided: return device::Entry::gemm_pipelined_m32_strided;
+    case EntryPoint::gemm_pipelined_m64: return device::Entry::gemm_pipelined_m64;
+    case EntryPoint::gemm_pipelined_m64_strided: return device::Entry::gemm_pipelined_m64_strided;
+    case EntryPoint::gemm_pipelined_by_m: return device::Entry::gemm_pipelined_by_m;
+    case EntryPoint::gemv_batch4_strided: return device::Entry::gemv_batch4_strided;
+    case EntryPoint::gemv_batch16_strided: return device::Entry::gemv_batch16_strided;
+  }
+  return device::Entry::gemm_pipelined;
+}
+
+device::Call case_call(const golden::Case& c, const device::KernelRegistry& registry, device::DevPtr a,
+                       device::DevPtr w, device::DevPtr s, device::DevPtr out) {
+  using device::KernelId;
+  device::Call call;
+  call.entry = to_device_entry(c.entry);
+  switch (c.entry) {
+    case EntryPoint::gemm_pipelined:
+    case EntryPoint::gemm_pipelined_by_m: call.kernel = registry.resolve(KernelId::gemm_pipelined); break;
+    case EntryPoint::gemm_pipelined_m32:
+    case EntryPoint::gemm_pipelined_m32_strided: call.kernel = registry.resolve(KernelId::gemm_pipelined_m32); break;
+    case EntryPoint::gemm_pipelined_m64:
+    case EntryPoint::gemm_pipelined_m64_strided: call.kernel = registry.resolve(KernelId::gemm_pipelined_m64); break;
+    case EntryPoint::gemv_batch4_strided: call.kernel = registry.resolve(KernelId::gemv_batch4_strided); break;
+    case EntryPoint::gemv_batch16_strided: call.kernel = registry.resolve(KernelId::gemv_batch16_strided); break;
+  }
+  if (c.entry == EntryPoint::gemm_pipelined_by_m) {
+    call.m32_kernel = registry.resolve(KernelId::gemm_pipelined_m32);
+    call.m64_kernel = registry.resolve(KernelId::gemm_pipelined_m64);
+  }
+  call.args = device::Args{a, w, s, out, c.m, c.n, c.k, c.a_row_stride, c.c_row_stride, 0};
+  return call;
+}
+
+Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in) {
+  Launched r;
+  const std::size_t a_bytes = in.a_bits.size() * 2, w_bytes = in.w_e4m3.size(), s_bytes = in.s_f32.size() * 4;
+  std::vector<std::uint16_t> c_init = golden::sentinel_output(c);
+  const std::size_t c_bytes = c_init.size() * 2;
+  auto a = backend.allocate(a_bytes, &r.status);
+  if (!a) return r;
+  auto w = backend.allocate(w_bytes, &r.status);
+  if (!w) return r;
+  auto s = backend.allocate(s_bytes, &r.status);
+  if (!s) return r;
+  auto out = backend.allocate(c_bytes, &r.status);
+  if (!out) return r;
+  if (!(r.status = a->upload(in.a_bits.data(), a_bytes)).ok()) return r;
+  if (!(r.status = w->upload(in.w_e4m3.data(), w_bytes)).ok()) return r;
+  if (!(r.status = s->upload(in.s_f32.data(), s_bytes)).ok()) return r;
+  if (!(r.status = out->upload(c_init.data(), c_bytes)).ok()) return r;
+  device::Launcher launcher(backend);
+  r.status = launcher.launch(case_call(c, backend.registry(), a->address(), w->address(), s->address(), out->address()));
+  const device::Status sync = backend.synchronize();
+  if (r.status.ok()) r.status = sync;
+  // C comes back even after a failed launch: "an error changes nothing" is checked on it.
+  r.c_bits.assign(c_init.size(), 0);
+  const device::Status down = out->download(r.c_bits.data(), c_bytes);
+  if (r.status.ok()) r.status = down;
+  return r;
+}
+
+std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads) {
+  std::vector<std::uint16_t> out = golden::sentinel_output(c);
+  ref::GemmView v;
+  v.a = in.a_bits.data();
+  v.a_row_stride = c.a_row_stride;
+  v.w = in.w_e4m3.data();
+  v.s = in.s_f32.data();
+  v.m = c.m;
+  v.n = c.n;
+  v.k = c.k;
+  if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, out.data(), c.c_row_stride, threads);
+  else ref::gemm_canonical(v, ref::Arch::sm90, out.data(), c.c_row_stride, threads);
+  return out;
+}
+
+Comparison compare_output(const golden::Case& c, const std::vector<std::uint16_t>& expected,
+                          const std::vector<std::uint16_t>& produced, std::size_t max_details) {
+  Comparison r;
+  if (expected.size() != produced.size()) {
+    r.mismatches = std::max(expected.size(), produced.size());
+    r.details.push_back("size: expected " + std::to_string(expected.size()) + " elements, produced " +
+                        std::to_string(produced.size()));
+    return r;
+  }
+  r.bytes_compared = 2 * std::uint64_t{expected.size()};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i] == produced[i]) continue;
+    ++r.mismatches;
+    if (r.details.size() < max_details) {
+      const std::size_t row = i / c.c_row_stride, col = i % c.c_row_stride;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "C[%zu][%zu]%s: expected 0x%04x, produced 0x%04x", row, col,
+                    col >= c.n ? " (pitch padding)" : "", expected[i], produced[i]);
+      r.details.push_back(buf);
+    }
+  }
+  return r;
+}
+
+}  // namespace w8a16::props

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Property 1: the predicates and every entry point's choice of kernel, body, grid and shared memory
+// follow the seed's rules, restated here from the seed text, whichever kernels the module holds.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "property_support.hpp"
+#include "w8a16/device/api.hpp"
+#include "w8a16/device/geometry.hpp"
+#include "w8a16/device/plan.hpp"
+#include "w8a16/device/recording_backend.hpp"
+
+namespace {
+
+namespace golden = w8a16::golden;
+namespace device = w8a16::device;
+namespace props = w8a16::props;
+using device::Body;
+using device::KernelId;
+using golden::EntryPoint;
+
+// m and k around every rule's edges, including the invalid ones the predicates must refuse.
+rc::Gen<std::uint32_t> gen_rows() {
+  return rc::gen::weightedOneOf<std::uint32_t>(
+      {{3, rc::gen::element<std::uint32_t>(0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129)},
+       {1, rc::gen::inRange<std::uint32_t>(0, 300)}});
+}
+rc::Gen<std::uint32_t> gen_depth() {
+  return rc::gen::weightedOneOf<std::uint32_t>(
+      {{3, rc::gen::element<std::uint32_t>(0, 1, 64, 127, 128, 129, 256, 5120, 5121, 5248, 32768)},
+       {1, rc::gen::inRange<std::uint32_t>(0, 40000)}});
+}
+
+// shared/seed/w8a16_gemm_pipelined_m32.rs.txt lines 68-73 and 210-215, as written there.
+RC_GTEST_PROP(DispatchPredicates, prefersM32AndPrefersM64AreTheSeedsRanges, ()) {
+  const std::uint32_t m = *gen_rows(), k = *gen_depth();
+  const device::KernelHandle h{*rc::gen::element<std::uint64_t>(0, 1, 0xDEADBEEF)};
+  const bool k_ok = k >= 128 && k % 128 == 0;
+  RC_ASSERT(device::prefers_m32(m, k, h) == (1 <= m && m <= 32 && k_ok && h.value != 0));
+  RC_ASSERT(device::prefers_m64(m, k, h) == (33 <= m && m <= 64 && k_ok && h.value != 0));
+}
+
+std::uint32_t div_ceil(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+
+struct Expected {
+  bool launches = false;
+  Body body = Body::gemm128_tile;
+  KernelId kernel = KernelId::gemm_pipelined;
+  device::Dim3 grid;
+  std::uint32_t smem = 0;
+};
+
+// The seed's selection, with `present` telling which kernels the module has.
+Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& reg) {
+  auto present = [&](KernelId id) { return reg.resolve(id).value != 0; };
+  const std::uint32_t m = c.m, n = c.n, k = c.k;
+  Expected e;
+  auto body = [&](Body b, KernelId id) {
+    e.launches = present(id);
+    e.body = b;
+    e.kernel = id;
+    switch (b) {
+      case Body::gemm128_tile: e.grid = {div_ceil(n, 64), div_ceil(m, 128), 1}; e.smem = device::kGemm128SmemBytes; break;
+      case Body::m32_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 32), 1}; e.smem = 44032; break;   // seed 150-151
+      case Body::m32_skinny: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 8 * (k + 16); break;         // seed 142
+      case Body::m64_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 64), 1}; e.smem = 0; break;       // seed 262-266
+      case Body::tc_rows_strip: e.grid = {div_ceil(n, 16), 1, 1}; e.smem = device::kTcRowsSmemBytes; break;
+      case Body::gemv_strip: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 0; break;
+    }
+  };
+  // Seed lines 124-139: the strided twins (and the contiguous ones, which call them) try the
+  // row-tile kernel first; it takes the shapes device::tc_rows_takes names, if it is present.
+  const bool tc_takes = present(KernelId::tc_rows) && device::tc_rows_takes(m, n, k);
+  auto twin32 = [&] {
+    if (tc_takes) body(Body::tc_rows_strip, KernelId::tc_rows);
+    else if (m <= 16 && k <= 5120) body(Body::m32_skinny, KernelId::gemm_pipelined_m32);  // seed line 141
+    else body(Body::m32_tile, KernelId::gemm_pipelined_m32);
+  };
+  auto twin64 = [&] {
+    if (tc_takes) body(Body::tc_rows_strip, KernelId::tc_rows);
+    else body(Body::m64_tile, KernelId::gemm_pipelined_m64);
+  };
+  switch (c.entry) {
+    case EntryPoint::gemm_pipelined: body(Body::gemm128_tile, KernelId::gemm_pipelined); break;
+    case EntryPoint::gemm_pipelined_m32:
+    case EntryPoint::gemm_pipelined_m32_strided: twin32(); break;
+    case EntryPoint::gemm_pipelined_m64:
+    case EntryPoint::gemm_pipelined_m64_strided: twin64(); break;
+    case EntryPoint::gemm_pipelined_by_m:  // seed lines 332-371
+      if (m >= 1 && m <= 32 && present(KernelId::gemm_pipelined_m32)) twin32();
+      else if (m >= 33 && m <= 64 && present(KernelId::gemm_pipelined_m64)) twin64();
+      else body(Body::gemm128_tile, KernelId::gemm_pipelined);
+      break;
+    case EntryPoint::gemv_batch4_strided: body(Body::gemv_strip, KernelId::gemv_batch4_strided); break;
+    case EntryPoint::gemv_batch16_strided: body(Body::gemv_strip, KernelId::gemv_batch16_strided); break;
+  }
+  return e;
+}
+
+RC_GTEST_PROP(Dispatch, everyEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMemory, ()) {
+  props::DrawOptions opt;
+  opt.max_macs = std::uint64_t{1} << 30;  // nothing is computed: shapes may be large
+  const golden::Case c = *props::gen_case(opt);
+  device::StaticRegistry reg = device::StaticRegistry::all_present();
+  for (KernelId id : device::kAllKernels) reg.set_present(id, *rc::gen::weightedElement<bool>({{4, true}, {1, false}}));
+  device::RecordingBackend backend(reg);
+
+  const Expected want = expected_dispatch(c, reg);
+  // Pointers only: planning never reads memory, and the recording backend runs nothing.
+  const device::Call call = props::case_call(c, reg, 0x100000000ull, 0x200000000ull, 0x300000000ull, 0x400000000ull);
+  const device::Status st = device::Launcher(backend).launch(call);
+  RC_TAG(std::string(golden::entry_point_name(c.entry)), want.launches ? device::body_name(want.body) : "kernel_missing");
+
+  if (!want.launches) {
+    props::test::require(st.code == device::Errc::kernel_missing && backend.plans().empty(), c,
+                         std::string("expected kernel_missing for ") + device::kernel_name(want.kernel) +
+                             ", got: " + device::errc_name(st.code) + " " + st.message);
+    return;
+  }
+  props::test::require(st.ok() && backend.plans().size() == 1, c, "launch failed: " + st.message);
+  const device::Plan& p = backend.plans().front();
+  const std::string got = std::string(device::body_name(p.body)) + " on " + p.kernel_name + " grid (" +
+                          std::to_string(p.grid.x) + ", " + std::to_string(p.grid.y) + ", " + std::to_string(p.grid.z) +
+                          ") smem " + std::to_string(p.dynamic_smem);
+  const std::string exp = std::string(device::body_name(want.body)) + " on " + device::kernel_name(want.kernel) +
+                          " grid (" + std::to_string(want.grid.x) + ", " + std::to_string(want.grid.y) + ", 1) smem " +
+                          std::to_string(want.smem);
+  props::test::require(p.body == want.body && p.kernel == want.kernel && p.grid == want.grid && p.dynamic_smem == want.smem,
+                       c, "planned " + got + ", the seed's rules give " + exp);
+  props::test::require(p.block == (device::Dim3{256, 1, 1}), c, "block is not (256, 1, 1)");  // seed line 156
+  props::test::require(p.handle == reg.resolve(want.kernel), c, "the plan's handle is not the kernel's");
+  props::test::require(p.contract == (golden::entry_point_is_gemv(c.entry) ? device::Contract::gemv : device::Contract::canonical),
+                       c, "the plan's contract is not the entry point's");
+  const bool contiguous = golden::entry_point_is_contiguous(c.entry);
+  props::test::require(p.params.m == c.m && p.params.n == c.n && p.params.k == c.k &&
+                           p.params.a_row_stride == (contiguous ? c.k : c.a_row_stride) &&
+                           p.params.c_row_stride == (contiguous ? c.n : c.c_row_stride),
+                       c, "the kernel parameters are not the call's shape and pitches");
+}
+
+}  // namespace
