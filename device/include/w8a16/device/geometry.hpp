@@ -28,9 +28,9 @@ inline constexpr std::uint32_t kGemm128TileCols = 64;
 // Dynamic shared memory of the 128-row tile. A value here (not a definition in the .cu) so that the
 // host-only build, which compiles no kernel, can plan and simulate launches; the kernel file
 // (device/kernels/w8a16_gemm_pipelined.cu) static_asserts that its layout fits. Its layout: 2 stages
-// of A 128 x 136 BF16 (34,816) + raw B 64 x 144 codes (9,216), plus one decoded BF16 B step 64 x 136
-// (17,408) = 105,472, so two CTAs share an SM. Above 48 KiB: the launch opts in (cuFuncSetAttribute).
-inline constexpr std::uint32_t kGemm128SmemBytes = 105472;
+// of A 128 x 144 BF16 (36,864) + raw B 64 x 144 codes (9,216), plus one decoded BF16 B step 64 x 144
+// (18,432) = 110,592, so two CTAs share an SM. Above 48 KiB: the launch opts in (cuFuncSetAttribute).
+inline constexpr std::uint32_t kGemm128SmemBytes = 110592;
 
 // ---- w8a16_gemm_pipelined_m32: the 32-row twin (seed) -------------------------------------
 // Tile body: CTA (x, y) owns rows [32y, 32y + 32), columns [32x, 32x + 32), clipped to [M, N].
