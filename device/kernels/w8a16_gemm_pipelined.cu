@@ -6,7 +6,7 @@
 #include "w8a16_tile_body.cuh"
 
 namespace {
-// 4 x 2 warps of 32 x 32; two stages (2 x 44,032 B) plus the decoded step (17,408 B) = 105,472 B,
+// 4 x 2 warps of 32 x 32; two stages (2 x 46,080 B) plus the decoded step (18,432 B) = 110,592 B,
 // so two CTAs fit on an SM (228 KiB) and each keeps one step in flight while it computes another.
 using Body = w8a16::kernels::TileBody<128, 64, 4, 2, 2, true>;
 static_assert(Body::kSmemBytes <= w8a16::device::kGemm128SmemBytes, "geometry.hpp's kGemm128SmemBytes");

@@ -11,7 +11,7 @@ namespace {
 namespace dev = w8a16::device;
 namespace kn = w8a16::kernels;
 
-// 2 x 4 warps of 16 x 8; three stages of 13,312 B = 39,936 B within the seed's 44,032.
+// 2 x 4 warps of 16 x 8; three stages of 13,824 B = 41,472 B within the seed's 44,032.
 using Tile = kn::TileBody<32, 32, 2, 4, 3, false>;
 static_assert(Tile::kSmemBytes <= dev::kM32SmemBytes, "seed W8A16_M32_SMEM_BYTES");
 static_assert(dev::kM32TileRows == 32 && dev::kM32TileCols == 32, "tile map");

@@ -25,11 +25,12 @@ struct TileBody {
   static_assert(kMt >= 1 && kNt >= 1 && kWm % 16 == 0 && kWn % 8 == 0, "warp tile");
   static_assert(128 % kTn == 0, "a CTA's columns share one scale row (n / 128)");
 
-  // Row pitches: 16 bytes of padding make consecutive rows start 16 bytes apart modulo 128, so the
-  // 8 rows x 4 threads of a fragment load hit 32 distinct banks.
-  static constexpr int kAPitch = 136 * 2;  // bytes: 128 BF16 + 8
-  static constexpr int kWPitch = 128 + 16;  // bytes: 128 codes + 16
-  static constexpr int kBPitch = 136 * 2;  // bytes: decoded BF16 weights
+  // Row pitches chosen so a fragment load touches every bank once. BF16 rows (8-byte loads, served
+  // per half-warp: 4 rows x 4 threads) start 32 bytes apart modulo 128; code rows (4-byte loads,
+  // 8 rows x 4 threads) start 16 bytes apart modulo 128.
+  static constexpr int kAPitch = (128 + 16) * 2;  // bytes: 128 BF16 + 16
+  static constexpr int kWPitch = 128 + 16;        // bytes: 128 codes + 16
+  static constexpr int kBPitch = (128 + 16) * 2;  // bytes: decoded BF16 weights
   static constexpr int kABytes = kTm * kAPitch;
   static constexpr int kWBytes = kTn * kWPitch;
   static constexpr int kStageBytes = kABytes + kWBytes;
