@@ -166,6 +166,17 @@ TEST(Dispatch, GeometryIsTheSeeds) {
   EXPECT_EQ(p.kernel, KernelId::gemv_batch16_strided);
 }
 
+TEST(Registry, ResolvesByIdAndByNameAndZeroesWhatIsAbsent) {
+  StaticRegistry reg = StaticRegistry::all_present();
+  reg.set_present(KernelId::tc_rows, false);
+  for (KernelId id : kAllKernels) {
+    EXPECT_EQ(reg.resolve_name(kernel_name(id)), reg.resolve(id)) << kernel_name(id);
+    EXPECT_EQ(static_cast<bool>(reg.resolve(id)), id != KernelId::tc_rows) << kernel_name(id);
+  }
+  EXPECT_FALSE(reg.resolve_name("w8a16_gemm_pipelined_m16"));
+  for (KernelId id : kAllKernels) EXPECT_FALSE(StaticRegistry::none_present().resolve(id));
+}
+
 TEST(Dispatch, ContiguousEntriesUseKAndNAsPitches) {
   StaticRegistry reg = StaticRegistry::all_present();
   Call c;

@@ -41,6 +41,11 @@ class KernelRegistry {
  public:
   virtual ~KernelRegistry() = default;
   virtual KernelHandle resolve(KernelId id) const = 0;
+  // By name, e.g. "w8a16_tc_rows"; a name outside the family resolves to zero.
+  KernelHandle resolve_name(std::string_view name) const {
+    KernelId id;
+    return kernel_from_name(name, &id) ? resolve(id) : KernelHandle{};
+  }
 };
 
 // A registry with a fixed table: what the simulation and recording backends use, and what tests
