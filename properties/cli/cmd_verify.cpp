@@ -1,19 +1,31 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// `w8a16check verify`: the default verification campaign and its verdict. It runs every check
-// that exists on the best backend present; see README "The main job".
+// `w8a16check verify`: the default verification campaign and its verdict: recorded MMAs against the
+// emulator, then saved and seeded cases on the best backend present against the emulator.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "cli_cases.hpp"
 #include "command.hpp"
 #include "vectors_replay.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/mmav.hpp"
+#include "w8a16/properties/campaign.hpp"
+#include "w8a16/properties/regression.hpp"
 
 namespace w8a16::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using props::CampaignResult;
 
 // Recorded MMAs the campaign replays: the project's own (golden/mma/) and the specification's.
 std::vector<fs::path> recorded_mma_files(const std::vector<std::string>& roots) {
@@ -28,38 +40,259 @@ std::vector<fs::path> recorded_mma_files(const std::vector<std::string>& roots) 
   return files;
 }
 
+struct MmaSummary {
+  std::uint64_t files = 0, dots = 0, mismatches = 0, unreadable = 0;
+  std::vector<std::string> problems;
+};
+
+MmaSummary replay_recorded_mmas(const std::vector<std::string>& roots) {
+  MmaSummary s;
+  for (const fs::path& f : recorded_mma_files(roots)) {
+    ++s.files;
+    golden::MmavFile file;
+    std::string error;
+    if (!golden::read_mmav_file(f.string(), &file, &error)) {
+      s.problems.push_back(f.string() + ": " + error);
+      ++s.unreadable;
+      continue;
+    }
+    const VectorsReplay r = replay_mmav(file, ref::kMmaSm90, 3);
+    s.dots += r.dot_products;
+    s.mismatches += r.mismatches;
+    for (const std::string& line : r.details) s.problems.push_back(f.filename().string() + ": " + line);
+  }
+  return s;
+}
+
+std::string specials_text(std::uint32_t seen) {
+  int count = 0;
+  std::string missing;
+  for (int b = 0; b < golden::kSpecialClassCount; ++b) {
+    if ((seen >> b) & 1u) ++count;
+    else missing += (missing.empty() ? "" : ",") + std::string(golden::special_class_name(b));
+  }
+  return std::to_string(count) + "/" + std::to_string(golden::kSpecialClassCount) +
+         (missing.empty() ? "" : " (not seen: " + missing + ")");
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += (static_cast<unsigned char>(ch) < 0x20 && ch != '\n') ? ' ' : ch;
+    }
+  }
+  return o;
+}
+
+// JUnit: one test case for the recorded MMAs and one per entry point, failing with its case lines.
+bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend) {
+  std::ofstream o(path);
+  if (!o) return false;
+  std::size_t failed = (mma.mismatches || mma.unreadable) ? 1 : 0;
+  for (const auto& [e, t] : r.per_entry) failed += (t.mismatching_cases || t.errors) ? 1 : 0;
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\""
+    << 1 + r.per_entry.size() << "\" failures=\"" << failed << "\" time=\"" << r.seconds << "\">\n";
+  o << "  <testcase classname=\"verify.recorded_mma\" name=\"sm90_model_vs_hardware\">\n";
+  if (mma.mismatches || mma.unreadable) {
+    o << "    <failure message=\"" << mma.mismatches << " mismatches, " << mma.unreadable << " unreadable\">";
+    for (const std::string& p : mma.problems) o << xml_escape(p) << "\n";
+    o << "</failure>\n";
+  }
+  o << "  </testcase>\n";
+  for (const auto& [e, t] : r.per_entry) {
+    o << "  <testcase classname=\"verify." << xml_escape(backend) << "\" name=\"" << golden::entry_point_name(e) << "\">\n";
+    if (t.mismatching_cases || t.errors) {
+      o << "    <failure message=\"" << t.mismatching_cases << " mismatching cases, " << t.errors << " errors\">";
+      for (const props::CaseFailure& f : r.failures)
+        if (f.c.entry == e) o << xml_escape(f.source + ": " + golden::format_case(f.c) + "\n  " + f.why) << "\n";
+      o << "</failure>\n";
+    }
+    o << "    <system-out>cases " << t.cases << ", bytes compared " << t.bytes_compared << ", special classes "
+      << xml_escape(specials_text(t.specials_seen)) << "</system-out>\n  </testcase>\n";
+  }
+  o << "</testsuite>\n</testsuites>\n";
+  return static_cast<bool>(o);
+}
+
+bool write_json(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
+                const props::CampaignOptions& opt, bool pass) {
+  nlohmann::json j;
+  j["verdict"] = pass ? "PASS" : "FAIL";
+  j["backend"] = backend;
+  j["seed"] = opt.seed;
+  j["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
+  j["seconds"] = r.seconds;
+  j["recorded_mma"] = {{"files", mma.files}, {"dot_products", mma.dots}, {"mismatches", mma.mismatches},
+                       {"unreadable", mma.unreadable}};
+  j["cases"] = {{"saved_run", r.saved_run}, {"drawn_run", r.drawn_run}, {"drawn_planned", r.drawn_planned},
+                {"stopped_by_time_budget", r.stopped_by_budget}};
+  for (const auto& [e, t] : r.per_entry) {
+    nlohmann::json specials = nlohmann::json::array();
+    for (int b = 0; b < golden::kSpecialClassCount; ++b)
+      if ((t.specials_seen >> b) & 1u) specials.push_back(std::string(golden::special_class_name(b)));
+    j["entry_points"][std::string(golden::entry_point_name(e))] = {
+        {"cases", t.cases},           {"bytes_compared", t.bytes_compared}, {"mismatching_cases", t.mismatching_cases},
+        {"mismatched_elements", t.mismatched_elements}, {"errors", t.errors}, {"special_classes_seen", specials}};
+  }
+  j["failures"] = nlohmann::json::array();
+  for (const props::CaseFailure& f : r.failures)
+    j["failures"].push_back({{"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why}});
+  std::ofstream o(path);
+  o << j.dump(2) << "\n";
+  return static_cast<bool>(o);
+}
+
+struct VerifyArgs {
+  std::vector<std::string> mma_roots{W8A16_SOURCE_DIR "/golden/mma", W8A16_SOURCE_DIR "/../shared/vectors"};
+  std::vector<std::string> case_paths{W8A16_SOURCE_DIR "/golden/cases", W8A16_SOURCE_DIR "/golden/regressions"};
+  std::uint64_t cases = 1000;
+  std::uint64_t seed = 1;
+  double time_budget_s = 0;
+  std::string backend = "auto";
+  std::vector<std::string> entries, dists;
+  std::string shard;
+  std::uint64_t max_macs = 0;  // 0: by backend
+  std::string junit, json;
+  bool save_failures = true;
+};
+
+int run_verify(const VerifyArgs& a) {
+  props::CampaignOptions opt;
+  opt.cases = a.cases;
+  opt.seed = a.seed;
+  opt.time_budget_s = a.time_budget_s;
+  std::string error;
+  // --shard wins; else GoogleTest's variables, so CI that shards test binaries shards this too.
+  std::string shard = a.shard;
+  if (shard.empty() && std::getenv("GTEST_TOTAL_SHARDS"))
+    shard = std::string(std::getenv("GTEST_SHARD_INDEX") ? std::getenv("GTEST_SHARD_INDEX") : "") + "/" +
+            std::getenv("GTEST_TOTAL_SHARDS");
+  if (!shard.empty() && !props::parse_shard(shard, &opt.shard_index, &opt.shard_count, &error)) {
+    std::fprintf(stderr, "verify: %s\n", error.c_str());
+    return 2;
+  }
+  if (!a.entries.empty()) {
+    opt.draw.entries.clear();
+    for (const std::string& name : a.entries) {
+      golden::EntryPoint e;
+      const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
+      if (!golden::parse_entry_point(full, &e)) {
+        std::fprintf(stderr, "verify: unknown --entry '%s' (e.g. gemm_pipelined_m32_strided)\n", name.c_str());
+        return 2;
+      }
+      opt.draw.entries.push_back(e);
+    }
+  }
+  if (!a.dists.empty()) {
+    opt.draw.dists.clear();
+    for (const std::string& name : a.dists) {
+      golden::Distribution d;
+      if (!golden::parse_distribution(name, &d)) {
+        std::fprintf(stderr, "verify: unknown --dist '%s'\n", name.c_str());
+        return 2;
+      }
+      opt.draw.dists.push_back(d);
+    }
+  }
+  std::string note;
+  auto backend = make_backend(a.backend, &note, &error);
+  if (!backend) {
+    std::fprintf(stderr, "verify: %s\n", error.c_str());
+    return 2;
+  }
+  const bool on_gpu = std::string(backend->name()) == "cuda";
+  // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
+  // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
+  opt.draw.max_macs = a.max_macs != 0 ? a.max_macs : (on_gpu ? std::uint64_t{1} << 28 : std::uint64_t{1} << 23);
+
+  std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
+              opt.seed, opt.cases, opt.shard_index, opt.shard_count);
+
+  // 1. Recorded MMAs: the emulator's tensor-core model against the hardware.
+  const MmaSummary mma = replay_recorded_mmas(a.mma_roots);
+  std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
+              " mismatches, %" PRIu64 " unreadable\n",
+              mma.files, mma.dots, mma.mismatches, mma.unreadable);
+  for (const std::string& p : mma.problems) std::printf("  %s\n", p.c_str());
+  std::fflush(stdout);  // before the progress lines on stderr
+
+  // 2. Saved cases, then drawn ones.
+  const LoadedCases saved = load_cases(a.case_paths);
+  for (const std::string& e : saved.errors) std::printf("  case file error: %s\n", e.c_str());
+  std::vector<golden::Case> saved_cases;
+  for (std::size_t i = 0; i < saved.cases.size(); ++i) {
+    const bool wanted = std::find(opt.draw.entries.begin(), opt.draw.entries.end(), saved.cases[i].entry) != opt.draw.entries.end();
+    if (!wanted) continue;
+    opt.saved.push_back(saved.cases[i]);
+    opt.saved_sources.push_back(saved.sources[i]);
+  }
+  const bool tty = isatty(fileno(stderr));
+  std::uint64_t last_tenth = 0;
+  const CampaignResult r = props::run_campaign(*backend, opt, [&](const props::CampaignProgress& p) {
+    const std::uint64_t tenth = p.planned ? 10 * p.done / p.planned : 10;
+    if (!tty && tenth == last_tenth && p.done != p.planned) return;
+    last_tenth = tenth;
+    std::fprintf(stderr, "%s[%" PRIu64 "/%" PRIu64 "] %.1fs, %" PRIu64 " failing; %s%s", tty ? "\r\033[K" : "", p.done,
+                 p.planned, p.seconds, p.failures,
+                 p.current ? std::string(golden::entry_point_name(p.current->entry)).c_str() : "", tty ? "" : "\n");
+  });
+  if (tty) std::fprintf(stderr, "\n");
+
+  std::printf("\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches", "errors",
+              "special classes seen");
+  std::uint64_t total_cases = 0;
+  for (const auto& [e, t] : r.per_entry) {
+    std::printf("%-34s %7" PRIu64 " %16" PRIu64 " %11" PRIu64 " %7" PRIu64 "  %s\n",
+                std::string(golden::entry_point_name(e)).c_str(), t.cases, t.bytes_compared, t.mismatching_cases,
+                t.errors, specials_text(t.specials_seen).c_str());
+    total_cases += t.cases;
+  }
+  std::printf("%" PRIu64 " saved and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s\n", r.saved_run, r.drawn_run,
+              r.drawn_planned, r.seconds, r.stopped_by_budget ? " (stopped by --time-budget)" : "");
+  for (const props::CaseFailure& f : r.failures) {
+    std::printf("FAIL %s: %s\n  %s\n", f.source.c_str(), golden::format_case(f.c).c_str(), f.why.c_str());
+    if (a.save_failures && f.source.rfind("drawn", 0) == 0) {
+      std::string why;
+      const std::string path = props::save_regression({f.c, f.why}, std::string("verify-") + backend->name(), &why);
+      std::printf("  %s\n", path.empty() ? ("not saved: " + why).c_str() : ("saved to " + path).c_str());
+    }
+  }
+
+  const bool checked = mma.dots > 0 && total_cases > 0;
+  const bool pass = checked && mma.mismatches == 0 && mma.unreadable == 0 && r.failures.empty() && saved.errors.empty();
+  if (!checked) std::printf("nothing was checked (%s)\n", mma.dots == 0 ? "no recorded MMA file found" : "no case ran");
+  if (!a.junit.empty() && !write_junit(a.junit, mma, r, backend->name()))
+    std::fprintf(stderr, "verify: cannot write %s\n", a.junit.c_str());
+  if (!a.json.empty() && !write_json(a.json, mma, r, backend->name(), opt, pass))
+    std::fprintf(stderr, "verify: cannot write %s\n", a.json.c_str());
+  std::printf("verdict: %s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}
+
 void add_verify(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("verify", "Run the default verification campaign and print a verdict");
-  auto roots = std::make_shared<std::vector<std::string>>(
-      std::vector<std::string>{W8A16_SOURCE_DIR "/golden/mma", W8A16_SOURCE_DIR "/../shared/vectors"});
-  cmd->add_option("--mma-dir", *roots, "folders of recorded .mmav files to replay")->capture_default_str();
-  cmd->callback([=] {
-    std::uint64_t dots = 0, bad = 0, errors = 0;
-    const auto files = recorded_mma_files(*roots);
-    for (const fs::path& f : files) {
-      golden::MmavFile file;
-      std::string error;
-      if (!golden::read_mmav_file(f.string(), &file, &error)) {
-        std::printf("  %s: error: %s\n", f.string().c_str(), error.c_str());
-        ++errors;
-        continue;
-      }
-      const VectorsReplay r = replay_mmav(file, ref::kMmaSm90, 3);
-      std::printf("  %-60s %8llu dot products, %llu mismatches\n", f.filename().string().c_str(),
-                  static_cast<unsigned long long>(r.dot_products), static_cast<unsigned long long>(r.mismatches));
-      for (const std::string& line : r.details) std::printf("    %s\n", line.c_str());
-      dots += r.dot_products;
-      bad += r.mismatches;
-    }
-    std::printf("recorded MMAs (sm90 model vs hardware): %zu files, %llu dot products, %llu mismatches, %llu "
-                "unreadable\n",
-                files.size(), static_cast<unsigned long long>(dots), static_cast<unsigned long long>(bad),
-                static_cast<unsigned long long>(errors));
-    const bool ok = !files.empty() && bad == 0 && errors == 0;
-    if (files.empty()) std::printf("no recorded MMA files found: nothing was checked\n");
-    std::printf("verdict: %s\n", ok ? "PASS" : "FAIL");
-    *exit_code = ok ? 0 : 1;
-  });
+  auto a = std::make_shared<VerifyArgs>();
+  cmd->add_option("--cases", a->cases, "drawn cases over all shards")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "campaign seed: case i is the same on every machine")->capture_default_str();
+  cmd->add_option("--time-budget", a->time_budget_s, "seconds after which no new drawn case starts (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")->capture_default_str();
+  cmd->add_option("--entry", a->entries, "entry points to draw (repeatable; default all), e.g. gemv_batch4_strided");
+  cmd->add_option("--dist", a->dists, "input distributions to draw (repeatable; default all)");
+  cmd->add_option("--shard", a->shard, "i/n: run the cases with index % n == i (default from GTEST_SHARD_INDEX/"
+                                       "GTEST_TOTAL_SHARDS, else 0/1)");
+  cmd->add_option("--max-macs", a->max_macs, "cap on m*n*k per drawn case (default 2^23 on the CPU, 2^28 on a GPU)");
+  cmd->add_option("--junit", a->junit, "write a JUnit XML report");
+  cmd->add_option("--json", a->json, "write a JSON report");
+  cmd->add_option("--mma-dir", a->mma_roots, "folders of recorded .mmav files to replay")->capture_default_str();
+  cmd->add_option("--cases-from", a->case_paths, "saved .case files or folders to replay first")->capture_default_str();
+  cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn cases to golden/regressions/");
+  cmd->callback([a, exit_code] { *exit_code = run_verify(*a); });
 }
 
 W8A16_COMMAND(add_verify);

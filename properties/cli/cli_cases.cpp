@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Backend choice and case-file reading for the case subcommands.
+#include "cli_cases.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "w8a16/device/sim_backend.hpp"
+#if W8A16_HAVE_CUDA
+#include "w8a16/device/cuda_backend.hpp"
+#endif
+
+namespace w8a16::cli {
+namespace fs = std::filesystem;
+
+std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error) {
+  if (kind != "auto" && kind != "cuda" && kind != "sim") {
+    *error = "--backend '" + kind + "' must be auto, cuda or sim";
+    return nullptr;
+  }
+  if (kind == "sim") {
+    *note = "simulation (CPU; values from the emulator, geometry checked)";
+    return std::make_unique<device::SimBackend>();
+  }
+#if W8A16_HAVE_CUDA
+  device::Status st;
+  if (auto gpu = device::CudaBackend::create(0, &st)) {
+    *note = "cuda (GPU 0)";
+    return gpu;
+  }
+  const std::string why = st.message;
+#else
+  const std::string why = "this build has no CUDA backend (configure with the cuda preset)";
+#endif
+  if (kind == "cuda") {
+    *error = "--backend cuda: " + why;
+    return nullptr;
+  }
+  *note = "simulation (CPU; no GPU: " + why + ")";
+  return std::make_unique<device::SimBackend>();
+}
+
+namespace {
+
+void load_text(const std::string& path, const std::string& text, long only_line, LoadedCases* out) {
+  long line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (only_line > 0 && line_no != only_line) continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') {
+      if (only_line > 0) out->errors.push_back(path + ":" + std::to_string(line_no) + ": not a case line");
+      continue;
+    }
+    golden::Case c;
+    std::string why;
+    if (golden::parse_case(line, &c, &why)) {
+      out->cases.push_back(c);
+      out->sources.push_back(path + ":" + std::to_string(line_no));
+    } else {
+      out->errors.push_back(path + ":" + std::to_string(line_no) + ": " + why);
+    }
+  }
+  if (only_line > line_no) out->errors.push_back(path + ": has no line " + std::to_string(only_line));
+}
+
+void load_file(const std::string& path, long only_line, LoadedCases* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    out->errors.push_back(path + ": cannot open");
+    return;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  load_text(path, text, only_line, out);
+}
+
+}  // namespace
+
+LoadedCases load_cases(const std::vector<std::string>& paths) {
+  LoadedCases out;
+  for (const std::string& root : paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(root, ec)) {
+      load_file(root, 0, &out);
+      continue;
+    }
+    if (!fs::is_directory(root, ec)) continue;
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(root, ec))
+      if (e.is_regular_file() && e.path().extension() == ".case") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) load_file(f, 0, &out);
+  }
+  return out;
+}
+
+LoadedCases load_case_argument(const std::string& arg) {
+  LoadedCases out;
+  if (arg.rfind("case/", 0) == 0) {
+    load_text("<argument>", arg, 0, &out);
+    return out;
+  }
+  std::string path = arg;
+  long line = 0;
+  const std::size_t colon = arg.rfind(':');
+  if (colon != std::string::npos && colon + 1 < arg.size() && arg.size() - colon - 1 <= 9 &&
+      arg.find_first_not_of("0123456789", colon + 1) == std::string::npos && !fs::exists(arg)) {
+    path = arg.substr(0, colon);
+    line = std::stol(arg.substr(colon + 1));
+  }
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    out.errors.push_back(path + ": no such file (and not a case line starting with 'case/')");
+    return out;
+  }
+  load_file(path, line, &out);
+  return out;
+}
+
+}  // namespace w8a16::cli

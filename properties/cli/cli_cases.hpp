@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// What the case subcommands (verify, replay, repro) share: choosing a backend and reading case files.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "w8a16/device/backend.hpp"
+#include "w8a16/golden/case.hpp"
+
+namespace w8a16::cli {
+
+// "auto": the CUDA backend when this build has it and a GPU answers, else the simulation;
+// "cuda": the CUDA backend or an error; "sim": the simulation. nullptr with *error on failure.
+// *note says what was chosen and, for auto, why.
+std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error);
+
+struct LoadedCases {
+  std::vector<golden::Case> cases;
+  std::vector<std::string> sources;  // "path:line" of each case
+  std::vector<std::string> errors;   // "path:line: why" of each line that is not a case
+};
+// Every case line of every .case file under `paths` (files or folders, recursively, sorted).
+// A missing path is not an error (a fresh checkout has no regressions); an unreadable file or a bad
+// line is, and is reported in errors.
+LoadedCases load_cases(const std::vector<std::string>& paths);
+
+// One argument of replay/repro: a case line itself (starts with "case/"), or FILE[:LINE].
+LoadedCases load_case_argument(const std::string& arg);
+
+}  // namespace w8a16::cli

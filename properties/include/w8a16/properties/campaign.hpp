@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The verification campaign: saved cases, then seeded drawn cases, on one backend, tallied per entry point.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "w8a16/device/backend.hpp"
+#include "w8a16/golden/case.hpp"
+#include "w8a16/properties/case_draw.hpp"
+
+namespace w8a16::props {
+
+struct CampaignOptions {
+  std::uint64_t cases = 200;     // drawn cases over all shards (case i is draw_case_seeded(seed, i))
+  std::uint64_t seed = 1;
+  double time_budget_s = 0;      // > 0: draw no new case after this many seconds
+  DrawOptions draw;
+  std::uint32_t shard_index = 0, shard_count = 1;  // this shard runs the indices i % count == index
+  std::vector<golden::Case> saved;                 // replayed first (golden/cases, golden/regressions)
+  std::vector<std::string> saved_sources;          // where each saved case came from ("file:line")
+};
+
+struct EntryTally {
+  std::uint64_t cases = 0;
+  std::uint64_t bytes_compared = 0;
+  std::uint64_t mismatching_cases = 0;
+  std::uint64_t mismatched_elements = 0;
+  std::uint64_t errors = 0;       // launch or regeneration errors
+  std::uint32_t specials_seen = 0;  // golden::SpecialClass bits
+};
+
+struct CaseFailure {
+  golden::Case c;
+  std::string source;  // "drawn #i" or "file:line"
+  std::string why;     // the error, or the mismatch count and the first mismatches
+};
+
+struct CampaignProgress {
+  std::uint64_t done = 0, planned = 0, failures = 0;
+  double seconds = 0;
+  const golden::Case* current = nullptr;
+};
+
+struct CampaignResult {
+  std::map<golden::EntryPoint, EntryTally> per_entry;
+  std::uint64_t saved_run = 0, drawn_run = 0, drawn_planned = 0;
+  bool stopped_by_budget = false;
+  std::vector<CaseFailure> failures;
+  double seconds = 0;
+};
+
+// Runs every case of this shard on `backend` against the emulator (case_runner.hpp); `progress`
+// is called after each case.
+CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt,
+                            const std::function<void(const CampaignProgress&)>& progress);
+
+// "i/n" -> (i, n) with n >= 1 and i < n; false with *error otherwise.
+bool parse_shard(const std::string& text, std::uint32_t* index, std::uint32_t* count, std::string* error);
+
+}  // namespace w8a16::props

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The campaign loop: each case regenerated, launched, compared bit for bit, tallied.
+#include "w8a16/properties/campaign.hpp"
+
+#include <chrono>
+
+#include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/case_runner.hpp"
+
+namespace w8a16::props {
+namespace {
+
+// One case: its tally and, when it fails, why.
+bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, std::string* why) {
+  ++t->cases;
+  golden::CaseInputs in;
+  std::string error;
+  if (!golden::regenerate_inputs(c, &in, &error)) {
+    ++t->errors;
+    *why = "inputs: " + error;
+    return false;
+  }
+  t->specials_seen |= golden::special_classes(c, in);
+  const Launched got = launch_case(backend, c, in);
+  if (!got.status.ok()) {
+    ++t->errors;
+    *why = std::string(backend.name()) + ": " + got.status.message;
+    return false;
+  }
+  const Comparison cmp = compare_output(c, expected_output(c, in), got.c_bits);
+  t->bytes_compared += cmp.bytes_compared;
+  if (cmp.equal()) return true;
+  ++t->mismatching_cases;
+  t->mismatched_elements += cmp.mismatches;
+  *why = std::to_string(cmp.mismatches) + " elements differ from the emulator";
+  for (const std::string& d : cmp.details) *why += "; " + d;
+  return false;
+}
+
+}  // namespace
+
+CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt,
+                            const std::function<void(const CampaignProgress&)>& progress) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  CampaignResult r;
+  const std::uint32_t count = opt.shard_count == 0 ? 1 : opt.shard_count;
+  auto mine = [&](std::uint64_t i) { return i % count == opt.shard_index; };
+
+  CampaignProgress p;
+  for (std::uint64_t i = 0; i < opt.saved.size(); ++i) p.planned += mine(i);
+  for (std::uint64_t i = 0; i < opt.cases; ++i) r.drawn_planned += mine(i);
+  p.planned += r.drawn_planned;
+
+  auto one = [&](const golden::Case& c, const std::string& source) {
+    std::string why;
+    p.current = &c;
+    if (!run_one(backend, c, &r.per_entry[c.entry], &why)) r.failures.push_back({c, source, why});
+    ++p.done;
+    p.failures = r.failures.size();
+    p.seconds = elapsed();
+    if (progress) progress(p);
+  };
+  for (std::uint64_t i = 0; i < opt.saved.size(); ++i) {
+    if (!mine(i)) continue;
+    one(opt.saved[i], i < opt.saved_sources.size() ? opt.saved_sources[i] : "saved #" + std::to_string(i));
+    ++r.saved_run;
+  }
+  for (std::uint64_t i = 0; i < opt.cases; ++i) {
+    if (!mine(i)) continue;
+    if (opt.time_budget_s > 0 && elapsed() >= opt.time_budget_s) {
+      r.stopped_by_budget = true;
+      break;
+    }
+    one(draw_case_seeded(opt.seed, i, opt.draw), "drawn #" + std::to_string(i));
+    ++r.drawn_run;
+  }
+  r.seconds = elapsed();
+  return r;
+}
+
+bool parse_shard(const std::string& text, std::uint32_t* index, std::uint32_t* count, std::string* error) {
+  const std::size_t slash = text.find('/');
+  auto parse = [](const std::string& s, std::uint32_t* out) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *out = static_cast<std::uint32_t>(std::stoul(s));
+    return true;
+  };
+  std::uint32_t i = 0, n = 0;
+  if (slash == std::string::npos || !parse(text.substr(0, slash), &i) || !parse(text.substr(slash + 1), &n) || n == 0 ||
+      i >= n) {
+    *error = "shard '" + text + "' must be i/n with 0 <= i < n (e.g. 0/4)";
+    return false;
+  }
+  *index = i;
+  *count = n;
+  return true;
+}
+
+}  // namespace w8a16::props
