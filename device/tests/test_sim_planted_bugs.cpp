@@ -110,6 +110,10 @@ TEST(PlantedBug, SharedMemoryOtherThanTheDeclaredNeedIsCaught) {
   Fixture f(Entry::gemm_pipelined_m32_strided, Shape{17, 33, 128, 128, 33});
   f.plan.dynamic_smem = kM32SmemBytes + 16;
   f.expect_caught(FindingKind::smem_mismatch);
+  // Less than the need is as wrong: the kernel would run past its shared memory.
+  Fixture g(Entry::gemm_pipelined_m32_strided, Shape{4, 33, 5120, 5120, 33});
+  g.plan.dynamic_smem = skinny_smem_bytes(5120) - 16;
+  g.expect_caught(FindingKind::smem_mismatch);
 }
 
 TEST(PlantedBug, SharedMemoryPastTheDeviceLimitIsCaught) {

@@ -215,8 +215,9 @@ TEST(Validation, OutputOverlappingAnOperandIsRefused) {
   }
 }
 
-TEST(Validation, OutputRightAfterTheInputIsAccepted) {
-  // C may start at the first byte past A's used span: the overlap test is exact at the boundary.
+TEST(Validation, OutputAdjacentToTheInputIsAcceptedAndOneElementCloserIsNot) {
+  // C may start at the first byte past A's used span, or end at A's first: the overlap test is
+  // exact at both boundaries.
   Call c;
   c.entry = Entry::gemm_pipelined_m32_strided;
   c.kernel = KernelHandle{9};
@@ -224,6 +225,12 @@ TEST(Validation, OutputRightAfterTheInputIsAccepted) {
   c.args.output = c.args.input + 2 * (3 * 264 + 256);
   EXPECT_TRUE(plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200()).ok());
   c.args.output -= 2;
+  EXPECT_EQ(plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200()).status.code,
+            Errc::output_overlaps_input);
+  // And at the other end: C's last used byte right before A's first, then one element into it.
+  c.args.output = c.args.input - 2 * (3 * 48 + 40);
+  EXPECT_TRUE(plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200()).ok());
+  c.args.output += 2;
   EXPECT_EQ(plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200()).status.code,
             Errc::output_overlaps_input);
 }
