@@ -28,16 +28,8 @@ __device__ __forceinline__ void gemv_body(const uint16_t* __restrict__ input, co
 #pragma unroll
   for (int r = 0; r < kMaxRows; ++r) acc[r] = 0.0f;
 
-  // The weight row streams from HBM: keep the lane's next two chunks in flight while it computes
-  // one (prefetch only; the arithmetic order below is unchanged).
-  auto load_chunk = [&](uint32_t c) {
-    return c < chunks ? __ldg(reinterpret_cast<const uint4*>(w_row + c * 16)) : make_uint4(0, 0, 0, 0);
-  };
-  uint4 next0 = load_chunk(lane), next1 = load_chunk(lane + 32);
   for (uint32_t c = lane; c < chunks; c += 32) {
-    const uint4 codes = next0;
-    next0 = next1;
-    next1 = load_chunk(c + 64);
+    const uint4 codes = __ldg(reinterpret_cast<const uint4*>(w_row + c * 16));
     const uint32_t words[4] = {codes.x, codes.y, codes.z, codes.w};
     float w[16];
 #pragma unroll
