@@ -16,16 +16,17 @@ extern const std::size_t w8a16_fixture_fatbin_size;
 namespace w8a16::device {
 namespace {
 
-std::unique_ptr<CudaBackend> fixture_backend() {
+std::unique_ptr<CudaBackend> fixture_backend(std::string* why) {
   Status st;
   auto b = CudaBackend::create_with_module(0, w8a16_fixture_fatbin, w8a16_fixture_fatbin_size, &st);
-  if (!b) std::printf("no CUDA backend: %s\n", st.message.c_str());
+  if (!b) *why = st.message;
   return b;
 }
 
-#define REQUIRE_GPU(b)                                                        \
-  auto b = fixture_backend();                                                 \
-  if (!b) GTEST_SKIP() << "no usable CUDA device or driver (see the line above)"
+#define REQUIRE_GPU(b)                   \
+  std::string why_##b;                   \
+  auto b = fixture_backend(&why_##b);    \
+  if (!b) GTEST_SKIP() << "no usable CUDA device or driver: " << why_##b
 
 TEST(CudaBackend, LimitsComeFromTheDevice) {
   REQUIRE_GPU(b);
