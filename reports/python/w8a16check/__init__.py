@@ -20,6 +20,8 @@ except ImportError as exc:  # the package is importable only after the C++ build
     ) from exc
 
 from ._core import (  # noqa: F401  (re-exported API)
+    CASE_OUTPUT_SENTINEL_BITS,
+    case_inputs,
     E4M3FN_TO_BF16_BITS,
     bf16_to_f32,
     decode_e4m3,
@@ -27,7 +29,9 @@ from ._core import (  # noqa: F401  (re-exported API)
     exact_columns,
     gemm_columns,
     mma_policy,
+    parse_case,
     parse_mmav,
+    read_case_file,
     read_mmav,
     round_bf16,
     serialize_mmav,
