@@ -89,3 +89,11 @@ def test_order_comparison_tells_the_contracts_apart():
     measured = order.clusters_from_sizes(order.probe_lca_sizes("gemv", 2048, leaves))
     assert measured == order.documented_clusters("gemv", 2048, leaves)
     assert measured != order.documented_clusters("canonical", 2048, leaves)
+
+
+def test_probe_sees_inside_one_mma():
+    # sm_80's policy chains two fused blocks of 8 per k16 instruction; sm_90 fuses all 16.
+    leaves = np.arange(256)
+    sm80 = order.clusters_from_sizes(order.probe_lca_sizes("canonical", 256, leaves, arch="sm80"))
+    assert sm80 == order.documented_clusters("canonical", 256, leaves, arch="sm80")
+    assert sm80 != order.documented_clusters("canonical", 256, leaves, arch="sm90")

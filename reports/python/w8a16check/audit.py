@@ -99,6 +99,9 @@ def order_section(arch: str = "sm90") -> list[dict]:
     for contract in CONTRACTS:
         out.append(order.recover(contract, 256, np.arange(256), arch))
         out.append(order.recover(contract, 2048, np.arange(0, 2048, 16), arch))
+    # The probe also sees inside one MMA: the unverified sm_80 policy splits each k16 into two
+    # chained blocks of 8, which the recovered tree must show (and sm_90's one block must not).
+    out.append(order.recover("canonical", 256, np.arange(256), "sm80"))
     return out
 
 

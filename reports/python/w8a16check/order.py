@@ -77,8 +77,12 @@ def _node(children):
     return frozenset().union(*[p for p in parts if p])
 
 
-def documented_clusters(contract: str, k: int, leaves: np.ndarray) -> set[frozenset[int]]:
-    """The clusters of the documented order restricted to `leaves` (leaf index = position in it)."""
+def documented_clusters(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> set[frozenset[int]]:
+    """The clusters of the documented order restricted to `leaves` (leaf index = position in it).
+
+    For the canonical fold the MMA's own structure comes from the emulator's policy for `arch`
+    (mma.hpp): `blocks` chained fused steps per k16 instruction (1 on sm_90, 2 on sm_80)."""
+    blocks = _core.mma_policy(arch)["blocks"]
     where = {int(pos): idx for idx, pos in enumerate(leaves)}
     clusters: set[frozenset[int]] = set()
 
@@ -96,9 +100,11 @@ def documented_clusters(contract: str, k: int, leaves: np.ndarray) -> set[frozen
         acc = frozenset()
         for step in range(k // 128):
             p = frozenset()
-            for j in range(8):           # one MMA: 16 products and c = p, one fused node
-                k0 = 128 * step + 16 * j
-                p = emit([p] + [x for t in range(16) for x in leaf(k0 + t)])
+            for j in range(8):           # one MMA: `blocks` fused nodes over its 16 products and c = p
+                width = 16 // blocks
+                for blk in range(blocks):
+                    k0 = 128 * step + 16 * j + width * blk
+                    p = emit([p] + [x for t in range(width) for x in leaf(k0 + t)])
             acc = emit([p, acc])         # fma(p, S, acc)
         root = acc
     elif contract == "gemv":  # reference/gemv.hpp
@@ -160,9 +166,10 @@ def recover(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> di
     """Probe, rebuild and compare with the documented order; a JSON-ready summary."""
     sizes = probe_lca_sizes(contract, k, leaves, arch)
     measured = clusters_from_sizes(sizes)
-    documented = documented_clusters(contract, k, leaves)
+    documented = documented_clusters(contract, k, leaves, arch)
     return {
         "contract": contract,
+        "arch": arch,
         "k": k,
         "leaves": "every position" if leaves.size == k else f"{leaves.size} positions: " + _leaf_text(leaves),
         "probes": int(leaves.size * (leaves.size - 1) // 2),

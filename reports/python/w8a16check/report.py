@@ -183,12 +183,14 @@ def render_html(s: dict) -> str:
              "<p>Probes put +2<sup>40</sup> and -2<sup>40</sup> at two leaves and 1 at the others; the output counts "
              "the units outside the two leaves' lowest common ancestor, which rebuilds the reduction tree "
              "(order.py). A node's children are joined by '+'; 'a..b' is a run of leaves summed in one node.</p>",
-             _table(["contract", "K", "leaves", "probes", "nodes measured", "nodes documented", "same tree"],
-                    [[o["contract"], o["k"], o["leaves"], o["probes"], o["internal_nodes_measured"],
+             _table(["contract", "MMA policy", "K", "leaves", "probes", "nodes measured", "nodes documented", "same tree"],
+                    [[o["contract"], o["arch"] if o["contract"] == "canonical" else "-", o["k"], o["leaves"],
+                      o["probes"], o["internal_nodes_measured"],
                       o["internal_nodes_documented"], "yes" if o["matches_documented"] else "NO"]
                      for o in s["reduction_order"]])]
     for o in s["reduction_order"]:
-        parts.append(f"<details><summary>{e(o['contract'])}, K = {o['k']} ({e(o['leaves'])}): recovered and "
+        policy = f", {o['arch']}" if o["contract"] == "canonical" else ""
+        parts.append(f"<details><summary>{e(o['contract'])}{e(policy)}, K = {o['k']} ({e(o['leaves'])}): recovered and "
                      f"documented trees</summary><p>recovered</p><pre>{e(o['measured_tree'])}</pre>"
                      f"<p>documented</p><pre>{e(o['documented_tree'])}</pre></details>")
     parts.append("</body></html>")
