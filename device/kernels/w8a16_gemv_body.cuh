@@ -32,7 +32,8 @@ __device__ __forceinline__ void gemv_body(const uint16_t* __restrict__ input, co
 
   auto stage = [&](uint32_t pass) {
     const uint32_t k0 = pass * kPassK, len = min(kPassK, k - k0);  // len: a multiple of 128
-    for (uint32_t i = threadIdx.x; i < m * (kPassK / 8); i += 256) {
+    const uint32_t rows = min(m, static_cast<uint32_t>(kMaxRows));  // the launch guarantees m <= kMaxRows
+    for (uint32_t i = threadIdx.x; i < rows * (kPassK / 8); i += 256) {
       const uint32_t r = i / (kPassK / 8), q = i % (kPassK / 8);
       if (q * 8 < len)
         cp_async_16(&a_tile[pass & 1][r][q * 8], input + static_cast<size_t>(r) * a_row_stride + k0 + q * 8, 16);
