@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The canonical fold (NUMERICS.md 2.1, sm90) and the GEMV order (2.2) for a whole output, 16
+// output columns at a time in SIMD lanes. Checked byte for byte against the model (contract.cpp,
+// mma.cpp) in reference/tests/test_fast_path_equals_model.cpp.
+//
+// Why the canonical path equals the model (mma.cpp, rules of NUMERICS.md 1.1):
+//  * A BF16 operand a is (sign, exponent field ea, integer significand sa with 7 fraction bits; a
+//    subnormal has ea = -126 and no hidden bit), exactly as mma.cpp unpacks it. A weight is first
+//    decoded to BF16 (the model does the same), whose significand is sb = (8 + f) << 4 for the
+//    E4M3 fraction f: only its top 3 fraction bits can be set. Writing sb4 = 8 + f, the product
+//    a*b = sa*sb4 * 2^(ea + eb - 10), and its exponent is ea + eb, the model's (rule 1).
+//  * Rule 2: E is the max of ea + eb over nonzero products and of c's field if c != 0. Zero
+//    operands carry the exponent kZeroExp, far below any real one, so they never win the max.
+//  * Rule 3: on the grid 2^(E - 25) a product is sa*sb4 * 2^(15 - d), d = E - (ea + eb) >= 0;
+//    the model's truncation toward zero of the magnitude is floor((sa*sb4 << 15) / 2^d) =
+//    (sa*sb4 << 15) >> d, and any d >= 27 gives 0, so d is clamped to 31. c = csig * 2^(ec - 23)
+//    becomes (csig << 2) >> (E - ec) the same way.
+//  * Rule 4: sa*sb4 <= 255 * 15, so a product term is < 2^27 and a c term < 2^26: 16 of the one
+//    and one of the other stay below 2^31, so an int32 holds the exact sum.
+//  * Rules 5, 6: the sum's magnitude is normalised once with its bit length, truncated to 24 bits
+//    (or to the 2^-149 grid below 2^-126), and a zero result is +0: mma.cpp's round_rz_to_f32.
+//    The result is carried to the next MMA as (sign, field, significand), the same fields
+//    unpack_f32 would take from its bits.
+//  * Rule 7 and overflow: a step whose A slice holds NaN/Inf, whose weights hold a NaN code, or in
+//    which some sum reaches 2^128, is recomputed for that output by the model
+//    (canonical_step_partial_bits). The fold itself (acc = fma(p, S, acc)) and the final BF16
+//    rounding call the model's own FP32 functions.
+//  * Lanes are independent output columns; each output is computed once, by one thread, so the
+//    bytes do not depend on the thread count.
+#include "contract_fast.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "w8a16/reference/bf16.hpp"
+#include "w8a16/reference/e4m3fn.hpp"
+#include "w8a16/reference/fp32.hpp"
+#include "w8a16/reference/gemv.hpp"
+#include "w8a16/reference/parallel.hpp"
+
+// One copy of each hot loop per x86-64 level, picked at load time; other targets get the default.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define W8A16_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define W8A16_SIMD_CLONES
+#endif
+#define W8A16_INLINE inline __attribute__((always_inline))
+
+// The vector helpers are always inlined: no vector crosses a call boundary, so GCC's note that a
+// 64-byte vector return would change the ABI without AVX-512 does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace w8a16::ref::fast {
+namespace {
+
+constexpr int kLanes = 16;
+typedef std::int32_t VecI __attribute__((vector_size(4 * kLanes)));
+typedef float VecF __attribute__((vector_size(4 * kLanes)));
+
+constexpr std::int32_t kZeroExp = -4096;       // exponent of a zero operand (rule 2: takes no part)
+constexpr std::int32_t kZeroAccExp = -16384;   // exponent of a zero accumulator
+constexpr std::uint32_t kRowChunk = 64;        // rows of A unpacked at a time (bounds the memory)
+
+W8A16_INLINE VecI vmin(VecI a, VecI b) { return a < b ? a : b; }
+W8A16_INLINE VecI vmax(VecI a, VecI b) { return a > b ? a : b; }
+W8A16_INLINE VecI clamp_shift(VecI s) { return vmin(vmax(s, VecI{} + 0), VecI{} + 31); }
+
+// A BF16 operand's fields; sign as 0 or -1.
+struct Fields { std::int32_t exp, sig, sign; };
+Fields bf16_fields(std::uint16_t b) {
+  const std::int32_t field = (b >> 7) & 0xFF, frac = b & 0x7F, sign = (b & 0x8000) ? -1 : 0;
+  if ((b & 0x7FFF) == 0) return {kZeroExp, 0, 0};
+  if (field == 0) return {-126, frac, sign};
+  return {field - 127, 0x80 | frac, sign};
+}
+
+// E4M3 code -> fields of its BF16 decode, with the significand as sb4 = 8 + (top 3 fraction bits).
+struct WeightTable {
+  std::int32_t exp[256], sig4[256], sign[256];
+  WeightTable() {
+    for (int code = 0; code < 256; ++code) {
+      const Fields f = bf16_fields(e4m3fn_to_bf16_bits(static_cast<std::uint8_t>(code)));
+      exp[code] = f.exp;
+      sig4[code] = f.sig >> 4;  // every finite decode has zero low 4 fraction bits (NUMERICS 1.2)
+      sign[code] = f.sign;
+    }
+  }
+};
+const WeightTable kWeights;
+
+// A's rows [m0, m0 + rows), unpacked once and shared by every column task.
+struct UnpackedA {
+  std::uint32_t k = 0;
+  std::vector<std::int32_t> exp, sig, sign;  // [row][k]
+  std::vector<std::uint8_t> special;         // [row][step]: a NaN or Inf in that 128-K slice
+};
+
+UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows) {
+  UnpackedA u;
+  u.k = v.k;
+  const std::size_t count = static_cast<std::size_t>(rows) * v.k;
+  u.exp.resize(count); u.sig.resize(count); u.sign.resize(count);
+  u.special.assign(static_cast<std::size_t>(rows) * v.k_steps(), 0);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint16_t* a = v.a + static_cast<std::size_t>(m0 + r) * v.a_row_stride;
+    for (std::uint32_t k = 0; k < v.k; ++k) {
+      const Fields f = bf16_fields(a[k]);
+      const std::size_t i = static_cast<std::size_t>(r) * v.k + k;
+      u.exp[i] = f.exp; u.sig[i] = f.sig; u.sign[i] = f.sign;
+      if ((a[k] & 0x7F80) == 0x7F80) u.special[static_cast<std::size_t>(r) * v.k_steps() + k / kKStep] = 1;
+    }
+  }
+  return u;
+}
+
+// One 128-K step for 16 columns of one row: the 8 chained MMAs from c = +0. Writes p's FP32 bits
+// per lane and, per lane, -1 where some sum reached 2^128 (the caller then asks the model).
+W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, const std::int32_t* sga,
+                                const VecI* eb, const VecI* sb, const VecI* sgb, VecI* p_bits, VecI* overflow) {
+  VecI c_neg = VecI{} + 0, c_exp = VecI{} + kZeroAccExp, c_sig = VecI{} + 0, ovf = VecI{} + 0;
+  for (int j = 0; j < 8; ++j) {
+    const int k0 = 16 * j;
+    VecI te[16];
+    VecI e_max = c_exp;  // rule 2
+    for (int t = 0; t < 16; ++t) {
+      te[t] = ea[k0 + t] + eb[k0 + t];
+      e_max = vmax(e_max, te[t]);
+    }
+    const VecI c_term = (c_sig << 2) >> clamp_shift(e_max - c_exp);  // rule 3 for c
+    VecI sum = (c_term ^ c_neg) - c_neg;
+    for (int t = 0; t < 16; ++t) {  // rules 3 and 4 for the products
+      const VecI mag = ((sa[k0 + t] * sb[k0 + t]) << 15) >> vmin(e_max - te[t], VecI{} + 31);
+      const VecI s = sga[k0 + t] ^ sgb[k0 + t];
+      sum += (mag ^ s) - s;
+    }
+    // Rules 5 and 6: normalise once, truncate to FP32, +0 for zero.
+    const VecI neg = sum < 0;
+    const VecI mag = neg ? -sum : sum;
+    // floor(log2(mag)) from the float exponent; clearing the low 8 bits above 2^24 keeps the
+    // int -> float conversion exact, so it cannot round up to the next power of two.
+    const VecI exact = mag > 0xFFFFFF ? (mag & ~0xFF) : mag;
+    const VecF as_float = __builtin_convertvector(exact, VecF);
+    const VecI top = (reinterpret_cast<VecI>(as_float) >> 23) - 127;
+    const VecI lead = top + e_max - 25;
+    const VecI len = top + 1;
+    const VecI sig_normal = (mag >> clamp_shift(len - 24)) << clamp_shift(24 - len);
+    const VecI sub_shift = e_max + 124;  // grid 2^(E - 25) onto 2^-149
+    const VecI sig_sub = sub_shift >= 0 ? mag << clamp_shift(sub_shift) : mag >> clamp_shift(-sub_shift);
+    const VecI normal = lead >= -126;
+    c_sig = normal ? sig_normal : sig_sub;
+    const VecI zero = c_sig == 0;
+    ovf |= (lead >= 128) & ~zero;
+    c_exp = zero ? VecI{} + kZeroAccExp : (normal ? lead : VecI{} - 126);
+    c_neg = zero ? VecI{} + 0 : neg;
+  }
+  const VecI bits = (c_neg & static_cast<std::int32_t>(0x80000000u)) | (((c_exp + 126) << 23) + c_sig);
+  *p_bits = c_sig == 0 ? VecI{} + 0 : bits;
+  *overflow = ovf;
+}
+
+struct CanonicalTask {
+  const GemmView* v;
+  Arch arch;
+  const UnpackedA* a;
+  std::uint32_t m0, rows;
+  std::uint16_t* c;
+  std::size_t c_row_stride;
+};
+
+// Columns [16 nb, 16 nb + 16) of rows [m0, m0 + rows).
+W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_t nb) {
+  const GemmView& v = *task.v;
+  const std::uint32_t n0 = nb * kLanes, lanes = std::min<std::uint32_t>(kLanes, v.n - n0);
+  alignas(64) VecI eb[kKStep], sb[kKStep], sgb[kKStep];
+  std::vector<std::uint32_t> acc(static_cast<std::size_t>(task.rows) * kLanes, 0u);  // +0
+  for (std::uint32_t s = 0; s < v.k_steps(); ++s) {
+    bool w_special[kLanes] = {};
+    for (std::uint32_t kk = 0; kk < kKStep; ++kk) {
+      for (std::uint32_t l = 0; l < kLanes; ++l) {
+        const std::uint8_t code = l < lanes ? v.w[static_cast<std::size_t>(n0 + l) * v.k + s * kKStep + kk] : 0;
+        eb[kk][l] = kWeights.exp[code]; sb[kk][l] = kWeights.sig4[code]; sgb[kk][l] = kWeights.sign[code];
+        w_special[l] |= e4m3fn_is_nan(code);
+      }
+    }
+    for (std::uint32_t r = 0; r < task.rows; ++r) {
+      const std::uint32_t m = task.m0 + r;
+      const std::size_t base = static_cast<std::size_t>(r) * task.a->k + s * kKStep;
+      const bool a_special = task.a->special[static_cast<std::size_t>(r) * v.k_steps() + s] != 0;
+      VecI p = VecI{} + 0, ovf = VecI{} - 1;
+      if (!a_special)
+        step_partials(&task.a->exp[base], &task.a->sig[base], &task.a->sign[base], eb, sb, sgb, &p, &ovf);
+      for (std::uint32_t l = 0; l < lanes; ++l) {
+        const std::uint32_t n = n0 + l;
+        const std::uint32_t p_bits = a_special || w_special[l] || ovf[l]
+                                         ? canonical_step_partial_bits(v, task.arch, m, n, s)
+                                         : static_cast<std::uint32_t>(p[l]);
+        std::uint32_t& a_l = acc[static_cast<std::size_t>(r) * kLanes + l];
+        a_l = f32_fma_rne_bits(p_bits, f32_to_bits(v.scale(n, s)), a_l);
+      }
+    }
+  }
+  for (std::uint32_t r = 0; r < task.rows; ++r)
+    for (std::uint32_t l = 0; l < lanes; ++l)
+      task.c[(task.m0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(acc[static_cast<std::size_t>(r) * kLanes + l]);
+}
+
+// ---- GEMV order (gemv.hpp) -----------------------------------------------------------------
+// 16 output columns of one row per vector: each lane runs the model's FMA chain for its column
+// in the model's order. NaN payloads may differ from the model's 0x7FFFFFFF on the way, but a
+// NaN stays NaN through every later fma/add and the BF16 rounding maps every NaN to 0x7FFF.
+struct GemvTask {
+  const GemmView* v;
+  std::uint16_t* c;
+  std::size_t c_row_stride;
+};
+
+W8A16_SIMD_CLONES void gemv_columns(const GemvTask& task, std::uint32_t nb) {
+  const GemmView& v = *task.v;
+  const std::uint32_t n0 = nb * kLanes, lanes = std::min<std::uint32_t>(kLanes, v.n - n0);
+  // The 16 weight rows decoded to FP32, k-major: w_dec[k][lane] (exact, NUMERICS 1.2).
+  std::vector<float> w_dec(static_cast<std::size_t>(v.k) * kLanes, 0.0f);
+  for (std::uint32_t l = 0; l < lanes; ++l)
+    for (std::uint32_t k = 0; k < v.k; ++k)
+      w_dec[static_cast<std::size_t>(k) * kLanes + l] = e4m3fn_to_f32(v.w[static_cast<std::size_t>(n0 + l) * v.k + k]);
+  std::vector<float> scales(static_cast<std::size_t>(v.k_steps()) * kLanes, 0.0f);
+  for (std::uint32_t l = 0; l < lanes; ++l)
+    for (std::uint32_t s = 0; s < v.k_steps(); ++s) scales[static_cast<std::size_t>(s) * kLanes + l] = v.scale(n0 + l, s);
+  const std::uint32_t chunks = v.k / kGemvChunk;
+  for (std::uint32_t m = 0; m < v.m; ++m) {
+    const std::uint16_t* a_row = v.a + static_cast<std::size_t>(m) * v.a_row_stride;
+    alignas(64) float acc[kGemvLanes][kLanes] = {};  // every warp lane starts at +0
+    for (std::uint32_t ch = 0; ch < chunks; ++ch) {
+      float* acc_lane = acc[ch % kGemvLanes];
+      alignas(64) float p[kLanes] = {};
+      for (std::uint32_t j = 0; j < kGemvChunk; ++j) {
+        const std::uint32_t k = ch * kGemvChunk + j;
+        const float a = f32_from_bits(bf16_bits_to_f32_bits(a_row[k]));
+        const float* w = &w_dec[static_cast<std::size_t>(k) * kLanes];
+        for (int l = 0; l < kLanes; ++l) p[l] = __builtin_fmaf(a, w[l], p[l]);
+      }
+      const float* sc = &scales[static_cast<std::size_t>(ch * kGemvChunk / kKStep) * kLanes];
+      for (int l = 0; l < kLanes; ++l) acc_lane[l] = __builtin_fmaf(p[l], sc[l], acc_lane[l]);
+    }
+    for (std::uint32_t off = kGemvLanes / 2; off >= 1; off /= 2) {  // the xor butterfly
+      alignas(64) float next[kGemvLanes][kLanes];
+      for (std::uint32_t wl = 0; wl < kGemvLanes; ++wl)
+        for (int l = 0; l < kLanes; ++l) next[wl][l] = acc[wl][l] + acc[wl ^ off][l];
+      std::memcpy(acc, next, sizeof acc);
+    }
+    for (std::uint32_t l = 0; l < lanes; ++l)
+      task.c[m * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(f32_to_bits(acc[0][l]));
+  }
+}
+
+}  // namespace
+
+bool gemm_canonical_sm90(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
+  const MmaPolicy& policy = mma_policy(arch);
+  if (policy.blocks != 1 || policy.extra_bits != 2) return false;  // the grid and bounds above are sm90's
+  const std::uint32_t blocks = (v.n + kLanes - 1) / kLanes;
+  for (std::uint32_t m0 = 0; m0 < v.m; m0 += kRowChunk) {
+    const std::uint32_t rows = std::min(kRowChunk, v.m - m0);
+    const UnpackedA a = unpack_a(v, m0, rows);
+    const CanonicalTask task{&v, arch, &a, m0, rows, c, c_row_stride};
+    parallel_for(blocks, threads, [&](std::uint32_t nb) { canonical_columns(task, nb); });
+  }
+  return true;
+}
+
+void gemm_gemv(const GemmView& v, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
+  const GemvTask task{&v, c, c_row_stride};
+  parallel_for((v.n + kLanes - 1) / kLanes, threads, [&](std::uint32_t nb) { gemv_columns(task, nb); });
+}
+
+}  // namespace w8a16::ref::fast
