@@ -7,8 +7,7 @@
 
 static_assert(w8a16::device::kGemvBatch4MaxRows == 4 && w8a16::device::kGemvColsPerCta == 8, "tile map");
 
-// Grid (ceil(N/8), 1), 256 threads (one warp per column), no dynamic shared memory
-// (static: 2 x 4 x 512 BF16 = 8 KiB of A slices), m <= 4.
+// Grid (ceil(N/8), 1), 256 threads (one warp per column), no shared memory, m <= 4.
 extern "C" __global__ void __launch_bounds__(256)
     w8a16_gemv_batch4_strided(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                               const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
