@@ -86,7 +86,7 @@ std::vector<std::uint16_t> oracle_output(const golden::Case& c, const golden::Ca
 // The GEMV needs I < 2^21 (above): up to 20 steps the generator's offsets are distinct in 0..19.
 props::DrawOptions oracle_options() {
   props::DrawOptions opt = props::only_dist(golden::Distribution::ones_pow2_scales);
-  opt.max_macs = std::uint64_t{1} << 20;
+  opt.max_macs = std::uint64_t{1} << 21;
   return opt;
 }
 

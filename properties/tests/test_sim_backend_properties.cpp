@@ -34,7 +34,9 @@ device::StaticRegistry gen_registry() {
 // outside A, W, S) and the bytes: the first n of each row the emulator's contract for the entry
 // point, computed here independently of the backend's plan; the padding untouched.
 RC_GTEST_PROP(SimBackend, coversEveryOutputExactlyOnceWithTheEmulatorsValuesForEveryEntryPoint, ()) {
-  const golden::Case c = *props::gen_case();
+  props::DrawOptions opt;
+  opt.max_macs = std::uint64_t{1} << 22;  // about 0.1 s of emulation at most on one core
+  const golden::Case c = *props::gen_case(opt);
   const golden::CaseInputs in = props::test::inputs_for(c);
   device::StaticRegistry reg = gen_registry();
   // The entry's own kernel stays present: a missing kernel is property 2's subject.
@@ -62,7 +64,7 @@ constexpr EntryPoint kTensorCoreEntries[] = {
 // comparison is the kernels' own (properties_gpu_tests).
 RC_GTEST_PROP(Tiers, agreeByteForByteOnEveryShapeTheyShare, ()) {
   props::DrawOptions opt;
-  opt.max_macs = std::uint64_t{1} << 18;
+  opt.max_macs = std::uint64_t{1} << 20;  // each case runs up to eight launches
   golden::Case base = *props::gen_case(opt);
   base.a_row_stride = base.k;
   base.c_row_stride = base.n;
