@@ -10,9 +10,10 @@
 // body cannot go, i.e. K > 5120. Like the skinny body it streams every weight byte once (one CTA
 // per 16 columns, all rows) instead of once per 32-row tile, and unlike the skinny body it does
 // not hold the whole K in shared memory, so it has no K limit: it walks K in rounds of 8 steps
-// (1,024 codes per weight row, double-buffered with cp.async). At K <= 5120 the skinny body's
-// 8-column strips give twice as many CTAs for the same N, which matters at small N; there this
-// kernel has no advantage to offer, so the starting rule keeps it to K > 5120.
+// (1,024 codes per weight row, double-buffered with cp.async). At K <= 5120 the rule leaves those
+// rows to the skinny body, although on the H200 at (N, K) = (12288, 2048) this kernel was faster
+// (16.2 vs 19.7 us at M = 1, 21.5 vs 28.0 us at M = 16; PERF_NOTES.md): one shape is not enough to
+// move the rule, since at small N the skinny body's 8-column strips give twice as many CTAs.
 namespace {
 namespace dev = w8a16::device;
 namespace kn = w8a16::kernels;
