@@ -93,17 +93,15 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   return c;
 }
 
-// C[:, j] for selected output columns, each given by its own W row and scale row (S[n // 128] of
-// the full problem): the same per-element functions as gemm(), for audits that sample a few
-// hundred of 51,200 columns without materialising W. Returns uint16 [M, columns].
-py::array_t<std::uint16_t> gemm_columns(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
-                                        const std::string& contract_name, const std::string& arch_name,
-                                        unsigned threads) {
+// Selected output columns, each given by its own W row and scale row (S[n // 128] of the full
+// problem): the same per-element functions as gemm(), for audits that sample a few hundred of
+// 51,200 columns without materialising W. element(view, m) gets a one-column view of column j.
+template <class Out, class Element>
+py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
+                            unsigned threads, Element element_of) {
   auto a = checked_array<std::uint16_t>(a_obj, "a");
   auto w = checked_array<std::uint8_t>(w_obj, "w_rows");
   auto s = checked_array<float>(s_obj, "s_rows");
-  const Contract contract = parse_contract(contract_name);
-  const ref::Arch arch = parse_arch_arg(arch_name);
   require_ndim(a, 2, "a", "[M, >=K] (BF16 bits)");
   require_ndim(w, 2, "w_rows", "[columns, K] (E4M3 codes)");
   require_ndim(s, 2, "s_rows", "[columns, K/128] (FP32 scales)");
@@ -116,8 +114,8 @@ py::array_t<std::uint16_t> gemm_columns(const py::object& a_obj, const py::objec
   if (s.shape(0) != w.shape(0) || s.shape(1) != k / ref::kKStep)
     throw py::value_error("s_rows must have shape (columns, K/128) = (" + std::to_string(cols) + ", " +
                           std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
-  py::array_t<std::uint16_t> c({static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(cols)});
-  std::uint16_t* pc = c.mutable_data();
+  py::array_t<Out> c({static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(cols)});
+  Out* pc = c.mutable_data();
   const std::uint16_t* pa = a.data();
   const std::uint8_t* pw = w.data();
   const float* ps = s.data();
@@ -134,10 +132,30 @@ py::array_t<std::uint16_t> gemm_columns(const py::object& a_obj, const py::objec
       v.m = m;
       v.n = 1;
       v.k = k;
-      for (std::uint32_t i = 0; i < m; ++i) pc[std::size_t{i} * cols + j] = element(contract, arch, v, i, 0);
+      for (std::uint32_t i = 0; i < m; ++i) pc[std::size_t{i} * cols + j] = element_of(v, i);
     });
   }
   return c;
+}
+
+py::array_t<std::uint16_t> gemm_columns(const py::object& a, const py::object& w, const py::object& s,
+                                        const std::string& contract_name, const std::string& arch_name,
+                                        unsigned threads) {
+  const Contract contract = parse_contract(contract_name);
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  return per_column<std::uint16_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
+    return element(contract, arch, v, i, 0);
+  });
+}
+
+// The canonical fold's FP32 accumulator before the final BF16 rounding (NUMERICS.md 2.1), per
+// selected column: lets the audit check the accumulation bound without the output rounding.
+py::array_t<std::uint32_t> canonical_acc_columns(const py::object& a, const py::object& w, const py::object& s,
+                                                 const std::string& arch_name, unsigned threads) {
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  return per_column<std::uint32_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
+    return ref::canonical_acc_bits(v, arch, i, 0, v.k_steps());
+  });
 }
 
 }  // namespace
@@ -149,6 +167,9 @@ void bind_contract(py::module_& m) {
   m.def("gemm_columns", &gemm_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
         py::arg("contract") = "canonical", py::arg("arch") = "sm90", py::arg("threads") = 0,
         "Selected output columns (BF16 bits, uint16 [M, columns]); each column brings its W row and S row");
+  m.def("canonical_acc_columns", &canonical_acc_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
+        py::arg("arch") = "sm90", py::arg("threads") = 0,
+        "The canonical fold's FP32 accumulator (bits, uint32 [M, columns]) before the BF16 rounding");
 }
 
 }  // namespace w8a16::py_bind

@@ -29,7 +29,7 @@ def test_json_has_every_field_the_html_shows(tiny):
     assert len(on_disk["configs"]) == 2 * 2 * 3
     config = on_disk["configs"][0]
     for key in ("n", "k", "m", "dist", "outputs", "identical_share", "ulp", "bound_ratio", "bound_violations",
-                "cond_median"):
+                "cond_median", "canonical_acc_bound_ratio", "canonical_acc_bound_violations"):
         assert key in config, key
     assert set(config["ulp"]) == {"canonical_vs_gemv", "canonical_vs_exact", "gemv_vs_exact"}
     assert sum(on_disk["ulp_histograms"]["activation"]["canonical_vs_gemv"]) == sum(
@@ -44,6 +44,7 @@ def test_json_has_every_field_the_html_shows(tiny):
 def test_bounds_hold_and_worst_cases_replay_bit_for_bit(tiny):
     _, summary = tiny
     assert summary["totals"]["bound_violations"] == {"canonical": 0, "gemv": 0}
+    assert summary["totals"]["canonical_acc_bound_violations"] == 0
     assert 0.0 < summary["totals"]["identical_share"] <= 1.0
     for worst in summary["worst_cases"][:4]:
         r = audit.replay(worst["n_shape"], worst["k"], worst["dist"], worst["seed"], worst["m"], worst["n"])

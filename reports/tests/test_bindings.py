@@ -95,6 +95,13 @@ def test_gemm_columns_equal_gemm(contract):
     assert np.array_equal(full[:, cols], part)
 
 
+def test_canonical_accumulator_rounds_to_the_canonical_output():
+    a, wq, s = data.operands("activation", 1, 512, np.arange(3), np.arange(40))
+    acc = w.canonical_acc_columns(a, wq, s)
+    assert acc.dtype == np.uint32
+    assert np.array_equal(w.round_bf16(acc), w.gemm_columns(a, wq, s, contract="canonical"))
+
+
 def test_contract_argument_selects_a_different_order():
     # Well-conditioned sums mostly round to the same BF16; cancellation exposes the order.
     a, wq, s = data.operands("cancellation", 3, 1024, np.arange(4), np.arange(64))

@@ -24,6 +24,7 @@ from ._core import (  # noqa: F401  (re-exported API)
     case_inputs,
     E4M3FN_TO_BF16_BITS,
     bf16_to_f32,
+    canonical_acc_columns,
     decode_e4m3,
     e4m3_to_bf16_bits,
     exact_columns,

@@ -40,12 +40,14 @@ def evaluate(dist: str, seed: int, k: int, rows: np.ndarray, cols: np.ndarray) -
     """Both contracts, the exact value and the bound inputs for outputs rows x cols ([M, C] arrays)."""
     a, w, s = data.operands(dist, seed, k, rows, cols)
     out = {c: _core.gemm_columns(a, w, s, contract=c) for c in CONTRACTS}
+    acc = _core.canonical_acc_columns(a, w, s).view(np.float32)  # before the BF16 rounding
     x, x_bf16 = _core.exact_columns(a, w, s)
     # sigma = sum_k |a_k w_k S| in float64 from the exact operand values (decoded by the C++).
     av = np.abs(_core.bf16_to_f32(a).astype(np.float64))
     wv = np.abs(_core.decode_e4m3(w).astype(np.float64)) * np.repeat(np.abs(s.astype(np.float64)), 128, axis=1)
     sigma = av @ wv.T
-    return {"a": a, "w": w, "s": s, "out": out, "exact": x, "exact_bf16": x_bf16, "sigma": sigma}
+    return {"a": a, "w": w, "s": s, "out": out, "canonical_acc": acc, "exact": x, "exact_bf16": x_bf16,
+            "sigma": sigma}
 
 
 def _stats(values: np.ndarray) -> dict:
@@ -90,6 +92,13 @@ def audit_config(n_total: int, k: int, m: int, dist: str, seed: int, columns: in
                           "m": int(rows[i]), "n": int(cols[j]),
                           "canonical_bits": f"0x{int(can[i, j]):04X}", "gemv_bits": f"0x{int(gemv[i, j]):04X}",
                           "exact": float(x[i, j]), "exact_bf16_bits": f"0x{int(xr[i, j]):04X}"})
+    # The canonical accumulator itself against beta * sigma: the accumulation bound with no BF16
+    # rounding on top (the GEMV's FP32 accumulator is not exposed by reference/, so only canonical).
+    acc_err = np.abs(ev["canonical_acc"].astype(np.float64) - x) / sigma
+    acc_ratio = acc_err / bounds.beta("canonical", k)
+    result["canonical_acc_bound_ratio"] = _stats(acc_ratio)
+    result["canonical_acc_bound_violations"] = int(np.sum(acc_ratio > 1.0))
+    raw["canonical"]["acc_err_sigma"] = acc_err.ravel()
     return result, {"hist": hist, "worst": worst, "raw": raw}
 
 
@@ -161,6 +170,8 @@ def _totals(configs: list[dict]) -> dict:
         "max_ulp": {n: max(c["ulp"][n]["max"] for c in configs) for n in configs[0]["ulp"]},
         "max_bound_ratio": {c: max(x["bound_ratio"][c]["max"] for x in configs) for c in CONTRACTS},
         "bound_violations": {c: sum(x["bound_violations"][c] for x in configs) for c in CONTRACTS},
+        "max_canonical_acc_bound_ratio": max(x["canonical_acc_bound_ratio"]["max"] for x in configs),
+        "canonical_acc_bound_violations": sum(x["canonical_acc_bound_violations"] for x in configs),
     }
 
 
