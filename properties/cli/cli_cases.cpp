@@ -42,6 +42,21 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
   return std::make_unique<device::SimBackend>();
 }
 
+std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total) {
+  std::vector<std::unique_ptr<device::Backend>> out;
+#if W8A16_HAVE_CUDA
+  for (int ordinal = 1; max_total == 0 || static_cast<std::uint32_t>(ordinal) < max_total; ++ordinal) {
+    device::Status st;
+    auto gpu = device::CudaBackend::create(ordinal, &st);
+    if (!gpu) break;  // no GPU with this ordinal: the visible ones are counted
+    out.push_back(std::move(gpu));
+  }
+#else
+  (void)max_total;
+#endif
+  return out;
+}
+
 namespace {
 
 void load_text(const std::string& path, const std::string& text, long only_line, LoadedCases* out) {

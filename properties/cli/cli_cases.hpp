@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // What the case subcommands (verify, replay, repro) share: choosing a backend and reading case files.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,10 @@ namespace w8a16::cli {
 // "cuda": the CUDA backend or an error; "sim": the simulation. nullptr with *error on failure.
 // *note says what was chosen and, for auto, why.
 std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error);
+
+// The CUDA backends of GPUs 1, 2, ... (GPU 0 is make_backend's), up to `max_total` GPUs in all
+// (0: every visible one). Empty without CUDA.
+std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total);
 
 struct LoadedCases {
   std::vector<golden::Case> cases;

@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_cases.hpp"
@@ -157,6 +159,7 @@ struct VerifyArgs {
   std::vector<std::string> entries, dists;
   std::string shard;
   std::uint64_t max_macs = 0;  // 0: by backend
+  std::uint32_t gpus = 0;      // 0: every visible GPU
   std::string junit, json;
   bool save_failures = true;
 };
@@ -224,23 +227,54 @@ int run_verify(const VerifyArgs& a) {
   // 2. Saved cases, then drawn ones.
   const LoadedCases saved = load_cases(a.case_paths);
   for (const std::string& e : saved.errors) std::printf("  case file error: %s\n", e.c_str());
-  std::vector<golden::Case> saved_cases;
   for (std::size_t i = 0; i < saved.cases.size(); ++i) {
     const bool wanted = std::find(opt.draw.entries.begin(), opt.draw.entries.end(), saved.cases[i].entry) != opt.draw.entries.end();
     if (!wanted) continue;
     opt.saved.push_back(saved.cases[i]);
     opt.saved_sources.push_back(saved.sources[i]);
   }
+  // Every visible GPU takes part: GPU j of shard i/n runs the cases of sub-shard (i + n*j)/(n*g),
+  // which together are exactly shard i/n's, so the verdict never depends on the GPU count.
+  std::vector<std::unique_ptr<device::Backend>> extra;
+  if (on_gpu && a.gpus != 1) extra = more_gpu_backends(a.gpus);
+  std::vector<device::Backend*> backends{backend.get()};
+  for (auto& b : extra) backends.push_back(b.get());
+  const auto g = static_cast<std::uint32_t>(backends.size());
+  if (g > 1) std::printf("spreading over %u GPUs\n", g);
+  std::uint64_t planned = 0;
+  for (std::uint64_t i = 0; i < opt.saved.size(); ++i) planned += i % opt.shard_count == opt.shard_index;
+  for (std::uint64_t i = 0; i < opt.cases; ++i) planned += i % opt.shard_count == opt.shard_index;
+
   const bool tty = isatty(fileno(stderr));
+  std::mutex progress_mutex;
+  std::vector<std::uint64_t> done(g, 0), failing(g, 0);
   std::uint64_t last_tenth = 0;
-  const CampaignResult r = props::run_campaign(*backend, opt, [&](const props::CampaignProgress& p) {
-    const std::uint64_t tenth = p.planned ? 10 * p.done / p.planned : 10;
-    if (!tty && tenth == last_tenth && p.done != p.planned) return;
+  auto report = [&](std::uint32_t j, const props::CampaignProgress& p) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    done[j] = p.done;
+    failing[j] = p.failures;
+    std::uint64_t all_done = 0, all_failing = 0;
+    for (std::uint32_t x = 0; x < g; ++x) all_done += done[x], all_failing += failing[x];
+    const std::uint64_t tenth = planned ? 10 * all_done / planned : 10;
+    if (!tty && tenth == last_tenth && all_done != planned) return;
     last_tenth = tenth;
-    std::fprintf(stderr, "%s[%" PRIu64 "/%" PRIu64 "] %.1fs, %" PRIu64 " failing; %s%s", tty ? "\r\033[K" : "", p.done,
-                 p.planned, p.seconds, p.failures,
+    std::fprintf(stderr, "%s[%" PRIu64 "/%" PRIu64 "] %.1fs, %" PRIu64 " failing; %s%s", tty ? "\r\033[K" : "",
+                 all_done, planned, p.seconds, all_failing,
                  p.current ? std::string(golden::entry_point_name(p.current->entry)).c_str() : "", tty ? "" : "\n");
-  });
+  };
+  std::vector<CampaignResult> parts(g);
+  std::vector<std::thread> threads;
+  for (std::uint32_t j = 0; j < g; ++j) {
+    props::CampaignOptions o = opt;
+    o.shard_index = opt.shard_index + opt.shard_count * j;
+    o.shard_count = opt.shard_count * g;
+    threads.emplace_back([&, j, o] {
+      parts[j] = props::run_campaign(*backends[j], o, [&, j](const props::CampaignProgress& p) { report(j, p); });
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CampaignResult r;
+  for (const CampaignResult& part : parts) props::merge_campaign_result(&r, part);
   if (tty) std::fprintf(stderr, "\n");
 
   std::printf("\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches", "errors",
@@ -287,6 +321,8 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_option("--shard", a->shard, "i/n: run the cases with index % n == i (default from GTEST_SHARD_INDEX/"
                                        "GTEST_TOTAL_SHARDS, else 0/1)");
   cmd->add_option("--max-macs", a->max_macs, "cap on m*n*k per drawn case (default 2^23 on the CPU, 2^28 on a GPU)");
+  cmd->add_option("--gpus", a->gpus, "GPUs to spread the cases over on the cuda backend (0: every visible one)")
+      ->capture_default_str();
   cmd->add_option("--junit", a->junit, "write a JUnit XML report");
   cmd->add_option("--json", a->json, "write a JSON report");
   cmd->add_option("--mma-dir", a->mma_roots, "folders of recorded .mmav files to replay")->capture_default_str();

@@ -2,6 +2,7 @@
 // The campaign loop: each case regenerated, launched, compared bit for bit, tallied.
 #include "w8a16/properties/campaign.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "w8a16/golden/case_inputs.hpp"
@@ -78,6 +79,24 @@ CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt
   }
   r.seconds = elapsed();
   return r;
+}
+
+void merge_campaign_result(CampaignResult* into, const CampaignResult& part) {
+  for (const auto& [e, t] : part.per_entry) {
+    EntryTally& x = into->per_entry[e];
+    x.cases += t.cases;
+    x.bytes_compared += t.bytes_compared;
+    x.mismatching_cases += t.mismatching_cases;
+    x.mismatched_elements += t.mismatched_elements;
+    x.errors += t.errors;
+    x.specials_seen |= t.specials_seen;
+  }
+  into->saved_run += part.saved_run;
+  into->drawn_run += part.drawn_run;
+  into->drawn_planned += part.drawn_planned;
+  into->stopped_by_budget = into->stopped_by_budget || part.stopped_by_budget;
+  into->failures.insert(into->failures.end(), part.failures.begin(), part.failures.end());
+  into->seconds = std::max(into->seconds, part.seconds);
 }
 
 bool parse_shard(const std::string& text, std::uint32_t* index, std::uint32_t* count, std::string* error) {

@@ -108,6 +108,32 @@ TEST(Campaign, shardsRunEveryCaseExactlyOnceAndAllPassOnTheSimulation) {
   EXPECT_EQ(tallied, 30u);
 }
 
+// verify spreads shard i/n over g GPUs as sub-shards (i + n*j)/(n*g); together they must run
+// exactly shard i/n's cases. Every case fails on this backend, so the failures list them.
+TEST(Campaign, subShardsPerGpuTogetherRunExactlyTheirShardsCases) {
+  props::CampaignOptions opt;
+  opt.cases = 40;
+  opt.draw.max_macs = std::uint64_t{1} << 14;
+  opt.shard_index = 1;
+  opt.shard_count = 3;
+  OneBitWrongBackend bad(0, 0, 1);
+  std::set<std::string> whole, merged_sources;
+  for (const props::CaseFailure& f : props::run_campaign(bad, opt, nullptr).failures) whole.insert(f.source);
+  props::CampaignResult merged;
+  const std::uint32_t gpus = 2;
+  for (std::uint32_t j = 0; j < gpus; ++j) {
+    props::CampaignOptions o = opt;
+    o.shard_index = opt.shard_index + opt.shard_count * j;
+    o.shard_count = opt.shard_count * gpus;
+    props::merge_campaign_result(&merged, props::run_campaign(bad, o, nullptr));
+  }
+  for (const props::CaseFailure& f : merged.failures) merged_sources.insert(f.source);
+  EXPECT_EQ(whole.size(), 13u);  // indices 1, 4, ..., 37
+  EXPECT_EQ(merged_sources, whole);
+  EXPECT_EQ(merged.failures.size(), whole.size());
+  EXPECT_EQ(merged.drawn_run, 13u);
+}
+
 TEST(Campaign, aTimeBudgetStopsDrawingAndSaysSo) {
   props::CampaignOptions opt;
   opt.cases = 1000000;

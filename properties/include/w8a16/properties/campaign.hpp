@@ -57,6 +57,9 @@ struct CampaignResult {
 CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt,
                             const std::function<void(const CampaignProgress&)>& progress);
 
+// Adds a part's tallies, counts and failures to *into (parts: the GPUs of one shard).
+void merge_campaign_result(CampaignResult* into, const CampaignResult& part);
+
 // "i/n" -> (i, n) with n >= 1 and i < n; false with *error otherwise.
 bool parse_shard(const std::string& text, std::uint32_t* index, std::uint32_t* count, std::string* error);
 
