@@ -26,6 +26,15 @@ std::uint32_t checked_u32(py::ssize_t v, const char* what) {
   return static_cast<std::uint32_t>(v);
 }
 
+// An optional pitch argument: None -> fallback; an integer otherwise (TypeError naming it).
+py::ssize_t optional_pitch(const py::object& obj, py::ssize_t fallback, const char* name) {
+  if (obj.is_none()) return fallback;
+  if (!py::isinstance<py::int_>(obj) && !py::hasattr(obj, "__index__"))
+    throw py::type_error(std::string(name) + " must be an integer or None, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  return py::int_(obj).cast<py::ssize_t>();
+}
+
 // K from W's shape: a positive multiple of 128 (one scale block = one fold point).
 std::uint32_t k_of(const py::array& w, const char* name) {
   const py::ssize_t k = w.shape(1);
@@ -59,7 +68,7 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   const std::uint32_t m = checked_u32(a.shape(0), "M");
   if (n == 0) throw py::value_error("w must have at least one row (N >= 1)");
   if (m == 0) throw py::value_error("a must have at least one row (M >= 1)");
-  const py::ssize_t a_stride = a_row_stride_obj.is_none() ? a.shape(1) : a_row_stride_obj.cast<py::ssize_t>();
+  const py::ssize_t a_stride = optional_pitch(a_row_stride_obj, a.shape(1), "a_row_stride");
   if (a_stride < static_cast<py::ssize_t>(k))
     throw py::value_error("a_row_stride = " + std::to_string(a_stride) + " must be at least K = " + std::to_string(k));
   if (static_cast<py::ssize_t>(m - 1) * a_stride + k > a.size())
@@ -69,7 +78,7 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   if (s.shape(0) != scale_rows || s.shape(1) != k / ref::kKStep)
     throw py::value_error("s must have shape (ceil(N/128), K/128) = (" + std::to_string(scale_rows) + ", " +
                           std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
-  const py::ssize_t c_stride = c_row_stride_obj.is_none() ? n : c_row_stride_obj.cast<py::ssize_t>();
+  const py::ssize_t c_stride = optional_pitch(c_row_stride_obj, n, "c_row_stride");
   if (c_stride < static_cast<py::ssize_t>(n))
     throw py::value_error("c_row_stride = " + std::to_string(c_stride) + " must be at least N = " + std::to_string(n));
 

@@ -136,6 +136,8 @@ BAD_CALLS = [
     (lambda a, q, s: w.gemm(a[:, :128], q, s), ValueError, "a_row_stride"),
     (lambda a, q, s: w.gemm(a, q, s, a_row_stride=300), ValueError, "a holds"),
     (lambda a, q, s: w.gemm(a, q, s, c_row_stride=10), ValueError, "c_row_stride"),
+    (lambda a, q, s: w.gemm(a, q, s, c_row_stride=200.5), TypeError, "c_row_stride"),
+    (lambda a, q, s: w.gemm(a, q, s, a_row_stride="256"), TypeError, "a_row_stride"),
     (lambda a, q, s: w.gemm(a, q, s, contract="fast"), ValueError, "contract"),
     (lambda a, q, s: w.gemm(a, q, s, arch="sm100"), ValueError, "arch"),
     (lambda a, q, s: w.gemm(a[0], q, s), ValueError, "a must be 2-D"),
