@@ -204,7 +204,10 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.replay:
         n_total, k, dist, seed, m, n = args.replay
-        print(json.dumps(replay(int(n_total), int(k), dist, int(seed), int(m), int(n)), indent=2))
+        try:
+            print(json.dumps(replay(int(n_total), int(k), dist, int(seed), int(m), int(n)), indent=2))
+        except ValueError as exc:
+            p.error(f"--replay: {exc}")
         return 0
     if not args.out:
         p.error("--out DIR is required (or --replay)")

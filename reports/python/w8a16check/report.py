@@ -201,7 +201,8 @@ def render_html(s: dict) -> str:
                       f"{c['ulp']['canonical_vs_gemv']['max']:.0f}", f"{c['ulp']['canonical_vs_exact']['max']:.0f}",
                       f"{c['ulp']['gemv_vs_exact']['max']:.0f}", f"{c['bound_ratio']['canonical']['max']:.3g}",
                       f"{c['bound_ratio']['gemv']['max']:.3g}", f"{c['cond_median']:.3g}"] for c in s["configs"]]),
-             "<h2>Worst cases (replayable)</h2><p>Each line regenerates its one output: "
+             "<h2>Worst cases (replayable)</h2><p>The worst output of each configuration per contract and "
+             "metric, the ten highest per metric. Each line regenerates its one output: "
              "<code>python -m w8a16check.audit --replay N K DIST SEED M_ROW N_COL</code>.</p>",
              "<p>'= RNE(x)' says whether the contract's output is the exact result rounded once: where it is, "
              "the ratio measures the tightness of the bound's BF16 term, not the accumulation.</p>",
