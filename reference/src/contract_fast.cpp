@@ -23,8 +23,10 @@
 //    unpack_f32 would take from its bits.
 //  * Rule 7 and overflow: a step whose A slice holds NaN/Inf, whose weights hold a NaN code, or in
 //    which some sum reaches 2^128, is recomputed for that output by the model
-//    (canonical_step_partial_bits). The fold itself (acc = fma(p, S, acc)) and the final BF16
-//    rounding call the model's own FP32 functions.
+//    (canonical_step_partial_bits). The fold acc = fma(p, S, acc) is the IEEE fused multiply-add
+//    per lane, as in f32_fma_rne_bits; only a NaN's payload can differ from the model's
+//    0x7FFFFFFF, a NaN stays NaN through every later FMA, and the final BF16 rounding (the
+//    model's own function) maps every NaN to 0x7FFF.
 //  * Lanes are independent output columns; each output is computed once, by one thread, so the
 //    bytes do not depend on the thread count.
 #include "contract_fast.hpp"
@@ -57,13 +59,17 @@ namespace {
 constexpr int kLanes = 16;
 typedef std::int32_t VecI __attribute__((vector_size(4 * kLanes)));
 typedef float VecF __attribute__((vector_size(4 * kLanes)));
+typedef std::uint8_t VecU8 __attribute__((vector_size(kLanes)));
 
 constexpr std::int32_t kZeroExp = -4096;       // exponent of a zero operand (rule 2: takes no part)
 constexpr std::int32_t kZeroAccExp = -16384;   // exponent of a zero accumulator
 constexpr std::uint32_t kRowChunk = 64;        // rows of A unpacked at a time (bounds the memory)
 
-W8A16_INLINE VecI vmin(VecI a, VecI b) { return a < b ? a : b; }
-W8A16_INLINE VecI vmax(VecI a, VecI b) { return a > b ? a : b; }
+// Lane-wise mask ? a : b, for masks of all ones or all zeros (what vector comparisons give). Written
+// with bitwise operations because GCC lowers some vector ?: forms lane by lane.
+W8A16_INLINE VecI select(VecI mask, VecI a, VecI b) { return (a & mask) | (b & ~mask); }
+W8A16_INLINE VecI vmin(VecI a, VecI b) { return select(a < b, a, b); }
+W8A16_INLINE VecI vmax(VecI a, VecI b) { return select(a > b, a, b); }
 W8A16_INLINE VecI clamp_shift(VecI s) { return vmin(vmax(s, VecI{} + 0), VecI{} + 31); }
 
 // A BF16 operand's fields; sign as 0 or -1.
@@ -75,19 +81,25 @@ Fields bf16_fields(std::uint16_t b) {
   return {field - 127, 0x80 | frac, sign};
 }
 
-// E4M3 code -> fields of its BF16 decode, with the significand as sb4 = 8 + (top 3 fraction bits).
-struct WeightTable {
-  std::int32_t exp[256], sig4[256], sign[256];
-  WeightTable() {
-    for (int code = 0; code < 256; ++code) {
-      const Fields f = bf16_fields(e4m3fn_to_bf16_bits(static_cast<std::uint8_t>(code)));
-      exp[code] = f.exp;
-      sig4[code] = f.sig >> 4;  // every finite decode has zero low 4 fraction bits (NUMERICS 1.2)
-      sign[code] = f.sign;
-    }
-  }
-};
-const WeightTable kWeights;
+// 16 E4M3 codes -> the fields of their BF16 decodes (the model decodes to BF16 first), with the
+// significand as sb4 = 8 + (top 3 BF16 fraction bits), already shifted left by 15 (rule 3):
+//   normal    e = 1..15:  1.fff * 2^(e-7)  -> sb4 = 8 + f,  exponent e - 7
+//   subnormal e = 0:      0.fff * 2^-6     -> normalised: f << lz with lz = 3, 2, 1 for f = 1,
+//                                             2..3, 4..7, exponent -6 - lz
+// (BF16 has the range to make every E4M3 subnormal a normal.) NaN codes are flagged, their fields
+// unused. The decode is checked against the table of e4m3fn.hpp through the model in the tests.
+struct WeightFields { VecI exp, sig15, sign, nan; };
+W8A16_INLINE WeightFields decode_e4m3_lanes(VecI code) {
+  const VecI e = (code >> 3) & 15, f = code & 7;
+  const VecI lz = 3 + (f >= 2) + (f >= 4);  // each true comparison is -1
+  const VecI normal = e != 0, zero = (code & 0x7F) == 0;
+  WeightFields w;
+  w.exp = select(zero, VecI{} + kZeroExp, select(normal, e - 7, -6 - lz));
+  w.sig15 = select(normal, f + 8, f << lz) << 15 & ~zero;
+  w.sign = -(code >> 7) & ~zero;
+  w.nan = (code & 0x7F) == 0x7F;
+  return w;
+}
 
 // A's rows [m0, m0 + rows), unpacked once and shared by every column task.
 struct UnpackedA {
@@ -117,7 +129,7 @@ UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows) {
 // One 128-K step for 16 columns of one row: the 8 chained MMAs from c = +0. Writes p's FP32 bits
 // per lane and, per lane, -1 where some sum reached 2^128 (the caller then asks the model).
 W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, const std::int32_t* sga,
-                                const VecI* eb, const VecI* sb, const VecI* sgb, VecI* p_bits, VecI* overflow) {
+                                const VecI* eb, const VecI* sb15, const VecI* sgb, VecI* p_bits, VecI* overflow) {
   VecI c_neg = VecI{} + 0, c_exp = VecI{} + kZeroAccExp, c_sig = VecI{} + 0, ovf = VecI{} + 0;
   for (int j = 0; j < 8; ++j) {
     const int k0 = 16 * j;
@@ -130,32 +142,32 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
     const VecI c_term = (c_sig << 2) >> clamp_shift(e_max - c_exp);  // rule 3 for c
     VecI sum = (c_term ^ c_neg) - c_neg;
     for (int t = 0; t < 16; ++t) {  // rules 3 and 4 for the products
-      const VecI mag = ((sa[k0 + t] * sb[k0 + t]) << 15) >> vmin(e_max - te[t], VecI{} + 31);
+      const VecI mag = (sa[k0 + t] * sb15[k0 + t]) >> vmin(e_max - te[t], VecI{} + 31);
       const VecI s = sga[k0 + t] ^ sgb[k0 + t];
       sum += (mag ^ s) - s;
     }
     // Rules 5 and 6: normalise once, truncate to FP32, +0 for zero.
     const VecI neg = sum < 0;
-    const VecI mag = neg ? -sum : sum;
+    const VecI mag = (sum ^ neg) - neg;
     // floor(log2(mag)) from the float exponent; clearing the low 8 bits above 2^24 keeps the
     // int -> float conversion exact, so it cannot round up to the next power of two.
-    const VecI exact = mag > 0xFFFFFF ? (mag & ~0xFF) : mag;
+    const VecI exact = mag & ~((mag > 0xFFFFFF) & 0xFF);
     const VecF as_float = __builtin_convertvector(exact, VecF);
     const VecI top = (reinterpret_cast<VecI>(as_float) >> 23) - 127;
     const VecI lead = top + e_max - 25;
     const VecI len = top + 1;
     const VecI sig_normal = (mag >> clamp_shift(len - 24)) << clamp_shift(24 - len);
     const VecI sub_shift = e_max + 124;  // grid 2^(E - 25) onto 2^-149
-    const VecI sig_sub = sub_shift >= 0 ? mag << clamp_shift(sub_shift) : mag >> clamp_shift(-sub_shift);
+    const VecI sig_sub = (mag << clamp_shift(sub_shift)) >> clamp_shift(-sub_shift);  // one of them is 0
     const VecI normal = lead >= -126;
-    c_sig = normal ? sig_normal : sig_sub;
+    c_sig = select(normal, sig_normal, sig_sub);
     const VecI zero = c_sig == 0;
     ovf |= (lead >= 128) & ~zero;
-    c_exp = zero ? VecI{} + kZeroAccExp : (normal ? lead : VecI{} - 126);
-    c_neg = zero ? VecI{} + 0 : neg;
+    c_exp = select(zero, VecI{} + kZeroAccExp, select(normal, lead, VecI{} - 126));
+    c_neg = neg & ~zero;
   }
   const VecI bits = (c_neg & static_cast<std::int32_t>(0x80000000u)) | (((c_exp + 126) << 23) + c_sig);
-  *p_bits = c_sig == 0 ? VecI{} + 0 : bits;
+  *p_bits = bits & ~(c_sig == 0);
   *overflow = ovf;
 }
 
@@ -172,37 +184,51 @@ struct CanonicalTask {
 W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_t nb) {
   const GemmView& v = *task.v;
   const std::uint32_t n0 = nb * kLanes, lanes = std::min<std::uint32_t>(kLanes, v.n - n0);
-  alignas(64) VecI eb[kKStep], sb[kKStep], sgb[kKStep];
-  std::vector<std::uint32_t> acc(static_cast<std::size_t>(task.rows) * kLanes, 0u);  // +0
+  alignas(64) VecI eb[kKStep], sb15[kKStep], sgb[kKStep];
+  alignas(64) std::uint8_t codes[kKStep][kLanes];
+  alignas(64) float scale[kLanes];
+  std::vector<float> acc(static_cast<std::size_t>(task.rows) * kLanes, 0.0f);  // +0 per output
   for (std::uint32_t s = 0; s < v.k_steps(); ++s) {
-    bool w_special[kLanes] = {};
-    for (std::uint32_t kk = 0; kk < kKStep; ++kk) {
-      for (std::uint32_t l = 0; l < kLanes; ++l) {
-        const std::uint8_t code = l < lanes ? v.w[static_cast<std::size_t>(n0 + l) * v.k + s * kKStep + kk] : 0;
-        eb[kk][l] = kWeights.exp[code]; sb[kk][l] = kWeights.sig4[code]; sgb[kk][l] = kWeights.sign[code];
-        w_special[l] |= e4m3fn_is_nan(code);
-      }
+    // The step's weights, transposed to [k][lane]; missing lanes hold code 0 (+0).
+    std::memset(codes, 0, sizeof codes);
+    for (std::uint32_t l = 0; l < lanes; ++l) {
+      const std::uint8_t* row = v.w + static_cast<std::size_t>(n0 + l) * v.k + s * kKStep;
+      for (std::uint32_t kk = 0; kk < kKStep; ++kk) codes[kk][l] = row[kk];
     }
+    VecI w_nan = VecI{} + 0;
+    for (std::uint32_t kk = 0; kk < kKStep; ++kk) {
+      VecU8 code;
+      std::memcpy(&code, codes[kk], sizeof code);
+      const WeightFields f = decode_e4m3_lanes(__builtin_convertvector(code, VecI));
+      eb[kk] = f.exp; sb15[kk] = f.sig15; sgb[kk] = f.sign;
+      w_nan |= f.nan;
+    }
+    for (std::uint32_t l = 0; l < kLanes; ++l) scale[l] = l < lanes ? v.scale(n0 + l, s) : 0.0f;
     for (std::uint32_t r = 0; r < task.rows; ++r) {
-      const std::uint32_t m = task.m0 + r;
       const std::size_t base = static_cast<std::size_t>(r) * task.a->k + s * kKStep;
       const bool a_special = task.a->special[static_cast<std::size_t>(r) * v.k_steps() + s] != 0;
-      VecI p = VecI{} + 0, ovf = VecI{} - 1;
-      if (!a_special)
-        step_partials(&task.a->exp[base], &task.a->sig[base], &task.a->sign[base], eb, sb, sgb, &p, &ovf);
-      for (std::uint32_t l = 0; l < lanes; ++l) {
-        const std::uint32_t n = n0 + l;
-        const std::uint32_t p_bits = a_special || w_special[l] || ovf[l]
-                                         ? canonical_step_partial_bits(v, task.arch, m, n, s)
-                                         : static_cast<std::uint32_t>(p[l]);
-        std::uint32_t& a_l = acc[static_cast<std::size_t>(r) * kLanes + l];
-        a_l = f32_fma_rne_bits(p_bits, f32_to_bits(v.scale(n, s)), a_l);
+      VecI p = VecI{} + 0, fallback = VecI{} - 1;
+      if (!a_special) {
+        step_partials(&task.a->exp[base], &task.a->sig[base], &task.a->sign[base], eb, sb15, sgb, &p, &fallback);
+        fallback |= w_nan;
       }
+      alignas(64) std::uint32_t p_bits[kLanes];
+      std::memcpy(p_bits, &p, sizeof p_bits);
+      alignas(64) std::int32_t redo[kLanes];
+      std::memcpy(redo, &fallback, sizeof redo);
+      for (std::uint32_t l = 0; l < lanes; ++l)
+        if (redo[l]) p_bits[l] = canonical_step_partial_bits(v, task.arch, task.m0 + r, n0 + l, s);
+      // acc = fma.rn(p, S, acc) per lane: IEEE fused, as f32_fma_rne_bits; only a NaN's payload
+      // may differ from the model's 0x7FFFFFFF, and every NaN ends as BF16 0x7FFF.
+      alignas(64) float p_f[kLanes];
+      std::memcpy(p_f, p_bits, sizeof p_f);
+      float* acc_r = &acc[static_cast<std::size_t>(r) * kLanes];
+      for (int l = 0; l < kLanes; ++l) acc_r[l] = __builtin_fmaf(p_f[l], scale[l], acc_r[l]);
     }
   }
   for (std::uint32_t r = 0; r < task.rows; ++r)
     for (std::uint32_t l = 0; l < lanes; ++l)
-      task.c[(task.m0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(acc[static_cast<std::size_t>(r) * kLanes + l]);
+      task.c[(task.m0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(f32_to_bits(acc[static_cast<std::size_t>(r) * kLanes + l]));
 }
 
 // ---- GEMV order (gemv.hpp) -----------------------------------------------------------------
