@@ -10,8 +10,10 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def cli() -> str:
-    """The w8a16check CLI: $W8A16_CLI, else build/bin/w8a16check (tools/build makes it)."""
-    path = os.environ.get("W8A16_CLI", str(REPO / "build" / "bin" / "w8a16check"))
+    """The w8a16check CLI: $W8A16_CLI, else the one of the build tree _core came from."""
+    from w8a16check import _paths
+
+    path = os.environ.get("W8A16_CLI", str(_paths.core_dir().parents[1] / "bin" / "w8a16check"))
     if not os.access(path, os.X_OK):
         pytest.fail(f"the CLI {path} is missing: run tools/build (or set W8A16_CLI)")
     return path

@@ -3,23 +3,20 @@
 """Python view of the w8a16check emulator (reference/) and recording formats (golden/).
 
 Every function takes and returns raw bits in numpy arrays of an exact dtype; nothing here decodes,
-rounds or multiplies: the compiled module ``_core`` (built by CMake next to this file) does, with
-the same C++ the command-line tool and the C++ tests use. Wrong dtypes raise TypeError, wrong
-shapes, lengths or names raise ValueError; each message names the argument.
+rounds or multiplies: the compiled module ``_core`` does, with the same C++ the command-line tool
+and the C++ tests use. ``_core`` lives in a build tree (``<build>/python/w8a16check``); _paths.py
+says which. Wrong dtypes raise TypeError, wrong shapes, lengths or names raise ValueError; each
+message names the argument.
 """
 from __future__ import annotations
 
 import numpy as np
 
-try:
-    from . import _core
-except ImportError as exc:  # the package is importable only after the C++ build
-    raise ImportError(
-        "w8a16check._core is not built: run `tools/setup && tools/build` (the module is written into "
-        f"{__path__[0]})"
-    ) from exc
+from . import _paths
 
-from ._core import (  # noqa: F401  (re-exported API)
+_core = _paths.load_core(__name__)  # from the build tree (_paths.py says which), not from here
+
+from ._core import (  # noqa: E402,F401  (re-exported API)
     CASE_OUTPUT_SENTINEL_BITS,
     case_inputs,
     E4M3FN_TO_BF16_BITS,
