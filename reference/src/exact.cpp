@@ -137,6 +137,54 @@ void round_rne(const std::uint32_t* mag, int lsb, int precision, int min_q, std:
   *q_out = q;
 }
 
+
+// The E4M3 codes' BF16 decodes as terms (NaN codes unused).
+struct WeightTerms {
+  Term t[256];
+  WeightTerms() { for (int c = 0; c < 256; ++c) t[c] = bf16_term(e4m3fn_to_bf16_bits(static_cast<std::uint8_t>(c))); }
+};
+const WeightTerms kWeightTerms;
+
+// One step's exact sum sum_k a*w as a sign and magnitude digits (digit i weighs 2^(lsb + 32 i)).
+struct StepSum {
+  bool negative = false, zero = true;
+  int lsb = 0, digits = 0;
+  std::uint32_t mag[12] = {};
+};
+
+// The step's finite products. When their exponents span at most 100 bits (the usual case), an
+// __int128 holds the sum exactly: a product is below 2^16, 128 of them add 7 bits, 16 + 7 + 100
+// < 127. Otherwise the wide fixed-point accumulator takes them one by one.
+StepSum exact_step_sum(const std::uint32_t* sig, const int* exp, const bool* negative, int count, int e_min, int e_max) {
+  StepSum r;
+  if (count == 0) return r;
+  if (e_max - e_min <= 100) {
+    __int128 acc = 0;
+    for (int i = 0; i < count; ++i) {
+      const __int128 t = static_cast<__int128>(sig[i]) << (exp[i] - e_min);
+      const __int128 sign = -static_cast<__int128>(negative[i]);  // 0 or -1: no branch on random signs
+      acc += (t ^ sign) - sign;
+    }
+    if (acc == 0) return r;
+    r.zero = false;
+    r.negative = acc < 0;
+    const unsigned __int128 mag = r.negative ? -static_cast<unsigned __int128>(acc) : static_cast<unsigned __int128>(acc);
+    r.lsb = e_min;
+    r.digits = 4;
+    for (int i = 0; i < 4; ++i) r.mag[i] = static_cast<std::uint32_t>(mag >> (32 * i));
+    return r;
+  }
+  InnerSum inner;
+  for (int i = 0; i < count; ++i) inner.add(sig[i], exp[i], negative[i]);
+  inner.normalise();
+  if (inner.is_zero()) return r;
+  r.zero = false;
+  r.negative = inner.magnitude(r.mag);
+  r.lsb = -160;
+  r.digits = 12;
+  return r;
+}
+
 }  // namespace
 
 ExactOutput exact_element(const GemmView& v, std::uint32_t m, std::uint32_t n) {
@@ -144,23 +192,31 @@ ExactOutput exact_element(const GemmView& v, std::uint32_t m, std::uint32_t n) {
   const std::uint8_t* w_row = v.w + static_cast<std::size_t>(n) * v.k;
   SpecialSum total;
   OuterSum outer;
+  std::uint32_t term_sig[kKStep];
+  int term_exp[kKStep];
+  bool term_negative[kKStep];
   for (std::uint32_t s = 0; s < v.k_steps(); ++s) {
     SpecialSum step;
-    InnerSum inner;
+    int count = 0, e_min = 1 << 20, e_max = -(1 << 20);
     for (std::uint32_t k = s * kKStep; k < (s + 1) * kKStep; ++k) {
       const std::uint16_t a = a_row[k];
-      const std::uint16_t w = e4m3fn_to_bf16_bits(w_row[k]);  // exact (NUMERICS.md 1.2)
+      const std::uint8_t code = w_row[k];  // decoded to BF16 exactly (NUMERICS.md 1.2)
       const bool a_nan = (a & 0x7FFF) > 0x7F80, a_inf = (a & 0x7FFF) == 0x7F80;
-      if (a_nan || e4m3fn_is_nan(w_row[k])) { step.nan = true; continue; }
-      const bool w_zero = (w & 0x7FFF) == 0;
+      if (a_nan || e4m3fn_is_nan(code)) { step.nan = true; continue; }
+      const bool w_zero = (code & 0x7F) == 0;
       if (a_inf) {  // E4M3 has no Inf, so only A can bring one
         if (w_zero) step.nan = true;
-        else step.add_inf(((a ^ w) >> 15) != 0);
+        else step.add_inf(((a >> 15) ^ (code >> 7)) != 0);
         continue;
       }
       if (w_zero || (a & 0x7FFF) == 0) continue;
-      const Term ta = bf16_term(a), tw = bf16_term(w);
-      inner.add(std::uint64_t{ta.sig} * tw.sig, ta.exp + tw.exp, ta.negative != tw.negative);
+      const Term ta = bf16_term(a), tw = kWeightTerms.t[code];
+      term_sig[count] = ta.sig * tw.sig;
+      term_exp[count] = ta.exp + tw.exp;
+      term_negative[count] = ta.negative != tw.negative;
+      e_min = term_exp[count] < e_min ? term_exp[count] : e_min;
+      e_max = term_exp[count] > e_max ? term_exp[count] : e_max;
+      ++count;
     }
     const std::uint32_t s_bits = [&] { std::uint32_t b; const float f = v.scale(n, s); std::memcpy(&b, &f, 4); return b; }();
     const bool s_nan = (s_bits & 0x7FFFFFFF) > 0x7F800000, s_inf = (s_bits & 0x7FFFFFFF) == 0x7F800000;
@@ -172,19 +228,17 @@ ExactOutput exact_element(const GemmView& v, std::uint32_t m, std::uint32_t n) {
       else total.add_inf((step_kind == ExactKind::neg_inf) != s_negative);
       continue;
     }
-    inner.normalise();
+    const StepSum sum = exact_step_sum(term_sig, term_exp, term_negative, count, e_min, e_max);
     if (s_inf) {  // a finite step sum times Inf: NaN when the sum is exactly 0
-      if (inner.is_zero()) total.nan = true;
-      else total.add_inf((inner.d[11] < 0) != s_negative);
+      if (sum.zero) total.nan = true;
+      else total.add_inf(sum.negative != s_negative);
       continue;
     }
-    if (s_zero || inner.is_zero()) continue;
-    // outer += inner * S, digit by digit: each digit times the scale's 24-bit significand.
-    std::uint32_t mag[12];
-    const bool inner_negative = inner.magnitude(mag);
+    if (s_zero || sum.zero) continue;
+    // outer += sum * S, digit by digit: each digit times the scale's 24-bit significand.
     const Term ts = f32_term(s_bits);
-    for (int i = 0; i < 12; ++i)
-      if (mag[i]) outer.add(std::uint64_t{mag[i]} * ts.sig, -160 + 32 * i + ts.exp, inner_negative != ts.negative);
+    for (int i = 0; i < sum.digits; ++i)
+      if (sum.mag[i]) outer.add(std::uint64_t{sum.mag[i]} * ts.sig, sum.lsb + 32 * i + ts.exp, sum.negative != ts.negative);
   }
 
   ExactOutput out;

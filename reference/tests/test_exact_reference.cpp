@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -102,6 +103,113 @@ RC_GTEST_PROP(ExactReference, MatchesANaiveSecondImplementationOnSmallCases, ())
   ref::gemm_exact(c.view(), out.data(), c.n);
   for (std::uint32_t m = 0; m < c.m; ++m)
     for (std::uint32_t n = 0; n < c.n; ++n) expect_same(out[m * c.n + n], naive_exact(c, m, n));
+}
+
+// A second naive oracle for finite operands over the whole exponent range: every product
+// a * w * S (at most 40 significant bits) added term by term into base-2^16 digits from 2^-304,
+// then turned into a plain array of bits and rounded by scanning it.
+ExactOutput naive_exact_wide(const GemmCase& c, std::uint32_t m, std::uint32_t n) {
+  constexpr int kLsb = -304, kDigits = 48;  // 2^-304 .. 2^464
+  std::vector<std::int64_t> d(kDigits, 0);
+  for (std::uint32_t k = 0; k < c.k; ++k) {
+    const std::uint32_t a = std::uint32_t{c.a[m * c.a_row_stride + k]} << 16;
+    const std::uint32_t w = std::uint32_t{ref::e4m3fn_to_bf16_bits(c.w[static_cast<std::size_t>(n) * c.k + k])} << 16;
+    std::uint32_t s;
+    std::memcpy(&s, &c.s[(n / 128) * (c.k / 128) + k / 128], 4);
+    std::uint64_t sig = 1;
+    int exp = 0;
+    bool negative = false;
+    for (std::uint32_t x : {a, w, s}) {  // each an FP32 pattern: sig * 2^(field - 150)
+      const int field = (x >> 23) & 0xFF;
+      std::uint64_t factor = field == 0 ? (x & 0x7FFFFF) : ((x & 0x7FFFFF) | 0x800000);
+      exp += (field == 0 ? 1 : field) - 150;
+      // Trailing zeros off each factor: BF16 and E4M3 significands then have 8 and 4 bits, so the
+      // product has at most 36 and its exponent is at least -291.
+      while (factor != 0 && (factor & 1) == 0) { factor >>= 1; ++exp; }
+      sig *= factor;
+      negative ^= (x >> 31) != 0;
+    }
+    if (sig == 0) continue;
+    const int pos = exp - kLsb;
+    for (int chunk = 0; sig >> (16 * chunk) != 0 || chunk == 0; ++chunk) {
+      const int bit = pos + 16 * chunk;
+      const std::int64_t part = static_cast<std::int64_t>((sig >> (16 * chunk)) & 0xFFFF) << (bit % 16);
+      d[bit / 16] += negative ? -part : part;
+      if (chunk == 3) break;
+    }
+  }
+  for (int i = 0; i + 1 < kDigits; ++i) {  // carries, base 2^16, floor division
+    const std::int64_t carry = d[i] >= 0 ? d[i] / 65536 : -((-d[i] + 65535) / 65536);
+    d[i] -= carry * 65536;
+    d[i + 1] += carry;
+  }
+  const bool negative = d[kDigits - 1] < 0;
+  if (negative) {  // negate: every digit of -x, then carries again
+    for (auto& x : d) x = -x;
+    for (int i = 0; i + 1 < kDigits; ++i) {
+      const std::int64_t carry = d[i] >= 0 ? d[i] / 65536 : -((-d[i] + 65535) / 65536);
+      d[i] -= carry * 65536;
+      d[i + 1] += carry;
+    }
+  }
+  std::vector<int> bits(16 * kDigits);
+  for (int i = 0; i < 16 * kDigits; ++i) bits[i] = static_cast<int>((d[i / 16] >> (i % 16)) & 1);
+  ExactOutput out;
+  int top = 16 * kDigits - 1;
+  while (top >= 0 && bits[top] == 0) --top;
+  if (top < 0) return out;
+  auto round = [&](int precision, int min_q, std::uint64_t* kept, int* q) {
+    *q = std::max(top + kLsb - (precision - 1), min_q);
+    const int qb = *q - kLsb;
+    *kept = 0;
+    for (int i = top; i >= qb && i >= 0; --i) *kept = *kept * 2 + static_cast<std::uint64_t>(bits[i]);
+    const bool half = qb - 1 >= 0 && bits[qb - 1];
+    bool sticky = false;
+    for (int i = qb - 2; i >= 0; --i) sticky = sticky || bits[i];
+    if (half && (sticky || (*kept & 1))) ++*kept;
+  };
+  std::uint64_t kept;
+  int q;
+  round(53, -1074, &kept, &q);
+  out.value_rn = std::ldexp(static_cast<double>(kept), q) * (negative ? -1.0 : 1.0);
+  round(8, -133, &kept, &q);
+  const float magnitude = std::ldexp(static_cast<float>(kept), q);  // Inf past FLT_MAX, subnormal kept
+  std::uint32_t f = bits_of(magnitude);
+  // kept * 2^q is a BF16 value or at least 2^128, so the FP32 bits end in 16 zeros; >= 2^128: Inf.
+  if (std::isinf(magnitude) || (f >> 16) > 0x7F7F) f = 0x7F800000u;
+  out.bf16_rne_bits = static_cast<std::uint16_t>((f >> 16) | (negative ? 0x8000 : 0));
+  return out;
+}
+
+RC_GTEST_PROP(ExactReference, MatchesABitByBitOracleOverTheWholeExponentRange, ()) {
+  GemmCase c(*rc::gen::inRange(1u, 3u), *rc::gen::inRange(1u, 20u), 128 * *rc::gen::inRange(1u, 4u));
+  const int lo = *rc::gen::inRange(-133, 0), hi = *rc::gen::inRange(0, 128);
+  w8a16::test::fill_random(c, 0, std::max(lo, -126), hi);
+  if (*rc::gen::arbitrary<bool>())  // subnormal activations
+    for (int i = 0; i < 10; ++i)
+      c.a_at(*rc::gen::inRange(0u, c.m), *rc::gen::inRange(0u, c.k)) = static_cast<std::uint16_t>(*rc::gen::inRange(1, 128));
+  for (auto& x : c.s)  // scales over FP32's whole finite range, subnormals and zero included
+    x = w8a16::test::f32_of_bits(*rc::gen::inRange(0u, 0x7F800000u) | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
+  RC_CLASSIFY(hi - lo > 100, "a step spans more than 100 bits");
+  std::vector<ExactOutput> out(c.m * c.n);
+  ref::gemm_exact(c.view(), out.data(), c.n);
+  for (std::uint32_t m = 0; m < c.m; ++m)
+    for (std::uint32_t n = 0; n < c.n; ++n) expect_same(out[m * c.n + n], naive_exact_wide(c, m, n));
+}
+
+TEST(ExactReference, CancelsAcrossTheWholeRangeInsideOneStep) {
+  GemmCase c(1, 1, 128);
+  c.a_at(0, 0) = 0x7F7F; c.w_at(0, 0) = 0x7E;  // (2^128 - 2^120) * 448
+  c.a_at(0, 1) = 0xFF7F; c.w_at(0, 1) = 0x7E;  // minus the same
+  c.a_at(0, 2) = 0x0001; c.w_at(0, 2) = 0x01;  // 2^-133 * 2^-9 = 2^-142
+  c.s_at(0, 0) = w8a16::test::f32_of_bits(0x00000001u);  // 2^-149
+  const ExactOutput r = ref::exact_element(c.view(), 0, 0);
+  EXPECT_EQ(r.kind, ExactKind::finite);
+  EXPECT_EQ(bits_of(r.value_rn), bits_of(std::ldexp(1.0, -291)));
+  c.s_at(0, 0) = w8a16::test::f32_of_bits(0x7F800000u);  // the step sum is 2^-142, not 0: Inf
+  EXPECT_EQ(ref::exact_element(c.view(), 0, 0).kind, ExactKind::pos_inf);
+  c.a_at(0, 2) = 0;  // now exactly 0 times Inf: NaN
+  EXPECT_EQ(ref::exact_element(c.view(), 0, 0).kind, ExactKind::nan);
 }
 
 RC_GTEST_PROP(ExactReference, GivesTheSameBytesOnOneThreadAndOnAll, ()) {
