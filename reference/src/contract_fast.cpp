@@ -63,7 +63,8 @@ typedef std::uint8_t VecU8 __attribute__((vector_size(kLanes)));
 
 constexpr std::int32_t kZeroExp = -4096;       // exponent of a zero operand (rule 2: takes no part)
 constexpr std::int32_t kZeroAccExp = -16384;   // exponent of a zero accumulator
-constexpr std::uint32_t kRowChunk = 64;        // rows of A unpacked at a time (bounds the memory)
+constexpr std::uint32_t kRowTile = 64;                 // rows of one task (its accumulators)
+constexpr std::size_t kUnpackElements = std::size_t{1} << 22;  // A elements unpacked at a time (48 MiB)
 
 // Lane-wise mask ? a : b, for masks of all ones or all zeros (what vector comparisons give). Written
 // with bitwise operations because GCC lowers some vector ?: forms lane by lane.
@@ -108,13 +109,13 @@ struct UnpackedA {
   std::vector<std::uint8_t> special;         // [row][step]: a NaN or Inf in that 128-K slice
 };
 
-UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows) {
+UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows, unsigned threads) {
   UnpackedA u;
   u.k = v.k;
   const std::size_t count = static_cast<std::size_t>(rows) * v.k;
   u.exp.resize(count); u.sig.resize(count); u.sign.resize(count);
   u.special.assign(static_cast<std::size_t>(rows) * v.k_steps(), 0);
-  for (std::uint32_t r = 0; r < rows; ++r) {
+  parallel_for(rows, threads, [&](std::uint32_t r) {
     const std::uint16_t* a = v.a + static_cast<std::size_t>(m0 + r) * v.a_row_stride;
     for (std::uint32_t k = 0; k < v.k; ++k) {
       const Fields f = bf16_fields(a[k]);
@@ -122,7 +123,7 @@ UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows) {
       u.exp[i] = f.exp; u.sig[i] = f.sig; u.sign[i] = f.sign;
       if ((a[k] & 0x7F80) == 0x7F80) u.special[static_cast<std::size_t>(r) * v.k_steps() + k / kKStep] = 1;
     }
-  }
+  });
   return u;
 }
 
@@ -174,20 +175,21 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
 struct CanonicalTask {
   const GemmView* v;
   Arch arch;
-  const UnpackedA* a;
-  std::uint32_t m0, rows;
+  const UnpackedA* a;  // rows m0, m0 + 1, ... of A
+  std::uint32_t m0;
   std::uint16_t* c;
   std::size_t c_row_stride;
 };
 
-// Columns [16 nb, 16 nb + 16) of rows [m0, m0 + rows).
-W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_t nb) {
+// Columns [16 nb, 16 nb + 16) of the unpacked rows [r0, r0 + rows), i.e. rows m0 + r0, ... of C.
+W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_t nb, std::uint32_t r0,
+                                         std::uint32_t rows) {
   const GemmView& v = *task.v;
   const std::uint32_t n0 = nb * kLanes, lanes = std::min<std::uint32_t>(kLanes, v.n - n0);
   alignas(64) VecI eb[kKStep], sb15[kKStep], sgb[kKStep];
   alignas(64) std::uint8_t codes[kKStep][kLanes];
   alignas(64) float scale[kLanes];
-  std::vector<float> acc(static_cast<std::size_t>(task.rows) * kLanes, 0.0f);  // +0 per output
+  std::vector<float> acc(static_cast<std::size_t>(rows) * kLanes, 0.0f);  // +0 per output
   for (std::uint32_t s = 0; s < v.k_steps(); ++s) {
     // The step's weights, transposed to [k][lane]; missing lanes hold code 0 (+0).
     std::memset(codes, 0, sizeof codes);
@@ -204,9 +206,9 @@ W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_
       w_nan |= f.nan;
     }
     for (std::uint32_t l = 0; l < kLanes; ++l) scale[l] = l < lanes ? v.scale(n0 + l, s) : 0.0f;
-    for (std::uint32_t r = 0; r < task.rows; ++r) {
-      const std::size_t base = static_cast<std::size_t>(r) * task.a->k + s * kKStep;
-      const bool a_special = task.a->special[static_cast<std::size_t>(r) * v.k_steps() + s] != 0;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      const std::size_t base = static_cast<std::size_t>(r0 + r) * task.a->k + s * kKStep;
+      const bool a_special = task.a->special[static_cast<std::size_t>(r0 + r) * v.k_steps() + s] != 0;
       VecI p = VecI{} + 0, fallback = VecI{} - 1;
       if (!a_special) {
         step_partials(&task.a->exp[base], &task.a->sig[base], &task.a->sign[base], eb, sb15, sgb, &p, &fallback);
@@ -217,7 +219,7 @@ W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_
       alignas(64) std::int32_t redo[kLanes];
       std::memcpy(redo, &fallback, sizeof redo);
       for (std::uint32_t l = 0; l < lanes; ++l)
-        if (redo[l]) p_bits[l] = canonical_step_partial_bits(v, task.arch, task.m0 + r, n0 + l, s);
+        if (redo[l]) p_bits[l] = canonical_step_partial_bits(v, task.arch, task.m0 + r0 + r, n0 + l, s);
       // acc = fma.rn(p, S, acc) per lane: IEEE fused, as f32_fma_rne_bits; only a NaN's payload
       // may differ from the model's 0x7FFFFFFF, and every NaN ends as BF16 0x7FFF.
       alignas(64) float p_f[kLanes];
@@ -226,9 +228,9 @@ W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_
       for (int l = 0; l < kLanes; ++l) acc_r[l] = __builtin_fmaf(p_f[l], scale[l], acc_r[l]);
     }
   }
-  for (std::uint32_t r = 0; r < task.rows; ++r)
+  for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t l = 0; l < lanes; ++l)
-      task.c[(task.m0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(f32_to_bits(acc[static_cast<std::size_t>(r) * kLanes + l]));
+      task.c[(task.m0 + r0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(f32_to_bits(acc[static_cast<std::size_t>(r) * kLanes + l]));
 }
 
 // ---- GEMV order (gemv.hpp) -----------------------------------------------------------------
@@ -285,11 +287,19 @@ bool gemm_canonical_sm90(const GemmView& v, Arch arch, std::uint16_t* c, std::si
   const MmaPolicy& policy = mma_policy(arch);
   if (policy.blocks != 1 || policy.extra_bits != 2) return false;  // the grid and bounds above are sm90's
   const std::uint32_t blocks = (v.n + kLanes - 1) / kLanes;
-  for (std::uint32_t m0 = 0; m0 < v.m; m0 += kRowChunk) {
-    const std::uint32_t rows = std::min(kRowChunk, v.m - m0);
-    const UnpackedA a = unpack_a(v, m0, rows);
-    const CanonicalTask task{&v, arch, &a, m0, rows, c, c_row_stride};
-    parallel_for(blocks, threads, [&](std::uint32_t nb) { canonical_columns(task, nb); });
+  // Rows of A are unpacked a bounded slab at a time; each slab is cut into (64-row tile, 16-column
+  // block) tasks, columns fastest, so that concurrent tasks share the same rows of A.
+  const std::uint32_t slab = static_cast<std::uint32_t>(
+      std::max<std::size_t>(kRowTile, kUnpackElements / v.k / kRowTile * kRowTile));
+  for (std::uint32_t m0 = 0; m0 < v.m; m0 += slab) {
+    const std::uint32_t rows = std::min(slab, v.m - m0);
+    const UnpackedA a = unpack_a(v, m0, rows, threads);
+    const CanonicalTask task{&v, arch, &a, m0, c, c_row_stride};
+    const std::uint32_t tiles = (rows + kRowTile - 1) / kRowTile;
+    parallel_for(tiles * blocks, threads, [&](std::uint32_t i) {
+      const std::uint32_t r0 = i / blocks * kRowTile;
+      canonical_columns(task, i % blocks, r0, std::min(kRowTile, rows - r0));
+    });
   }
   return true;
 }

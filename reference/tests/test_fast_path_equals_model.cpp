@@ -101,6 +101,21 @@ TEST(FastCanonical, SumsJustBelowAPowerOfTwoNormaliseLikeTheModel) {
   EXPECT_GT(nonzero, 0);
 }
 
+// With K = 65536 at most 64 rows of A are unpacked at a time, so 70 rows take two slabs.
+TEST(FastCanonical, RowsBeyondOneUnpackedSlabMatchTheModel) {
+  GemmCase c(70, 2, 65536);
+  std::uint32_t x = 12345;
+  auto next = [&x] { x = x * 1664525u + 1013904223u; return x >> 8; };
+  for (auto& a : c.a) a = static_cast<std::uint16_t>((0x3C00 + next() % 0x800) | (next() & 1) << 15);
+  for (auto& w : c.w) { w = static_cast<std::uint8_t>(next()); if ((w & 0x7F) == 0x7F) w = 0x30; }
+  for (auto& s : c.s) s = 0.0078125f * static_cast<float>(1 + next() % 8);
+  std::vector<std::uint16_t> out(c.m * c.n);
+  ref::gemm_canonical(c.view(), Arch::sm90, out.data(), c.n);
+  for (std::uint32_t m = 0; m < c.m; ++m)
+    for (std::uint32_t n = 0; n < c.n; ++n)
+      EXPECT_EQ(out[m * c.n + n], ref::canonical_element_bf16(c.view(), Arch::sm90, m, n)) << m << " " << n;
+}
+
 RC_GTEST_PROP(FastCanonical, Sm80FallsBackToTheModel, ()) {
   const GemmCase c = random_case(4, 40, 2);
   std::vector<std::uint16_t> out(c.m * c.n);
