@@ -9,6 +9,7 @@
 
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/golden/case_rng.hpp"
 #include "w8a16/properties/generators.hpp"
 
 namespace {
@@ -213,6 +214,32 @@ TEST(CaseInputs, differentSeedsGiveDifferentInputs) {
     EXPECT_NE(golden::inputs_digest(regenerate_or_die(x)), golden::inputs_digest(regenerate_or_die(y)))
         << golden::distribution_name(d);
   }
+}
+
+// The random source against its published definitions, not against itself: SplitMix64 from seed
+// 0 (Vigna's splitmix64.c) begins 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4; below() is the high
+// half of a 128-bit product, checked here with the compiler's 128-bit integers.
+TEST(CaseRng, splitmix64MatchesItsReferenceOutputs) {
+  std::uint64_t state = 0;
+  EXPECT_EQ(golden::splitmix64_next(&state), 0xe220a8397b1dcdafull);
+  EXPECT_EQ(golden::splitmix64_next(&state), 0x6e789e6aa1b965f4ull);
+}
+
+// xoshiro256** (Blackman and Vigna's xoshiro256starstar.c) seeded with four SplitMix64 outputs
+// from 0, as computed by a separate Python transcription of both reference programs.
+TEST(CaseRng, xoshiro256StarStarMatchesAnIndependentTranscription) {
+  golden::Xoshiro256ss r(0);
+  EXPECT_EQ(r.next(), 0x99ec5f36cb75f2b4ull);
+  EXPECT_EQ(r.next(), 0xbf6e1f784956452aull);
+  EXPECT_EQ(r.next(), 0x1a5f849d4933e6e0ull);
+}
+
+RC_GTEST_PROP(CaseRng, belowIsTheHighHalfOfTheProductWithTheBound, (std::uint64_t seed, std::uint64_t bound)) {
+  RC_PRE(bound != 0);
+  golden::Xoshiro256ss a(seed), b(seed);
+  const std::uint64_t draw = a.next();
+  const auto wide = static_cast<unsigned __int128>(draw) * bound;
+  RC_ASSERT(b.below(bound) == static_cast<std::uint64_t>(wide >> 64));
 }
 
 // Pinned: the FNV-1a digests of a few gen=1 cases. If one changes, the generator changed and every
