@@ -55,7 +55,7 @@ enum class Distribution : std::uint8_t {
   specials,          // activation_like plus NaN, Inf, subnormal, -0, max in A; 0x7F/0xFF, max, -0 in W
   pow2_scales,       // activation_like operands, every scale a signed power of two
   special_scales,    // activation_like operands, scales 0, -0, negative, subnormal, Inf, NaN, normal
-  ones_pow2_scales,  // A = 1.0, W = 1.0, distinct powers of two per scale block (the indexing oracle)
+  ones_pow2_scales,  // A = 1.0, W = 1.0, powers of two distinct within a scale row of <= 20 blocks (oracle)
 };
 inline constexpr Distribution kAllDistributions[] = {
     Distribution::activation_like, Distribution::wide_exponents, Distribution::cancellation,
