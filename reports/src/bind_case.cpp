@@ -10,16 +10,9 @@
 #include "w8a16/golden/case_inputs.hpp"
 
 namespace w8a16::py_bind {
-namespace {
-
-golden::Case parse_line(const std::string& line) {
-  golden::Case c;
-  std::string error;
-  if (!golden::parse_case(line, &c, &error)) throw py::value_error("line: " + error);
-  return c;
-}
 
 // The fields of a case, plus what a Python caller needs to compute its expected output.
+// Shared with bind_recording.cpp.
 py::dict case_dict(const golden::Case& c) {
   py::dict d;
   d["line"] = golden::format_case(c);
@@ -35,6 +28,15 @@ py::dict case_dict(const golden::Case& c) {
   d["contract"] = golden::entry_point_is_gemv(c.entry) ? "gemv" : "canonical";  // NUMERICS.md 2.2 or 2.1
   d["problem"] = golden::case_problem(c);
   return d;
+}
+
+namespace {
+
+golden::Case parse_line(const std::string& line) {
+  golden::Case c;
+  std::string error;
+  if (!golden::parse_case(line, &c, &error)) throw py::value_error("line: " + error);
+  return c;
 }
 
 py::dict parse_case(const std::string& line) { return case_dict(parse_line(line)); }
