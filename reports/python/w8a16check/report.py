@@ -156,6 +156,9 @@ def render_html(s: dict) -> str:
              f"<p>{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}</code> "
              f"({e(s['mma_policy']['evidence'])}); {s['seconds']} s. {e(s['sampling'])}: "
              f"{s['columns_per_shape']} columns per shape, M in {e(str(s['rows']))}.</p>",
+             "<p>The GEMV entry points take M &le; 4 and M &le; 16 rows; at M = 64 the GEMV numbers are its "
+             "contract (NUMERICS.md 2.2) applied to each row, which is exact because every output depends only on "
+             "its own row: a larger sample of the same per-output arithmetic, not a launch a kernel would make.</p>",
              "<h2>Headline</h2>",
              _table(["quantity", "value"], [
                  ["outputs bit-identical between the contracts", f"{100 * t['identical_share']:.2f} %"],
