@@ -162,7 +162,7 @@ ExactOutput naive_exact_wide(const GemmCase& c, std::uint32_t m, std::uint32_t n
     *q = std::max(top + kLsb - (precision - 1), min_q);
     const int qb = *q - kLsb;
     *kept = 0;
-    for (int i = top; i >= qb && i >= 0; --i) *kept = *kept * 2 + static_cast<std::uint64_t>(bits[i]);
+    for (int i = top; i >= qb; --i) *kept = *kept * 2 + static_cast<std::uint64_t>(i >= 0 ? bits[i] : 0);
     const bool half = qb - 1 >= 0 && bits[qb - 1];
     bool sticky = false;
     for (int i = qb - 2; i >= 0; --i) sticky = sticky || bits[i];
