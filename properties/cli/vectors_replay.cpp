@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
+// Replays each recorded dot product of a .mmav file through the emulator's MMA policy, bit for bit.
 #include "vectors_replay.hpp"
 
 #include <cstdio>
@@ -15,7 +16,7 @@ VectorsReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& po
         const std::uint32_t got = ref::mma_k16_bits(policy, c.c[m * 8 + n], &c.a[m * 16], &c.bt[n * 16]);
         const std::uint32_t want = c.d[m * 8 + n];
         if (got == want) continue;
-        if (r.mismatches++ >= static_cast<std::uint64_t>(max_details)) continue;
+        if (r.mismatches++ >= static_cast<std::uint64_t>(max_details < 0 ? 0 : max_details)) continue;
         std::string line;
         char buf[64];
         std::snprintf(buf, sizeof buf, "case %zu m=%d n=%d c=%08X a=", i, m, n, c.c[m * 8 + n]);
