@@ -53,6 +53,7 @@ void gemm_canonical(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t 
 // ---- 2.2 scalar GEMV order ----------------------------------------------------------------
 // Documented in gemv.hpp.
 std::uint16_t gemv_element_bf16(const GemmView& v, std::uint32_t m, std::uint32_t n);
+// The whole output, as gemm_canonical; bit-identical to gemv_element_bf16 for every element.
 void gemm_gemv(const GemmView& v, std::uint16_t* c, std::size_t c_row_stride, unsigned threads = 0);
 
 }  // namespace w8a16::ref
