@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::uint8_t> again = golden::serialize_mmav(out);
   if (again.size() != size || std::memcmp(again.data(), data, size) != 0)
     finding("serialize_mmav(parse_mmav(bytes)) != bytes");
-  for (const golden::MmavCase& c : out.cases) run_model(c);
+  // The model on the first case only: 256 element evaluations per input already dominate the time.
+  if (!out.cases.empty()) run_model(out.cases.front());
   return 0;
 }
