@@ -15,8 +15,8 @@
 //    the model's truncation toward zero of the magnitude is floor((sa*sb4 << 15) / 2^d) =
 //    (sa*sb4 << 15) >> d, and any d >= 27 gives 0, so d is clamped to 31. c = csig * 2^(ec - 23)
 //    becomes (csig << 2) >> (E - ec) the same way.
-//  * Rule 4: sa*sb4 <= 255 * 15, so a product term is < 2^27 and a c term < 2^26: 16 of the one
-//    and one of the other stay below 2^31, so an int32 holds the exact sum.
+//  * Rule 4: sa*sb4 <= 255 * 15, so a product term is at most 3825 * 2^15 and a c term below
+//    2^26: 16 * 3825 * 2^15 + 2^26 < 2^31, so an int32 holds the exact sum.
 //  * Rules 5, 6: the sum's magnitude is normalised once with its bit length, truncated to 24 bits
 //    (or to the 2^-149 grid below 2^-126), and a zero result is +0: mma.cpp's round_rz_to_f32.
 //    The result is carried to the next MMA as (sign, field, significand), the same fields
@@ -58,11 +58,15 @@ namespace {
 
 constexpr int kLanes = 16;
 typedef std::int32_t VecI __attribute__((vector_size(4 * kLanes)));
+typedef std::uint32_t VecU __attribute__((vector_size(4 * kLanes)));  // for shifts that may wrap
 typedef float VecF __attribute__((vector_size(4 * kLanes)));
 typedef std::uint8_t VecU8 __attribute__((vector_size(kLanes)));
 
-constexpr std::int32_t kZeroExp = -4096;       // exponent of a zero operand (rule 2: takes no part)
-constexpr std::int32_t kZeroAccExp = -16384;   // exponent of a zero accumulator
+// Exponents of zero operands and of a zero accumulator (rule 2: they take no part). A product
+// with a zero factor has te <= -4096 + 135; real products have te >= -135. A zero accumulator
+// sits between the two, so E >= kZeroAccExp and every shift count E - te is >= 0.
+constexpr std::int32_t kZeroExp = -4096;
+constexpr std::int32_t kZeroAccExp = -2048;
 constexpr std::uint32_t kRowTile = 64;                 // rows of one task (its accumulators)
 constexpr std::size_t kUnpackElements = std::size_t{1} << 22;  // A elements unpacked at a time (48 MiB)
 
@@ -159,7 +163,9 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
     const VecI len = top + 1;
     const VecI sig_normal = (mag >> clamp_shift(len - 24)) << clamp_shift(24 - len);
     const VecI sub_shift = e_max + 124;  // grid 2^(E - 25) onto 2^-149
-    const VecI sig_sub = (mag << clamp_shift(sub_shift)) >> clamp_shift(-sub_shift);  // one of them is 0
+    // One of the two counts is 0; lanes where the left shift wraps are not subnormal, and unused.
+    const VecI sig_sub = reinterpret_cast<VecI>(reinterpret_cast<VecU>(mag) << reinterpret_cast<VecU>(clamp_shift(sub_shift))) >>
+                         clamp_shift(-sub_shift);
     const VecI normal = lead >= -126;
     c_sig = select(normal, sig_normal, sig_sub);
     const VecI zero = c_sig == 0;
@@ -167,7 +173,8 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
     c_exp = select(zero, VecI{} + kZeroAccExp, select(normal, lead, VecI{} - 126));
     c_neg = neg & ~zero;
   }
-  const VecI bits = (c_neg & static_cast<std::int32_t>(0x80000000u)) | (((c_exp + 126) << 23) + c_sig);
+  const VecU field = reinterpret_cast<VecU>(c_exp + 126) << 23;  // garbage only in zero lanes, masked
+  const VecI bits = (c_neg & static_cast<std::int32_t>(0x80000000u)) | reinterpret_cast<VecI>(field + reinterpret_cast<VecU>(c_sig));
   *p_bits = bits & ~(c_sig == 0);
   *overflow = ovf;
 }
