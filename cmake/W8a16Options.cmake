@@ -12,7 +12,9 @@ endif()
 
 if(W8A16_STATIC_RUNTIME)
   # The GPU machine has no Debian packages: its binaries carry their C++ runtime (DEVELOPERS.md).
-  add_link_options(-static-libstdc++ -static-libgcc)
+  # Executables only: a shared object (the Python module) with a private static libstdc++ inside a
+  # process that already has one breaks iostream locale facets (numbers stop formatting).
+  string(APPEND CMAKE_EXE_LINKER_FLAGS " -static-libstdc++ -static-libgcc")
 endif()
 
 set(W8A16_HAVE_CUDA OFF)
