@@ -109,6 +109,20 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
                {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &b->limits_.max_grid_x},
                {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &b->limits_.max_grid_y},
                {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &b->limits_.max_grid_z}};
+  {
+    char name[256] = {};
+    if (CUresult r = d->cuDeviceGetName(name, sizeof name - 1, dev); r != CUDA_SUCCESS)
+      return fail(driver_error(d, "cuDeviceGetName", r));
+    b->info_.name = name;
+    if (CUresult r = d->cuDriverGetVersion(&b->info_.driver_cuda_version); r != CUDA_SUCCESS)
+      return fail(driver_error(d, "cuDriverGetVersion", r));
+    if (CUresult r = d->cuDeviceGetAttribute(&b->info_.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+        r != CUDA_SUCCESS)
+      return fail(driver_error(d, "cuDeviceGetAttribute", r));
+    if (CUresult r = d->cuDeviceGetAttribute(&b->info_.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+        r != CUDA_SUCCESS)
+      return fail(driver_error(d, "cuDeviceGetAttribute", r));
+  }
   for (const auto& a : attrs) {
     int v = 0;
     if (CUresult r = d->cuDeviceGetAttribute(&v, a.attr, dev); r != CUDA_SUCCESS)
@@ -171,6 +185,19 @@ Status CudaBackend::execute(const Plan& p) {
   const CUresult r = drv_->cuLaunchKernel(f, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
                                           p.dynamic_smem, reinterpret_cast<CUstream>(p.stream), args, nullptr);
   return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuLaunchKernel ") + p.kernel_name, r);
+}
+
+Status CudaBackend::launch_by_name(const char* kernel, Dim3 grid, Dim3 block, void** args) {
+  if (!module_) return Status::error(Errc::kernel_missing, std::string(kernel) + ": no kernel module is loaded");
+  ContextScope scope(drv_, context_);
+  CUfunction f;
+  if (drv_->cuModuleGetFunction(&f, static_cast<CUmodule>(module_), kernel) != CUDA_SUCCESS)
+    return Status::error(Errc::kernel_missing, std::string(kernel) + ": not in the kernel module");
+  if (CUresult r = drv_->cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, nullptr, args, nullptr);
+      r != CUDA_SUCCESS)
+    return driver_error(drv_, std::string("cuLaunchKernel ") + kernel, r);
+  const CUresult r = drv_->cuCtxSynchronize();
+  return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuCtxSynchronize after ") + kernel, r);
 }
 
 Status CudaBackend::synchronize() {

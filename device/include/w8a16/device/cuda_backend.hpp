@@ -5,6 +5,7 @@
 // a binary that fails to start. No CUDA header here; the driver's types stay in the .cpp.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "w8a16/device/backend.hpp"
 
@@ -22,6 +23,13 @@ class CudaModuleRegistry final : public KernelRegistry {
  private:
   friend class CudaBackend;
   std::array<KernelHandle, kKernelCount> handles_{};
+};
+
+// What a recording names its hardware by (w8a16check probe / record).
+struct CudaDeviceInfo {
+  std::string name;             // cuDeviceGetName, e.g. "NVIDIA H200"
+  int cc_major = 0, cc_minor = 0;  // compute capability
+  int driver_cuda_version = 0;  // cuDriverGetVersion: the CUDA version the driver supports, e.g. 13000
 };
 
 class CudaBackend final : public Backend {
@@ -43,6 +51,13 @@ class CudaBackend final : public Backend {
   Status execute(const Plan& plan) override;
   Status synchronize() override;
 
+  CudaDeviceInfo device_info() const { return info_; }
+  // Launches a kernel of the loaded module that is not one of the family's (kernels.hpp), by its
+  // exported name, with the driver's argument array (one pointer per parameter), and synchronizes.
+  // The calibration probe (kernels/w8a16_probe_mma.cu) goes through this. A name the module lacks
+  // is `kernel_missing`; nothing is launched.
+  Status launch_by_name(const char* kernel, Dim3 grid, Dim3 block, void** args);
+
   // Bytes of the embedded fatbin (0 while no kernel file exists).
   static std::size_t embedded_module_bytes();
 
@@ -54,6 +69,7 @@ class CudaBackend final : public Backend {
   void* module_ = nullptr;   // CUmodule, null when the fatbin is empty
   CudaModuleRegistry registry_;
   DeviceLimits limits_;
+  CudaDeviceInfo info_;
 };
 
 }  // namespace w8a16::device
