@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The recording format (recording.hpp): digest, formatting, a strict parser and atomic writing.
+#include "w8a16/golden/recording.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <system_error>
+
+namespace w8a16::golden {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+int hex_value(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+bool parse_u64_dec(std::string_view s, std::uint64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  std::uint64_t v = 0;
+  for (char ch : s) {
+    if (ch < '0' || ch > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(ch - '0');
+  }
+  *out = v;
+  return true;
+}
+
+// Splits off the next space-separated token (single spaces, as written).
+std::string_view next_token(std::string_view* rest) {
+  const std::size_t sp = rest->find(' ');
+  std::string_view tok = rest->substr(0, sp);
+  *rest = sp == std::string_view::npos ? std::string_view{} : rest->substr(sp + 1);
+  return tok;
+}
+
+}  // namespace
+
+std::vector<std::uint16_t> used_outputs(const Case& c, const std::vector<std::uint16_t>& c_bits) {
+  std::vector<std::uint16_t> used;
+  used.reserve(static_cast<std::size_t>(c.m) * c.n);
+  for (std::uint64_t r = 0; r < c.m; ++r)
+    for (std::uint64_t j = 0; j < c.n; ++j) {
+      const std::uint64_t at = r * c.c_row_stride + j;
+      used.push_back(at < c_bits.size() ? c_bits[at] : 0);
+    }
+  return used;
+}
+
+std::uint64_t outputs_digest(const std::vector<std::uint16_t>& used) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint16_t v : used) {
+    h = (h ^ (v & 0xFFu)) * 0x100000001b3ull;
+    h = (h ^ (v >> 8)) * 0x100000001b3ull;
+  }
+  return h;
+}
+
+RecordedOutput make_recorded_output(const Case& c, const std::vector<std::uint16_t>& used) {
+  RecordedOutput r;
+  r.c = c;
+  r.outputs = used.size();
+  r.digest = outputs_digest(used);
+  if (r.outputs <= kRecordingFullOutputsMax) r.bits = used;
+  return r;
+}
+
+std::string format_recording(const Recording& r) {
+  std::string s;
+  s += std::string(kRecordingMagic) + " " + std::to_string(r.header.version) + "\n";
+  s += "gpu: " + r.header.gpu + "\n";
+  s += "compute_capability: " + r.header.compute_capability + "\n";
+  s += "driver: " + r.header.driver + "\n";
+  s += "cuda: " + r.header.cuda + "\n";
+  s += "commit: " + r.header.commit + "\n";
+  s += "digest: " + std::string(kRecordingDigestName) + "\n";
+  for (const RecordedOutput& o : r.outputs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "out 0x%016llx %llu ", static_cast<unsigned long long>(o.digest),
+                  static_cast<unsigned long long>(o.outputs));
+    s += buf;
+    if (o.bits.empty()) {
+      s += "-";
+    } else {
+      for (std::uint16_t v : o.bits) {
+        s += kHex[(v >> 12) & 15];
+        s += kHex[(v >> 8) & 15];
+        s += kHex[(v >> 4) & 15];
+        s += kHex[v & 15];
+      }
+    }
+    s += " " + format_case(o.c) + "\n";
+  }
+  return s;
+}
+
+bool parse_recording(std::string_view text, const std::string& source_name, Recording* out, std::string* error) {
+  Recording r;
+  static constexpr const char* kKeys[] = {"gpu", "compute_capability", "driver", "cuda", "commit", "digest"};
+  std::size_t keys_seen = 0;
+  bool magic_seen = false;
+  std::set<std::string> cases_seen;
+  long line_no = 0;
+  std::size_t pos = 0;
+  auto fail = [&](const std::string& why) {
+    *error = source_name + ":" + std::to_string(line_no) + ": " + why;
+    return false;
+  };
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    if (!magic_seen) {
+      std::string_view rest = line;
+      const std::string_view magic = next_token(&rest);
+      if (magic != kRecordingMagic)
+        return fail("not a recording: the first line must be '" + std::string(kRecordingMagic) + " <version>'");
+      std::uint64_t v = 0;
+      if (!parse_u64_dec(rest, &v)) return fail("corrupt version '" + std::string(rest) + "'");
+      if (v != kRecordingVersion)
+        return fail("unknown recording version " + std::to_string(v) + " (this build reads version " +
+                    std::to_string(kRecordingVersion) + ")");
+      r.header.version = static_cast<std::uint32_t>(v);
+      magic_seen = true;
+      continue;
+    }
+    if (keys_seen < std::size(kKeys)) {
+      const std::string key = kKeys[keys_seen];
+      const std::string prefix = key + ": ";
+      if (line.substr(0, prefix.size()) != prefix || line.size() == prefix.size())
+        return fail("expected the header line '" + key + ": <value>' here, got '" + std::string(line.substr(0, 60)) + "'");
+      const std::string value(line.substr(prefix.size()));
+      if (key == "gpu") r.header.gpu = value;
+      else if (key == "compute_capability") r.header.compute_capability = value;
+      else if (key == "driver") r.header.driver = value;
+      else if (key == "cuda") r.header.cuda = value;
+      else if (key == "commit") r.header.commit = value;
+      else if (value != kRecordingDigestName)
+        return fail("unknown digest '" + value + "' (this build knows " + std::string(kRecordingDigestName) + ")");
+      ++keys_seen;
+      continue;
+    }
+    std::string_view rest = line;
+    if (next_token(&rest) != "out") return fail("corrupt line: expected 'out 0x<digest> <outputs> <hex|-> case/1 ...'");
+    const std::string_view digest_tok = next_token(&rest);
+    if (digest_tok.size() != 18 || digest_tok.substr(0, 2) != "0x") return fail("corrupt digest '" + std::string(digest_tok) + "'");
+    RecordedOutput o;
+    for (char ch : digest_tok.substr(2)) {
+      const int v = hex_value(ch);
+      if (v < 0) return fail("corrupt digest '" + std::string(digest_tok) + "'");
+      o.digest = (o.digest << 4) | static_cast<std::uint64_t>(v);
+    }
+    const std::string_view count_tok = next_token(&rest);
+    if (!parse_u64_dec(count_tok, &o.outputs)) return fail("corrupt output count '" + std::string(count_tok) + "'");
+    const std::string_view bytes_tok = next_token(&rest);
+    std::string why;
+    if (!parse_case(rest, &o.c, &why)) return fail("corrupt case line: " + why);
+    if (o.outputs != static_cast<std::uint64_t>(o.c.m) * o.c.n)
+      return fail("output count " + std::to_string(o.outputs) + " is not m * n = " +
+                  std::to_string(static_cast<std::uint64_t>(o.c.m) * o.c.n));
+    const bool want_bits = o.outputs <= kRecordingFullOutputsMax;
+    if (!want_bits) {
+      if (bytes_tok != "-") return fail("full bytes given for " + std::to_string(o.outputs) + " outputs (only up to " +
+                                        std::to_string(kRecordingFullOutputsMax) + " are stored; expected '-')");
+    } else {
+      if (bytes_tok.size() != 4 * o.outputs)
+        return fail("expected " + std::to_string(4 * o.outputs) + " hex digits of full bytes, got " +
+                    std::to_string(bytes_tok.size()));
+      o.bits.resize(o.outputs);
+      for (std::size_t i = 0; i < o.outputs; ++i) {
+        std::uint32_t v = 0;
+        for (int d = 0; d < 4; ++d) {
+          const int h = hex_value(bytes_tok[4 * i + d]);
+          if (h < 0) return fail("corrupt full bytes: not hex at output " + std::to_string(i));
+          v = (v << 4) | static_cast<std::uint32_t>(h);
+        }
+        o.bits[i] = static_cast<std::uint16_t>(v);
+      }
+      if (outputs_digest(o.bits) != o.digest) return fail("the full bytes do not have the recorded digest (corrupt line)");
+    }
+    if (!cases_seen.insert(format_case(o.c)).second) return fail("case recorded twice: " + format_case(o.c));
+    r.outputs.push_back(std::move(o));
+  }
+  if (!magic_seen) {
+    *error = source_name + ": empty: not a recording";
+    return false;
+  }
+  if (keys_seen < std::size(kKeys)) {
+    *error = source_name + ": the header ends before '" + kKeys[keys_seen] + ":'";
+    return false;
+  }
+  *out = std::move(r);
+  return true;
+}
+
+bool read_recording_file(const std::string& path, Recording* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_recording(text, path, out, error);
+}
+
+bool write_recording_file(const std::string& path, const Recording& r, std::string* error) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) {
+      *error = tmp + ": cannot create";
+      return false;
+    }
+    const std::string text = format_recording(r);
+    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!f.flush()) {
+      *error = tmp + ": write failed";
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    *error = path + ": cannot rename the temporary file into place: " + ec.message();
+    std::filesystem::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+std::string gpu_slug(std::string_view name) {
+  std::string lower;
+  for (char ch : name) lower += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+  if (lower.rfind("nvidia ", 0) == 0) lower.erase(0, 7);
+  std::string slug;
+  for (char ch : lower) {
+    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+    if (keep) slug += ch;
+    else if (!slug.empty() && slug.back() != '-') slug += '-';
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug.empty() ? "unknown-gpu" : slug;
+}
+
+bool recording_is_from_gpu(const Recording& r, std::string_view gpu, std::string* error) {
+  if (gpu_slug(r.header.gpu) == gpu_slug(gpu)) return true;
+  *error = "the recording is from GPU '" + r.header.gpu + "', not '" + std::string(gpu) + "'";
+  return false;
+}
+
+}  // namespace w8a16::golden

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The recording format (recording.hpp): a round trip keeps every field, and each kind of bad input
+// is an error value naming the line and the reason, leaving the output untouched.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "w8a16/golden/recording.hpp"
+
+namespace {
+
+using namespace w8a16::golden;
+
+Case small_case() {
+  Case c;
+  std::string error;
+  EXPECT_TRUE(parse_case("case/1 w8a16_gemv_batch4_strided m=2 n=3 k=128 a_row_stride=136 c_row_stride=5 "
+                         "dist=specials seed=0x0000000000000042 gen=1",
+                         &c, &error))
+      << error;
+  return c;
+}
+
+Case big_case() {  // 65 x 64 = 4160 outputs: above the full-bytes limit
+  Case c;
+  std::string error;
+  EXPECT_TRUE(parse_case("case/1 w8a16_gemm_pipelined m=65 n=64 k=128 a_row_stride=128 c_row_stride=64 "
+                         "dist=activation_like seed=0x0000000000000007 gen=1",
+                         &c, &error))
+      << error;
+  return c;
+}
+
+Recording sample() {
+  Recording r;
+  r.header.gpu = "NVIDIA H200";
+  r.header.compute_capability = "9.0";
+  r.header.driver = "580.159";
+  r.header.cuda = "13.0";
+  r.header.commit = "0123456789ab";
+  const Case s = small_case();
+  // C [2][5]: the first 3 of each row are outputs, the rest pitch padding the digest must skip.
+  const std::vector<std::uint16_t> c_bits = {0x3F80, 0x8000, 0x7FFF, 0xAAAA, 0xBBBB,
+                                             0x0001, 0xFF80, 0x4000, 0xCCCC, 0xDDDD};
+  r.outputs.push_back(make_recorded_output(s, used_outputs(s, c_bits)));
+  const Case b = big_case();
+  r.outputs.push_back(make_recorded_output(b, std::vector<std::uint16_t>(65 * 64, 0x3C00)));
+  return r;
+}
+
+std::string replace_once(std::string s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+void expect_error(const std::string& text, const std::string& phrase) {
+  Recording out;
+  out.header.gpu = "untouched";
+  std::string error;
+  EXPECT_FALSE(parse_recording(text, "x.rec", &out, &error)) << text;
+  EXPECT_NE(error.find(phrase), std::string::npos) << error;
+  EXPECT_NE(error.find("x.rec"), std::string::npos) << error;
+  EXPECT_EQ(out.header.gpu, "untouched");
+  EXPECT_TRUE(out.outputs.empty());
+}
+
+TEST(RecordingFormat, DigestCoversOnlyTheFirstNOfEachRowInOrder) {
+  const Case s = small_case();
+  const std::vector<std::uint16_t> used = used_outputs(s, {1, 2, 3, 9, 9, 4, 5, 6, 9, 9});
+  EXPECT_EQ(used, (std::vector<std::uint16_t>{1, 2, 3, 4, 5, 6}));
+  // FNV-1a 64 of the empty input is its offset basis; of one zero byte, basis ^ 0 times the prime.
+  EXPECT_EQ(outputs_digest({}), 0xcbf29ce484222325ull);
+  EXPECT_EQ(outputs_digest({0x0000}), ((0xcbf29ce484222325ull * 0x100000001b3ull) * 0x100000001b3ull));
+  EXPECT_NE(outputs_digest({0x0001}), outputs_digest({0x0100}));  // byte order matters
+}
+
+TEST(RecordingFormat, RoundTripKeepsEveryField) {
+  const Recording r = sample();
+  const std::string text = format_recording(r);
+  Recording back;
+  std::string error;
+  ASSERT_TRUE(parse_recording(text, "x.rec", &back, &error)) << error;
+  EXPECT_EQ(back.header.gpu, "NVIDIA H200");
+  EXPECT_EQ(back.header.compute_capability, "9.0");
+  EXPECT_EQ(back.header.driver, "580.159");
+  EXPECT_EQ(back.header.cuda, "13.0");
+  EXPECT_EQ(back.header.commit, "0123456789ab");
+  ASSERT_EQ(back.outputs.size(), 2u);
+  EXPECT_EQ(back.outputs[0].c, small_case());
+  EXPECT_EQ(back.outputs[0].bits, (std::vector<std::uint16_t>{0x3F80, 0x8000, 0x7FFF, 0x0001, 0xFF80, 0x4000}));
+  EXPECT_EQ(back.outputs[0].digest, r.outputs[0].digest);
+  EXPECT_EQ(back.outputs[1].outputs, 65u * 64u);
+  EXPECT_TRUE(back.outputs[1].bits.empty());  // above kRecordingFullOutputsMax: digest only
+  EXPECT_EQ(back.outputs[1].digest, outputs_digest(std::vector<std::uint16_t>(65 * 64, 0x3C00)));
+  EXPECT_EQ(format_recording(back), text);
+}
+
+TEST(RecordingFormat, UnknownVersionIsRefused) {
+  expect_error(replace_once(format_recording(sample()), "w8a16check-recording 1", "w8a16check-recording 2"),
+               "unknown recording version 2");
+}
+
+TEST(RecordingFormat, NotARecordingIsRefused) {
+  expect_error("hello\n", "not a recording");
+  expect_error("", "empty");
+}
+
+TEST(RecordingFormat, HeaderKeysMissingOrOutOfOrderAreRefused) {
+  const std::string text = format_recording(sample());
+  expect_error(replace_once(text, "driver: 580.159\n", ""), "'driver: <value>'");
+  expect_error(text.substr(0, text.find("cuda:")), "header ends before 'cuda:'");
+  expect_error(replace_once(text, "digest: fnv1a64-bf16le-rows", "digest: sha256"), "unknown digest 'sha256'");
+}
+
+TEST(RecordingFormat, CorruptLinesAreRefused) {
+  const std::string text = format_recording(sample());
+  expect_error(replace_once(text, "out 0x", "oot 0x"), "corrupt line");
+  expect_error(replace_once(text, "out 0x", "out 0y"), "corrupt digest");
+  expect_error(replace_once(text, " 6 3f80", " 7 3f80"), "is not m * n");
+  expect_error(replace_once(text, " 6 3f80", " 6 3g80"), "not hex");
+  expect_error(replace_once(text, " 6 3f80", " 6 3f8"), "hex digits");
+  expect_error(replace_once(text, " 6 3f80", " 6 3f81"), "do not have the recorded digest");
+  expect_error(replace_once(text, " 4160 -", " 4160 3c00"), "expected '-'");
+  expect_error(replace_once(text, "m=2 n=3", "m=0 n=3"), "corrupt case line");
+  const std::string first_out = text.substr(text.find("out "), text.find('\n', text.find("out ")) - text.find("out ") + 1);
+  expect_error(text + first_out, "case recorded twice");
+}
+
+TEST(RecordingFormat, ErrorsNameTheLine) {
+  Recording out;
+  std::string error;
+  const std::string text = replace_once(format_recording(sample()), "out 0x", "oot 0x");
+  EXPECT_FALSE(parse_recording(text, "x.rec", &out, &error));
+  EXPECT_EQ(error.rfind("x.rec:8: ", 0), 0u) << error;  // magic + 6 header lines, then the first out
+}
+
+TEST(RecordingFormat, GpuSlugAndGpuCheck) {
+  EXPECT_EQ(gpu_slug("NVIDIA H200"), "h200");
+  EXPECT_EQ(gpu_slug("NVIDIA H100 80GB HBM3"), "h100-80gb-hbm3");
+  EXPECT_EQ(gpu_slug("NVIDIA A100-SXM4-40GB"), "a100-sxm4-40gb");
+  EXPECT_EQ(gpu_slug(""), "unknown-gpu");
+  const Recording r = sample();
+  std::string error;
+  EXPECT_TRUE(recording_is_from_gpu(r, "h200", &error));
+  EXPECT_TRUE(recording_is_from_gpu(r, "NVIDIA H200", &error));
+  EXPECT_FALSE(recording_is_from_gpu(r, "a100", &error));
+  EXPECT_NE(error.find("from GPU 'NVIDIA H200', not 'a100'"), std::string::npos) << error;
+}
+
+}  // namespace
