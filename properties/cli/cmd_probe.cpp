@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check probe`: records mma.sync m16n8k16 (BF16 x BF16 + FP32) on the GPU over the 10 regimes
+// and the targeted cases of NUMERICS.md 1.1 / 3 as .mmav files, then replays them against the
+// emulator's policy for the device's architecture (NUMERICS.md 3: only a probe verifies a policy).
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "gpu_identity.hpp"
+#include "vectors_replay.hpp"
+#include "w8a16/golden/mma_probe.hpp"
+#include "w8a16/golden/mmav.hpp"
+#include "w8a16/golden/recording.hpp"
+#include "w8a16/reference/mma.hpp"
+#include "w8a16/version.hpp"
+#if W8A16_HAVE_CUDA
+#include "w8a16/device/cuda_backend.hpp"
+#endif
+
+namespace w8a16::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// The probe kernel's exported name (device/kernels/w8a16_probe_mma.cu).
+constexpr const char* kProbeKernel = "w8a16_probe_mma_m16n8k16_bf16";
+
+struct ProbeArgs {
+  std::string out_root = W8A16_SOURCE_DIR "/golden/mma";
+  std::uint32_t cases = 256;
+  std::string seed_text = "0x5eed000000000001";
+  std::string source = "cuda";
+  bool overwrite = false;
+  int show = 3;
+};
+
+// Where the D of a batch of cases comes from.
+class MmaSource {
+ public:
+  virtual ~MmaSource() = default;
+  virtual GpuIdentity identity() const = 0;
+  virtual bool is_hardware() const = 0;
+  // Fills every case's d; false with *error on failure (the cases are then unusable).
+  virtual bool run(std::vector<golden::MmavCase>* cases, std::string* error) = 0;
+};
+
+// For testing the probe's file handling without a GPU: D from the emulator's sm90 policy. What it
+// writes is NOT a recording of hardware; its folder and manifest say so.
+class EmulatorSource final : public MmaSource {
+ public:
+  GpuIdentity identity() const override {
+    return {"emulator sm90 (simulation, not hardware)", "none", "none", "none"};
+  }
+  bool is_hardware() const override { return false; }
+  bool run(std::vector<golden::MmavCase>* cases, std::string*) override {
+    for (golden::MmavCase& c : *cases)
+      for (int m = 0; m < 16; ++m)
+        for (int n = 0; n < 8; ++n) c.d[m * 8 + n] = ref::mma_k16_bits(ref::kMmaSm90, c.c[m * 8 + n], &c.a[m * 16], &c.bt[n * 16]);
+    return true;
+  }
+};
+
+#if W8A16_HAVE_CUDA
+class GpuSource final : public MmaSource {
+ public:
+  explicit GpuSource(std::unique_ptr<device::CudaBackend> gpu) : gpu_(std::move(gpu)) {}
+  GpuIdentity identity() const override {
+    const device::CudaDeviceInfo i = gpu_->device_info();
+    return {i.name, std::to_string(i.cc_major) + "." + std::to_string(i.cc_minor), nvidia_driver_version(),
+            cuda_version_text(i.driver_cuda_version)};
+  }
+  bool is_hardware() const override { return true; }
+  bool run(std::vector<golden::MmavCase>* cases, std::string* error) override {
+    const std::size_t count = cases->size();
+    std::vector<std::uint16_t> a(count * 256), bt(count * 128);
+    std::vector<std::uint32_t> c(count * 128), d(count * 128, 0xDEADBEEFu);
+    for (std::size_t i = 0; i < count; ++i) {
+      const golden::MmavCase& x = (*cases)[i];
+      std::copy(x.a.begin(), x.a.end(), a.begin() + 256 * i);
+      std::copy(x.bt.begin(), x.bt.end(), bt.begin() + 128 * i);
+      std::copy(x.c.begin(), x.c.end(), c.begin() + 128 * i);
+    }
+    device::Status st;
+    auto ba = gpu_->allocate(a.size() * 2, &st);
+    auto bb = ba ? gpu_->allocate(bt.size() * 2, &st) : nullptr;
+    auto bc = bb ? gpu_->allocate(c.size() * 4, &st) : nullptr;
+    auto bd = bc ? gpu_->allocate(d.size() * 4, &st) : nullptr;
+    if (!bd) return fail(st, error);
+    if (st = ba->upload(a.data(), a.size() * 2); !st.ok()) return fail(st, error);
+    if (st = bb->upload(bt.data(), bt.size() * 2); !st.ok()) return fail(st, error);
+    if (st = bc->upload(c.data(), c.size() * 4); !st.ok()) return fail(st, error);
+    if (st = bd->upload(d.data(), d.size() * 4); !st.ok()) return fail(st, error);
+    device::DevPtr pa = ba->address(), pb = bb->address(), pc = bc->address(), pd = bd->address();
+    std::uint32_t n = static_cast<std::uint32_t>(count);
+    void* args[] = {&pa, &pb, &pc, &pd, &n};
+    // One warp per case (the kernel's contract): grid = count, block = 32.
+    if (st = gpu_->launch_by_name(kProbeKernel, device::Dim3{n, 1, 1}, device::Dim3{32, 1, 1}, args); !st.ok())
+      return fail(st, error);
+    if (st = bd->download(d.data(), d.size() * 4); !st.ok()) return fail(st, error);
+    for (std::size_t i = 0; i < count; ++i)
+      std::copy(d.begin() + 128 * i, d.begin() + 128 * (i + 1), (*cases)[i].d.begin());
+    return true;
+  }
+
+ private:
+  static bool fail(const device::Status& st, std::string* error) {
+    *error = st.message;
+    return false;
+  }
+  std::unique_ptr<device::CudaBackend> gpu_;
+};
+#endif
+
+bool parse_seed(const std::string& text, std::uint64_t* out) {
+  if (text.empty()) return false;
+  std::size_t used = 0;
+  try {
+    *out = std::stoull(text, &used, 0);
+  } catch (...) {
+    return false;
+  }
+  return used == text.size() && text[0] != '-';
+}
+
+bool write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes, std::string* error) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())) ||
+        !f.flush()) {
+      *error = tmp.string() + ": cannot write";
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    *error = path.string() + ": cannot rename into place: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+// The policy NUMERICS.md has verified for a compute capability: sm_90 only (1.1). Others: none.
+const ref::MmaPolicy* verified_policy_for(const std::string& cc) {
+  if (cc == "9.0") return &ref::kMmaSm90;
+  return nullptr;
+}
+
+int run_probe(const ProbeArgs& a) {
+  std::uint64_t seed = 0;
+  if (!parse_seed(a.seed_text, &seed)) {
+    std::fprintf(stderr, "probe: --seed '%s' is not an unsigned integer (decimal or 0x hex)\n", a.seed_text.c_str());
+    return 2;
+  }
+  if (a.cases < 1 || a.cases > 65536) {
+    std::fprintf(stderr, "probe: --cases %u must be in 1..65536 (cases per regime)\n", a.cases);
+    return 2;
+  }
+  std::unique_ptr<MmaSource> source;
+  if (a.source == "sim") {
+    source = std::make_unique<EmulatorSource>();
+  } else if (a.source == "cuda") {
+#if W8A16_HAVE_CUDA
+    device::Status st;
+    auto gpu = device::CudaBackend::create(0, &st);
+    if (!gpu) {
+      std::fprintf(stderr, "probe: no GPU: %s\nprobe: nothing was recorded\n", st.message.c_str());
+      return 2;
+    }
+    source = std::make_unique<GpuSource>(std::move(gpu));
+#else
+    std::fprintf(stderr, "probe: no GPU: this build has no CUDA backend (configure with the cuda preset)\n"
+                         "probe: nothing was recorded\n");
+    return 2;
+#endif
+  } else {
+    std::fprintf(stderr, "probe: --source '%s' must be cuda or sim\n", a.source.c_str());
+    return 2;
+  }
+  const GpuIdentity id = source->identity();
+  const std::string slug = source->is_hardware() ? golden::gpu_slug(id.name) : "emulator-sm90-not-hardware";
+  const fs::path dir = fs::path(a.out_root) / slug;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    std::fprintf(stderr, "probe: %s exists and is not a folder\n", dir.string().c_str());
+    return 2;
+  }
+  if (fs::is_directory(dir, ec) && !a.overwrite) {
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".mmav") {
+        std::fprintf(stderr, "probe: %s already holds recordings (%s); pass --overwrite to replace them\n",
+                     dir.string().c_str(), e.path().filename().string().c_str());
+        return 2;
+      }
+  }
+  std::printf("probe: %s (compute capability %s, driver %s, CUDA %s), %u cases per regime, seed 0x%016" PRIx64 "\n",
+              id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str(), a.cases, seed);
+  if (!source->is_hardware())
+    std::printf("probe: NOTE: --source sim: D comes from the emulator's sm90 policy; this is NOT a hardware "
+                "recording (folder %s)\n", slug.c_str());
+
+  // Run everything first; write only when every regime ran, so a failure leaves no partial set.
+  std::vector<std::pair<std::string, golden::MmavFile>> files;
+  for (int r = 0; r < golden::kProbeRegimeCount; ++r) {
+    const auto regime = static_cast<golden::ProbeRegime>(r);
+    golden::MmavFile f;
+    f.cases = golden::probe_regime_cases(regime, a.cases, seed);
+    std::string error;
+    if (!source->run(&f.cases, &error)) {
+      std::fprintf(stderr, "probe: regime %s: %s\nprobe: nothing was written\n",
+                   std::string(golden::probe_regime_name(regime)).c_str(), error.c_str());
+      return 2;
+    }
+    files.emplace_back(slug + "_" + std::to_string(r) + "_" + std::string(golden::probe_regime_name(regime)) + ".mmav",
+                       std::move(f));
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "probe: cannot create %s: %s\n", dir.string().c_str(), ec.message().c_str());
+    return 2;
+  }
+  std::string manifest = std::string("# SPDX-License-Identifier: MIT OR Apache-2.0\n") +
+                         "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n" +
+                         "# (format: shared/vectors/README.md; inputs: golden/src/mma_probe.cpp).\n" +
+                         "hardware: " + (source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
+                         "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
+                         "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " +
+                         std::to_string(a.cases) + "\nseed: " + a.seed_text + "\n";
+  for (const auto& [name, f] : files) {
+    std::string error;
+    if (!write_bytes(dir / name, golden::serialize_mmav(f), &error)) {
+      std::fprintf(stderr, "probe: %s\n", error.c_str());
+      return 2;
+    }
+    manifest += "file: " + name + " " + std::to_string(f.cases.size()) + " cases\n";
+  }
+  {
+    std::string error;
+    std::vector<std::uint8_t> bytes(manifest.begin(), manifest.end());
+    if (!write_bytes(dir / "MANIFEST.txt", bytes, &error)) {
+      std::fprintf(stderr, "probe: %s\n", error.c_str());
+      return 2;
+    }
+  }
+  std::printf("probe: wrote %zu files to %s\n", files.size(), dir.string().c_str());
+
+  // Replay what is now on disk (read back, so the files themselves are what is checked).
+  const ref::MmaPolicy* verified = verified_policy_for(id.compute_capability);
+  std::vector<const ref::MmaPolicy*> policies;
+  if (verified) {
+    std::printf("replay against the verified policy %s:\n", std::string(verified->name).c_str());
+    policies = {verified};
+  } else {
+    std::printf("compute capability %s has NO verified policy in the emulator (NUMERICS.md 3); mismatches "
+                "against each candidate policy (sm90, sm80), for information:\n", id.compute_capability.c_str());
+    policies = {&ref::kMmaSm90, &ref::kMmaSm80};
+  }
+  std::uint64_t verified_mismatches = 0;
+  for (const ref::MmaPolicy* p : policies) {
+    std::uint64_t total = 0, dots = 0;
+    for (const auto& [name, unused] : files) {
+      golden::MmavFile back;
+      std::string error;
+      if (!golden::read_mmav_file((dir / name).string(), &back, &error)) {
+        std::fprintf(stderr, "probe: reading back %s: %s\n", name.c_str(), error.c_str());
+        return 2;
+      }
+      const VectorsReplay r = replay_mmav(back, *p, a.show);
+      std::printf("  %-8s %-40s %" PRIu64 " mismatches of %" PRIu64 " dot products\n", std::string(p->name).c_str(),
+                  name.c_str(), r.mismatches, r.dot_products);
+      for (const std::string& line : r.details) std::printf("    %s\n", line.c_str());
+      total += r.mismatches;
+      dots += r.dot_products;
+    }
+    std::printf("  %s: %" PRIu64 " mismatches of %" PRIu64 " dot products in all\n", std::string(p->name).c_str(), total,
+                dots);
+    if (verified) verified_mismatches = total;
+  }
+  // The targeted cases one by one, with what NUMERICS.md 1.1 states for each.
+  {
+    golden::MmavFile back;
+    std::string error;
+    const std::string& name = files.back().first;
+    if (golden::read_mmav_file((dir / name).string(), &back, &error)) {
+      std::printf("targeted cases (NUMERICS.md 1.1 / 3), device D[0][0] vs the value NUMERICS.md states:\n");
+      const auto& targets = golden::probe_targets();
+      for (std::size_t i = 0; i < targets.size() && i < back.cases.size(); ++i) {
+        const std::uint32_t got = back.cases[i].d[0];
+        std::printf("  %s 0x%08X (NUMERICS.md: 0x%08X)  %s\n", got == targets[i].numerics_d ? "same" : "DIFF", got,
+                    targets[i].numerics_d, std::string(targets[i].what).c_str());
+      }
+    }
+  }
+  if (!verified) return 0;
+  std::printf("probe: %s\n", verified_mismatches == 0 ? "the device matches the verified policy bit for bit"
+                                                        : "MISMATCH: the device differs from the verified policy");
+  return verified_mismatches == 0 ? 0 : 1;
+}
+
+void add_probe(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand(
+      "probe", "Record mma.sync m16n8k16 BF16 on the GPU (10 regimes + targeted cases) as .mmav files under "
+               "OUT/<gpu>/, then replay them against the emulator (exit 0: recorded and matching, 1: mismatch "
+               "against the verified policy, 2: no GPU or an error; nothing recorded)");
+  auto a = std::make_shared<ProbeArgs>();
+  cmd->add_option("--out", a->out_root, "parent folder; files go to OUT/<gpu name>/")->capture_default_str();
+  cmd->add_option("--cases", a->cases, "cases (MMAs) per regime, 1..65536 (each 1,792 bytes)")->capture_default_str();
+  cmd->add_option("--seed", a->seed_text, "seed of the input generators (decimal or 0x hex)")->capture_default_str();
+  cmd->add_option("--source", a->source, "cuda (the GPU) or sim (emulator sm90: tests the file handling only)")
+      ->capture_default_str();
+  cmd->add_flag("--overwrite", a->overwrite, "replace .mmav files already in OUT/<gpu>/");
+  cmd->add_option("--show", a->show, "mismatches printed in full per file")->capture_default_str();
+  cmd->callback([=] { *exit_code = run_probe(*a); });
+}
+
+W8A16_COMMAND(add_probe);
+
+}  // namespace
+}  // namespace w8a16::cli

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check record --cases PATH... --out FILE.rec`: runs saved cases on the GPU and stores what
+// the kernels produced (golden/include/w8a16/golden/recording.hpp), so every later replay, on any
+// machine, checks the emulator against this hardware.
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_cases.hpp"
+#include "command.hpp"
+#include "gpu_identity.hpp"
+#include "w8a16/device/sim_backend.hpp"
+#include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/golden/recording.hpp"
+#include "w8a16/properties/case_runner.hpp"
+#include "w8a16/version.hpp"
+#if W8A16_HAVE_CUDA
+#include "w8a16/device/cuda_backend.hpp"
+#endif
+
+namespace w8a16::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct RecordArgs {
+  std::vector<std::string> cases;
+  std::string out;
+  std::string source = "cuda";
+  bool overwrite = false;
+  bool compare = true;
+};
+
+int run_record(const RecordArgs& a) {
+  // Arguments and inputs first: any problem here leaves every file as it was.
+  std::error_code ec;
+  for (const std::string& p : a.cases)
+    if (!fs::exists(p, ec)) {
+      std::fprintf(stderr, "record: --cases %s: no such file or folder\n", p.c_str());
+      return 2;
+    }
+  const LoadedCases loaded = load_cases(a.cases);
+  for (const std::string& e : loaded.errors) std::fprintf(stderr, "record: %s\n", e.c_str());
+  if (!loaded.errors.empty()) return 2;
+  if (loaded.cases.empty()) {
+    std::fprintf(stderr, "record: no case found under the --cases paths: nothing to record\n");
+    return 2;
+  }
+  if (a.out.empty()) {
+    std::fprintf(stderr, "record: --out FILE.rec is required\n");
+    return 2;
+  }
+  if (fs::exists(a.out, ec) && !a.overwrite) {
+    std::fprintf(stderr, "record: %s exists; pass --overwrite to replace it\n", a.out.c_str());
+    return 2;
+  }
+
+  std::unique_ptr<device::Backend> backend;
+  GpuIdentity id;
+  if (a.source == "sim") {
+    backend = std::make_unique<device::SimBackend>();
+    id = {"simulation (emulator, not hardware)", "none", "none", "none"};
+  } else if (a.source == "cuda") {
+#if W8A16_HAVE_CUDA
+    device::Status st;
+    auto gpu = device::CudaBackend::create(0, &st);
+    if (!gpu) {
+      std::fprintf(stderr, "record: no GPU: %s\nrecord: nothing was recorded\n", st.message.c_str());
+      return 2;
+    }
+    const device::CudaDeviceInfo info = gpu->device_info();
+    id = {info.name, std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor), nvidia_driver_version(),
+          cuda_version_text(info.driver_cuda_version)};
+    backend = std::move(gpu);
+#else
+    std::fprintf(stderr, "record: no GPU: this build has no CUDA backend (configure with the cuda preset)\n"
+                         "record: nothing was recorded\n");
+    return 2;
+#endif
+  } else {
+    std::fprintf(stderr, "record: --source '%s' must be cuda or sim\n", a.source.c_str());
+    return 2;
+  }
+  std::printf("record: %zu cases on %s (compute capability %s, driver %s, CUDA %s)\n", loaded.cases.size(),
+              id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str());
+
+  golden::Recording rec;
+  rec.header.gpu = id.name;
+  rec.header.compute_capability = id.compute_capability;
+  rec.header.driver = id.driver;
+  rec.header.cuda = id.cuda;
+  rec.header.commit = kGitCommit;
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < loaded.cases.size(); ++i) {
+    const golden::Case& c = loaded.cases[i];
+    golden::CaseInputs in;
+    std::string why;
+    if (!golden::regenerate_inputs(c, &in, &why)) {
+      std::fprintf(stderr, "record: %s: %s\nrecord: nothing was written\n", loaded.sources[i].c_str(), why.c_str());
+      return 2;
+    }
+    const props::Launched got = props::launch_case(*backend, c, in);
+    if (!got.status.ok()) {
+      std::fprintf(stderr, "record: %s: the launch failed: %s\nrecord: nothing was written\n",
+                   loaded.sources[i].c_str(), got.status.message.c_str());
+      return 2;
+    }
+    rec.outputs.push_back(golden::make_recorded_output(c, golden::used_outputs(c, got.c_bits)));
+    std::string verdict = "not compared";
+    if (a.compare) {
+      const props::Comparison cmp = props::compare_output(c, props::expected_output(c, in), got.c_bits, 1);
+      verdict = cmp.equal() ? "= emulator" : "DIFFERS from the emulator: " + std::to_string(cmp.mismatches) + " elements";
+      if (!cmp.equal() && !cmp.details.empty()) verdict += " (" + cmp.details[0] + ")";
+      differ += !cmp.equal();
+    }
+    std::printf("  [%zu/%zu] 0x%016" PRIx64 " %s  %s\n", i + 1, loaded.cases.size(), rec.outputs.back().digest,
+                verdict.c_str(), loaded.sources[i].c_str());
+  }
+  const fs::path parent = fs::path(a.out).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  std::string error;
+  if (!golden::write_recording_file(a.out, rec, &error)) {
+    std::fprintf(stderr, "record: %s\n", error.c_str());
+    return 2;
+  }
+  std::printf("record: wrote %zu outputs to %s\n", rec.outputs.size(), a.out.c_str());
+  if (a.compare)
+    std::printf("record: %zu of %zu cases differ from the emulator%s\n", differ, rec.outputs.size(),
+                differ ? " (the recording keeps what the device produced)" : "");
+  return differ == 0 ? 0 : 1;
+}
+
+void add_record(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand(
+      "record", "Run saved cases on the GPU and store digests (and small outputs in full) of what the kernels "
+                "produced, as a .rec file (exit 0: written and equal to the emulator, 1: written but some case "
+                "differs from the emulator, 2: error, nothing written)");
+  auto a = std::make_shared<RecordArgs>();
+  cmd->add_option("--cases", a->cases, ".case files or folders of them")->required();
+  cmd->add_option("--out", a->out, "the recording to write (e.g. golden/recordings/h200.rec)")->required();
+  cmd->add_option("--source", a->source, "cuda (the GPU) or sim (the simulation: tests the file handling only)")
+      ->capture_default_str();
+  cmd->add_flag("--overwrite", a->overwrite, "replace an existing --out file");
+  cmd->add_flag("!--no-compare", a->compare, "do not compare each case with the emulator while recording");
+  cmd->callback([=] { *exit_code = run_record(*a); });
+}
+
+W8A16_COMMAND(add_record);
+
+}  // namespace
+}  // namespace w8a16::cli
