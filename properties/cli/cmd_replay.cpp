@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // `w8a16check replay CASES...`: runs saved cases (files, folders, FILE:LINE or case lines) on a
-// backend against the emulator, one verdict per case.
+// backend against the emulator, one verdict per case; `--recordings` checks the emulator (and the
+// GPU when present) against outputs recorded on hardware (recordings_replay.hpp).
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "recordings_replay.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
@@ -18,9 +20,41 @@ void add_replay(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("replay", "Replay saved cases (.case files, folders, FILE:LINE or case lines)");
   auto args = std::make_shared<std::vector<std::string>>();
   auto backend_kind = std::make_shared<std::string>("auto");
-  cmd->add_option("CASES", *args, "case files, folders of .case files, FILE:LINE, or 'case/1 ...' lines")->required();
+  auto recordings = std::make_shared<std::vector<std::string>>();
+  auto gpu = std::make_shared<std::string>();
+  cmd->add_option("CASES", *args, "case files, folders of .case files, FILE:LINE, or 'case/1 ...' lines");
   cmd->add_option("--backend", *backend_kind, "auto, cuda or sim")->capture_default_str();
+  cmd->add_option("--recordings", *recordings,
+                  ".rec files or folders: the emulator, and the GPU when the backend is cuda, against recorded outputs");
+  cmd->add_option("--gpu", *gpu, "with --recordings: every recording must be from this GPU (e.g. h200)");
   cmd->callback([=] {
+    if (args->empty() && recordings->empty()) {
+      std::fprintf(stderr, "replay: give CASES, --recordings, or both\n");
+      *exit_code = 2;
+      return;
+    }
+    if (!gpu->empty() && recordings->empty()) {
+      std::fprintf(stderr, "replay: --gpu applies to --recordings only\n");
+      *exit_code = 2;
+      return;
+    }
+    int rec_status = 0;
+    if (!recordings->empty()) {
+      std::string note, error;
+      auto backend = make_backend(*backend_kind, &note, &error);
+      if (!backend) {
+        std::fprintf(stderr, "replay: %s\n", error.c_str());
+        *exit_code = 2;
+        return;
+      }
+      // The simulation's values are the emulator's by construction: only a GPU adds a check.
+      const bool is_gpu = std::string(backend->name()) == "cuda";
+      rec_status = replay_recordings(*recordings, *gpu, is_gpu ? backend.get() : nullptr);
+      if (args->empty() || rec_status == 2) {
+        *exit_code = rec_status;
+        return;
+      }
+    }
     LoadedCases all;
     for (const std::string& a : *args) {
       std::error_code ec;
@@ -66,7 +100,7 @@ void add_replay(CLI::App& app, int* exit_code) {
       if (!ok) std::printf("  %s\n  explain: w8a16check repro '%s'\n", why.c_str(), golden::format_case(c).c_str());
     }
     std::printf("%zu cases, %zu failed\n", all.cases.size(), failed);
-    *exit_code = failed == 0 ? 0 : 1;
+    *exit_code = failed == 0 ? rec_status : 1;
   });
 }
 
