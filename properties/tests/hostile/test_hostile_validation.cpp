@@ -19,7 +19,7 @@ using device::DeviceLimits;
 using device::Errc;
 using device::StaticRegistry;
 
-// The valid call every rule case starts from; `rows` fits every entry (GEMV batch 4 included).
+// The valid call every rule case starts from; m = 3 fits every entry (GEMV batch 4 included).
 struct Base {
   std::uint32_t m = 3, n = 40, k = 256, lda = 264, ldc = 48;
 };
@@ -87,6 +87,15 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
   int not_applicable = 0;
   for (Entry e : kEntries) {
     SCOPED_TRACE(device::entry_name(e));
+    {  // The base call is valid, or every refusal below would prove nothing.
+      device::RecordingBackend rec;
+      device::Launcher api(rec);
+      const Base b;
+      const device::Status ok = call_named(api, e, handles_for(e, rec.registry()), 0x10000000000ull, 0x20000000000ull,
+                                           0x30000000000ull, 0x40000000000ull, b.m, b.n, b.k, b.lda, b.ldc);
+      ASSERT_TRUE(ok.ok()) << ok.message;
+      ASSERT_EQ(rec.plans().size(), 1u);
+    }
     std::vector<Breakage> rules = {
         {Errc::m_zero, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.m = 0; }, {"m=0: must be at least 1"}},
         {Errc::k_not_block_multiple, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.k = 200; },
