@@ -72,7 +72,9 @@ RecordedOutput make_recorded_output(const Case& c, const std::vector<std::uint16
 }
 
 std::string format_recording(const Recording& r) {
-  std::string s;
+  // Comment lines first (the parser skips them): the licence header every file of the project carries.
+  std::string s = "# SPDX-License-Identifier: MIT OR Apache-2.0\n"
+                  "# Recorded by `w8a16check record` (format: golden/include/w8a16/golden/recording.hpp).\n";
   s += std::string(kRecordingMagic) + " " + std::to_string(r.header.version) + "\n";
   s += "gpu: " + r.header.gpu + "\n";
   s += "compute_capability: " + r.header.compute_capability + "\n";

@@ -182,7 +182,7 @@ TEST(RecordCli, SimulationRecordingReplaysAndAChangedOutputFails) {
   std::ofstream(dir + "/corrupt.rec") << slurp(rec).substr(0, slurp(rec).find("out ")) << "out 0x12 nonsense\n";
   const CliRun corrupt = cli("replay --backend sim --recordings '" + dir + "/corrupt.rec'");
   EXPECT_EQ(corrupt.exit_status, 2) << corrupt.output;
-  EXPECT_NE(corrupt.output.find("corrupt.rec:8: corrupt digest"), std::string::npos) << corrupt.output;
+  EXPECT_NE(corrupt.output.find("corrupt.rec:10: corrupt digest"), std::string::npos) << corrupt.output;
   // A folder without recordings, or a missing path, checks nothing: an error.
   fs::create_directories(dir + "/empty");
   EXPECT_EQ(cli("replay --backend sim --recordings '" + dir + "/empty'").exit_status, 2);

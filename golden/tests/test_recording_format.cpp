@@ -133,7 +133,7 @@ TEST(RecordingFormat, ErrorsNameTheLine) {
   std::string error;
   const std::string text = replace_once(format_recording(sample()), "out 0x", "oot 0x");
   EXPECT_FALSE(parse_recording(text, "x.rec", &out, &error));
-  EXPECT_EQ(error.rfind("x.rec:8: ", 0), 0u) << error;  // magic + 6 header lines, then the first out
+  EXPECT_EQ(error.rfind("x.rec:10: ", 0), 0u) << error;  // 2 comment lines, magic, 6 header lines, then the first out
 }
 
 TEST(RecordingFormat, GpuSlugAndGpuCheck) {

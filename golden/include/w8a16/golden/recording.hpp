@@ -13,6 +13,8 @@ namespace w8a16::golden {
 
 // The file, version 1 (one item per line, '\n' endings; '#' lines and blank lines are ignored):
 //
+//   # SPDX-License-Identifier: MIT OR Apache-2.0      (the writer's two comment lines)
+//   # Recorded by `w8a16check record` ...
 //   w8a16check-recording 1
 //   gpu: NVIDIA H200
 //   compute_capability: 9.0
