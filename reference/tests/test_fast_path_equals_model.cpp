@@ -141,14 +141,15 @@ RC_GTEST_PROP(FastGemv, EqualsTheModelForEveryElement, ()) {
 }
 
 RC_GTEST_PROP(FastPaths, GiveTheSameBytesOnOneThreadAsOnAll, ()) {
-  const GemmCase c = random_case(70, 300, 2);  // more than one 64-row chunk of A
-  std::vector<std::uint16_t> one(c.m * c.n), all(c.m * c.n);
+  const GemmCase c = random_case(70, 300, 2);  // more than one 64-row tile of A
+  const unsigned threads = *rc::gen::element(0u, 2u, 3u, 7u);  // 0: every core
+  std::vector<std::uint16_t> one(c.m * c.n), many(c.m * c.n);
   ref::gemm_canonical(c.view(), Arch::sm90, one.data(), c.n, 1);
-  ref::gemm_canonical(c.view(), Arch::sm90, all.data(), c.n, 0);
-  RC_ASSERT(one == all);
+  ref::gemm_canonical(c.view(), Arch::sm90, many.data(), c.n, threads);
+  RC_ASSERT(one == many);
   ref::gemm_gemv(c.view(), one.data(), c.n, 1);
-  ref::gemm_gemv(c.view(), all.data(), c.n, 0);
-  RC_ASSERT(one == all);
+  ref::gemm_gemv(c.view(), many.data(), c.n, threads);
+  RC_ASSERT(one == many);
 }
 
 }  // namespace
