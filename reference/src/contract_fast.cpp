@@ -106,6 +106,21 @@ W8A16_INLINE WeightFields decode_e4m3_lanes(VecI code) {
   return w;
 }
 
+// Transposes a 16 x 16 byte matrix held as 16 row vectors: four perfect shuffles (interleave row
+// i with row i + 8, low halves then high halves) move element (r, c) to (c, r).
+W8A16_INLINE void transpose_16x16(VecU8* rows) {
+  const VecU8 lo = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
+  const VecU8 hi = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  for (int stage = 0; stage < 4; ++stage) {
+    VecU8 out[16];
+    for (int i = 0; i < 8; ++i) {
+      out[2 * i] = __builtin_shuffle(rows[i], rows[i + 8], lo);
+      out[2 * i + 1] = __builtin_shuffle(rows[i], rows[i + 8], hi);
+    }
+    for (int i = 0; i < 16; ++i) rows[i] = out[i];
+  }
+}
+
 // A's rows [m0, m0 + rows), unpacked once and shared by every column task.
 struct UnpackedA {
   std::uint32_t k = 0;
@@ -194,23 +209,23 @@ W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_
   const GemmView& v = *task.v;
   const std::uint32_t n0 = nb * kLanes, lanes = std::min<std::uint32_t>(kLanes, v.n - n0);
   alignas(64) VecI eb[kKStep], sb15[kKStep], sgb[kKStep];
-  alignas(64) std::uint8_t codes[kKStep][kLanes];
   alignas(64) float scale[kLanes];
   std::vector<float> acc(static_cast<std::size_t>(rows) * kLanes, 0.0f);  // +0 per output
   for (std::uint32_t s = 0; s < v.k_steps(); ++s) {
-    // The step's weights, transposed to [k][lane]; missing lanes hold code 0 (+0).
-    std::memset(codes, 0, sizeof codes);
-    for (std::uint32_t l = 0; l < lanes; ++l) {
-      const std::uint8_t* row = v.w + static_cast<std::size_t>(n0 + l) * v.k + s * kKStep;
-      for (std::uint32_t kk = 0; kk < kKStep; ++kk) codes[kk][l] = row[kk];
-    }
+    // The step's weights, 16 k at a time, transposed to [k][lane]; missing lanes hold code 0 (+0).
     VecI w_nan = VecI{} + 0;
-    for (std::uint32_t kk = 0; kk < kKStep; ++kk) {
-      VecU8 code;
-      std::memcpy(&code, codes[kk], sizeof code);
-      const WeightFields f = decode_e4m3_lanes(__builtin_convertvector(code, VecI));
-      eb[kk] = f.exp; sb15[kk] = f.sig15; sgb[kk] = f.sign;
-      w_nan |= f.nan;
+    for (std::uint32_t k0 = 0; k0 < kKStep; k0 += 16) {
+      VecU8 codes[16];
+      for (std::uint32_t l = 0; l < kLanes; ++l) {
+        codes[l] = VecU8{};
+        if (l < lanes) std::memcpy(&codes[l], v.w + static_cast<std::size_t>(n0 + l) * v.k + s * kKStep + k0, 16);
+      }
+      transpose_16x16(codes);
+      for (std::uint32_t kk = 0; kk < 16; ++kk) {
+        const WeightFields f = decode_e4m3_lanes(__builtin_convertvector(codes[kk], VecI));
+        eb[k0 + kk] = f.exp; sb15[k0 + kk] = f.sig15; sgb[k0 + kk] = f.sign;
+        w_nan |= f.nan;
+      }
     }
     for (std::uint32_t l = 0; l < kLanes; ++l) scale[l] = l < lanes ? v.scale(n0 + l, s) : 0.0f;
     for (std::uint32_t r = 0; r < rows; ++r) {
