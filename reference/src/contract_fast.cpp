@@ -106,6 +106,17 @@ W8A16_INLINE WeightFields decode_e4m3_lanes(VecI code) {
   return w;
 }
 
+// 16 E4M3 codes -> FP32 bits of their exact values (the GEMV's weight operand): the fields of
+// decode_e4m3_lanes written as an FP32 pattern, 1.fff * 2^exp; zeros keep their sign (0x80 is
+// -0); NaN codes give a quiet NaN (its payload never reaches an output: NaN -> BF16 0x7FFF).
+W8A16_INLINE VecI decode_e4m3_f32_bits_lanes(VecI code) {
+  const WeightFields w = decode_e4m3_lanes(code);
+  const VecI sign = (code & 0x80) << 24;
+  const VecI finite = ((w.exp + 127) << 23) | (((w.sig15 >> 15) - 8) << 20);
+  const VecI zero = (code & 0x7F) == 0;
+  return sign | select(w.nan, VecI{} + 0x7FC00000, finite & ~zero);
+}
+
 // Transposes a 16 x 16 byte matrix held as 16 row vectors: four perfect shuffles (interleave row
 // i with row i + 8, low halves then high halves) move element (r, c) to (c, r).
 W8A16_INLINE void transpose_16x16(VecU8* rows) {
@@ -270,9 +281,18 @@ W8A16_SIMD_CLONES void gemv_columns(const GemvTask& task, std::uint32_t nb) {
   const std::uint32_t n0 = nb * kLanes, lanes = std::min<std::uint32_t>(kLanes, v.n - n0);
   // The 16 weight rows decoded to FP32, k-major: w_dec[k][lane] (exact, NUMERICS 1.2).
   std::vector<float> w_dec(static_cast<std::size_t>(v.k) * kLanes, 0.0f);
-  for (std::uint32_t l = 0; l < lanes; ++l)
-    for (std::uint32_t k = 0; k < v.k; ++k)
-      w_dec[static_cast<std::size_t>(k) * kLanes + l] = e4m3fn_to_f32(v.w[static_cast<std::size_t>(n0 + l) * v.k + k]);
+  for (std::uint32_t k0 = 0; k0 < v.k; k0 += 16) {
+    VecU8 codes[16];
+    for (std::uint32_t l = 0; l < kLanes; ++l) {
+      codes[l] = VecU8{};
+      if (l < lanes) std::memcpy(&codes[l], v.w + static_cast<std::size_t>(n0 + l) * v.k + k0, 16);
+    }
+    transpose_16x16(codes);
+    for (std::uint32_t kk = 0; kk < 16; ++kk) {
+      const VecI bits = decode_e4m3_f32_bits_lanes(__builtin_convertvector(codes[kk], VecI));
+      std::memcpy(&w_dec[static_cast<std::size_t>(k0 + kk) * kLanes], &bits, sizeof bits);
+    }
+  }
   std::vector<float> scales(static_cast<std::size_t>(v.k_steps()) * kLanes, 0.0f);
   for (std::uint32_t l = 0; l < lanes; ++l)
     for (std::uint32_t s = 0; s < v.k_steps(); ++s) scales[static_cast<std::size_t>(s) * kLanes + l] = v.scale(n0 + l, s);
