@@ -235,6 +235,25 @@ TEST_F(GpuKernels, SameCaseTwiceGivesIdenticalBytes) {
   }
 }
 
+// Determinism (issue 10): one awkward case per body, 100 launches, every launch's bytes equal to
+// the first's. A race or an order that depends on scheduling shows here as a moving result.
+TEST_F(GpuKernels, HundredRunsOfOneCasePerBodyGiveIdenticalBytes) {
+  constexpr int kRuns = 100;
+  for (const GpuCase& c : awkward_cases()) {
+    const Inputs in = make_inputs(c);
+    const GpuRun first = rig_->run(c, in);
+    ASSERT_TRUE(first.ok) << first.error << "\n  case: " << c.describe();
+    int differing = 0;
+    for (int run = 2; run <= kRuns; ++run) {
+      const GpuRun again = rig_->run(c, in);
+      ASSERT_TRUE(again.ok) << again.error << "\n  case: " << c.describe();
+      if (again.c != first.c) ++differing;
+    }
+    std::printf("determinism: %d runs of %s: %d differ from the first\n", kRuns, c.describe().c_str(), differing);
+    EXPECT_EQ(differing, 0) << c.describe();
+  }
+}
+
 class SummaryPrinter : public ::testing::Environment {
  public:
   void TearDown() override {
