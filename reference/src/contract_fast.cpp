@@ -328,6 +328,7 @@ W8A16_SIMD_CLONES void gemv_columns(const GemvTask& task, std::uint32_t nb) {
 bool gemm_canonical_sm90(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
   const MmaPolicy& policy = mma_policy(arch);
   if (policy.blocks != 1 || policy.extra_bits != 2) return false;  // the grid and bounds above are sm90's
+  if (gemm_view_problem(v) != nullptr) return false;  // the layout assumptions below need a valid view
   const std::uint32_t blocks = (v.n + kLanes - 1) / kLanes;
   // Rows of A are unpacked a bounded slab at a time; each slab is cut into (64-row tile, 16-column
   // block) tasks, columns fastest, so that concurrent tasks share the same rows of A.
@@ -346,9 +347,11 @@ bool gemm_canonical_sm90(const GemmView& v, Arch arch, std::uint16_t* c, std::si
   return true;
 }
 
-void gemm_gemv(const GemmView& v, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
+bool gemm_gemv(const GemmView& v, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
+  if (gemm_view_problem(v) != nullptr) return false;  // the layout assumptions below need a valid view
   const GemvTask task{&v, c, c_row_stride};
   parallel_for((v.n + kLanes - 1) / kLanes, threads, [&](std::uint32_t nb) { gemv_columns(task, nb); });
+  return true;
 }
 
 }  // namespace w8a16::ref::fast

@@ -15,7 +15,10 @@ void gemm_canonical(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t 
 }
 
 void gemm_gemv(const GemmView& v, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
-  fast::gemm_gemv(v, c, c_row_stride, threads);
+  if (fast::gemm_gemv(v, c, c_row_stride, threads)) return;
+  parallel_for(v.m, threads, [&](std::uint32_t m) {
+    for (std::uint32_t n = 0; n < v.n; ++n) c[m * c_row_stride + n] = gemv_element_bf16(v, m, n);
+  });
 }
 
 }  // namespace w8a16::ref
