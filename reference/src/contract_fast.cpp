@@ -11,6 +11,8 @@
 //    a*b = sa*sb4 * 2^(ea + eb - 10), and its exponent is ea + eb, the model's (rule 1).
 //  * Rule 2: E is the max of ea + eb over nonzero products and of c's field if c != 0. Zero
 //    operands carry the exponent kZeroExp, far below any real one, so they never win the max.
+//  * Rule 2's floor: E is clamped to at least kSm90MinAlignExp, as mma.cpp does for sm90; an
+//    all-zero step then still sums to 0 (+0).
 //  * Rule 3: on the grid 2^(E - 25) a product is sa*sb4 * 2^(15 - d), d = E - (ea + eb) >= 0;
 //    the model's truncation toward zero of the magnitude is floor((sa*sb4 << 15) / 2^d) =
 //    (sa*sb4 << 15) >> d, and any d >= 27 gives 0, so d is clamped to 31. c = csig * 2^(ec - 23)
@@ -42,7 +44,14 @@
 #include "w8a16/reference/parallel.hpp"
 
 // One copy of each hot loop per x86-64 level, picked at load time; other targets get the default.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// The tests also build this file with one fixed level each (W8A16_SIMD_ONE_TARGET, or
+// W8A16_SIMD_BASELINE for the plain default) so that every copy is checked, not only the one
+// the test machine picks.
+#if defined(W8A16_SIMD_ONE_TARGET)
+#define W8A16_SIMD_CLONES __attribute__((target(W8A16_SIMD_ONE_TARGET)))
+#elif defined(W8A16_SIMD_BASELINE)
+#define W8A16_SIMD_CLONES
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define W8A16_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define W8A16_SIMD_CLONES
@@ -170,6 +179,7 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
       te[t] = ea[k0 + t] + eb[k0 + t];
       e_max = vmax(e_max, te[t]);
     }
+    e_max = vmax(e_max, VecI{} + kSm90MinAlignExp);  // the grid's floor (mma.hpp)
     const VecI c_term = (c_sig << 2) >> clamp_shift(e_max - c_exp);  // rule 3 for c
     VecI sum = (c_term ^ c_neg) - c_neg;
     for (int t = 0; t < 16; ++t) {  // rules 3 and 4 for the products
