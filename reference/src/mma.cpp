@@ -69,7 +69,7 @@ std::uint32_t round_rz_to_f32(bool negative, std::uint64_t mag, int lsb_exp) {
 }  // namespace
 
 std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, const std::uint16_t* b,
-                                  int count, int extra_bits) {
+                                  int count, int extra_bits, int min_align_exp) {
   // Rule 7: NaN in, Inf * 0, +Inf + -Inf give the canonical NaN; otherwise an Inf wins.
   bool pos_inf = false, neg_inf = false;
   if (f32_bits_is_nan(c_bits)) return kF32CanonicalNan;
@@ -100,9 +100,11 @@ std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, 
   if (uc.sig != 0) terms[n++] = {uc.negative, uc.exp, uc.sig, 23};  // rule 2: c = +-0 takes no part
   if (n == 0) return 0;                                               // rule 6: +0
 
-  // Rule 2: E = the largest exponent field among the nonzero terms.
+  // Rule 2: E = the largest exponent field among the nonzero terms, clamped below at the policy's
+  // floor (measured on sm_90: mma.hpp, kSm90MinAlignExp).
   int e_max = terms[0].exp;
   for (int i = 1; i < n; ++i) e_max = terms[i].exp > e_max ? terms[i].exp : e_max;
+  if (e_max < min_align_exp) e_max = min_align_exp;
 
   // Rules 3 and 4: each term on the grid 2^(E - 23 - extra_bits), magnitude truncated; exact sum.
   const int lsb_exp = e_max - 23 - extra_bits;
@@ -126,7 +128,8 @@ std::uint32_t mma_k16_bits(const MmaPolicy& policy, std::uint32_t c_bits, const 
   const int per_block = 16 / policy.blocks;
   std::uint32_t d = c_bits;
   for (int blk = 0; blk < policy.blocks; ++blk)
-    d = mma_fused_step_bits(d, a + blk * per_block, b + blk * per_block, per_block, policy.extra_bits);
+    d = mma_fused_step_bits(d, a + blk * per_block, b + blk * per_block, per_block, policy.extra_bits,
+                            policy.min_align_exp);
   return d;
 }
 

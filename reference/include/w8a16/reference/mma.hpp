@@ -17,17 +17,30 @@ struct MmaPolicy {
   std::string_view name;
   int blocks;          // fused steps per k16 instruction
   int extra_bits;      // grid bits below FP32's 23 fraction bits
+  int min_align_exp;   // E is clamped to at least this (the grid never gets finer than
+                       // 2^(min_align_exp - 23 - extra_bits))
   bool verified;       // true only where recordings from that hardware confirm every rule
   std::string_view evidence;
 };
 
+// The alignment exponent's floor on sm_90, measured by this project's probe (golden/mma/h200/,
+// regime h200_7_subnormal_outputs): when every term is tiny (subnormal BF16 activations times
+// small weights, c = +-0), E = max(ea + eb) can fall below -133, yet the H200 aligns on the grid of
+// E = -133, i.e. 2^-158, the exponent of BF16's smallest subnormal (2^-133) less 25. NUMERICS.md
+// 1.1 rule 3 as written (no floor) misses 4 of 32,768 dot products there; a floor at E = -133 is the
+// only one consistent with all 1,641,856 recorded dot products (-132 .. -128 break hundreds of the
+// shared vectors, -134 and -135 leave 4 and 2 of the probe's).
+inline constexpr int kSm90MinAlignExp = -133;
+inline constexpr int kNoAlignFloor = -(1 << 20);  // below every exponent a term can have
+
 // sm_90 (H100/H200): one fused step of 17 terms, 2 extra bits. Verified: NUMERICS.md 1.1, the
 // 10 recorded regimes in shared/vectors/.
-inline constexpr MmaPolicy kMmaSm90{"sm90", 1, 2, true,
-                                    "H200 recordings, NUMERICS.md 1.1 (10.5 M dot products)"};
+inline constexpr MmaPolicy kMmaSm90{"sm90", 1, 2, kSm90MinAlignExp, true,
+                                    "H200 recordings: shared/vectors (NUMERICS.md 1.1) and golden/mma/h200"};
 // sm_80 (A100): two chained blocks of 8 products with 1 extra bit, as published; NOT verified
 // here: no A100 recording confirms it.
-inline constexpr MmaPolicy kMmaSm80{"sm80", 2, 1, false,
+// Its alignment floor is unknown: no floor is assumed.
+inline constexpr MmaPolicy kMmaSm80{"sm80", 2, 1, kNoAlignFloor, false,
                                     "published model only; no recording in this project"};
 
 constexpr const MmaPolicy& mma_policy(Arch arch) { return arch == Arch::sm90 ? kMmaSm90 : kMmaSm80; }
@@ -35,7 +48,7 @@ bool parse_arch(std::string_view text, Arch* out);
 
 // One fused step of `count` products plus c (count <= 16). a and b are BF16 bits, c FP32 bits.
 std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, const std::uint16_t* b,
-                                  int count, int extra_bits);
+                                  int count, int extra_bits, int min_align_exp);
 
 // d = mma(c, a[0..15], b[0..15]) for one output element under `policy`. FP32 bits in and out.
 std::uint32_t mma_k16_bits(const MmaPolicy& policy, std::uint32_t c_bits, const std::uint16_t a[16],
