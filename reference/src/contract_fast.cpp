@@ -11,6 +11,11 @@
 //    a*b = sa*sb4 * 2^(ea + eb - 10), and its exponent is ea + eb, the model's (rule 1).
 //  * Rule 2: E is the max of ea + eb over nonzero products and of c's field if c != 0. Zero
 //    operands carry the exponent kZeroExp, far below any real one, so they never win the max.
+//    The policy's floor on E (mma.hpp, min_align_exp: -133 on sm90) is not applied here, and
+//    need not be: E falls below a floor F <= -126 only when c = 0 and every product has
+//    ea + eb < F; a product's lowest bit then weighs at least 2^(-135 - 10) (E4M3 significands
+//    have 4 bits), which lies on both grids 2^(E - 25) and 2^(F - 25), so both sum the same exact
+//    value and round it alike. A policy with a floor above -126 goes to the model.
 //  * Rule 2's floor: E is clamped to at least kSm90MinAlignExp, as mma.cpp does for sm90; an
 //    all-zero step then still sums to 0 (+0).
 //  * Rule 3: on the grid 2^(E - 25) a product is sa*sb4 * 2^(15 - d), d = E - (ea + eb) >= 0;
@@ -338,6 +343,7 @@ W8A16_SIMD_CLONES void gemv_columns(const GemvTask& task, std::uint32_t nb) {
 bool gemm_canonical_sm90(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
   const MmaPolicy& policy = mma_policy(arch);
   if (policy.blocks != 1 || policy.extra_bits != 2) return false;  // the grid and bounds above are sm90's
+  if (policy.min_align_exp > -126) return false;  // see rule 2 above
   if (gemm_view_problem(v) != nullptr) return false;  // the layout assumptions below need a valid view
   const std::uint32_t blocks = (v.n + kLanes - 1) / kLanes;
   // Rows of A are unpacked a bounded slab at a time; each slab is cut into (64-row tile, 16-column

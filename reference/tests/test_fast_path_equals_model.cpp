@@ -116,6 +116,26 @@ TEST(FastCanonical, RowsBeyondOneUnpackedSlabMatchTheModel) {
       EXPECT_EQ(out[m * c.n + n], ref::canonical_element_bf16(c.view(), Arch::sm90, m, n)) << m << " " << n;
 }
 
+// Subnormal activations times the smallest weights (2^-9, 2^-8, 1.5 * 2^-8): every product has
+// ea + eb of -135 or -134, below the sm90 policy's alignment floor of -133, which the model applies
+// and the SIMD path does not need to (contract_fast.cpp, rule 2).
+RC_GTEST_PROP(FastCanonical, ProductsBelowTheAlignmentFloorMatchTheModel, ()) {
+  GemmCase c(*rc::gen::inRange(1u, 4u), *rc::gen::inRange(1u, 40u), 128 * *rc::gen::inRange(1u, 3u));
+  for (auto& a : c.a) a = static_cast<std::uint16_t>(*rc::gen::inRange(0, 128) | (*rc::gen::inRange(0, 2) << 15));
+  for (auto& w : c.w) w = *rc::gen::element<std::uint8_t>(0x00, 0x01, 0x02, 0x03, 0x81, 0x82, 0x83);
+  for (auto& s : c.s) s = *rc::gen::element(1.0f, -3.0f, 0.5f);
+  std::vector<std::uint16_t> out(c.m * c.n);
+  ref::gemm_canonical(c.view(), Arch::sm90, out.data(), c.n);
+  int nonzero = 0;
+  for (std::uint32_t m = 0; m < c.m; ++m)
+    for (std::uint32_t n = 0; n < c.n; ++n) {
+      const std::uint16_t want = ref::canonical_element_bf16(c.view(), Arch::sm90, m, n);
+      nonzero += (want & 0x7FFF) != 0;
+      RC_ASSERT(out[m * c.n + n] == want);
+    }
+  RC_CLASSIFY(nonzero > 0, "some output nonzero");
+}
+
 RC_GTEST_PROP(FastCanonical, Sm80FallsBackToTheModel, ()) {
   const GemmCase c = random_case(4, 40, 2);
   std::vector<std::uint16_t> out(c.m * c.n);
