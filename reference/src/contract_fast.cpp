@@ -11,13 +11,12 @@
 //    a*b = sa*sb4 * 2^(ea + eb - 10), and its exponent is ea + eb, the model's (rule 1).
 //  * Rule 2: E is the max of ea + eb over nonzero products and of c's field if c != 0. Zero
 //    operands carry the exponent kZeroExp, far below any real one, so they never win the max.
-//    The policy's floor on E (mma.hpp, min_align_exp: -133 on sm90) is not applied here, and
-//    need not be: E falls below a floor F <= -126 only when c = 0 and every product has
-//    ea + eb < F; a product's lowest bit then weighs at least 2^(-135 - 10) (E4M3 significands
-//    have 4 bits), which lies on both grids 2^(E - 25) and 2^(F - 25), so both sum the same exact
-//    value and round it alike. A policy with a floor above -126 goes to the model.
-//  * Rule 2's floor: E is clamped to at least kSm90MinAlignExp, as mma.cpp does for sm90; an
-//    all-zero step then still sums to 0 (+0).
+//    E is clamped to at least the sm90 floor (mma.hpp, kSm90MinAlignExp = -133) as mma.cpp does,
+//    although with E4M3 weights the clamp never changes a result: E falls below a floor F <= -126
+//    only when c = 0 and every product has ea + eb < F; a product's lowest bit then weighs at
+//    least 2^(-135 - 10) (E4M3 significands have 4 bits), which lies on both grids 2^(E - 25) and
+//    2^(F - 25), so both sum the same exact value and round it alike. An all-zero step still sums
+//    to 0 (+0). A policy with a floor above -126 goes to the model.
 //  * Rule 3: on the grid 2^(E - 25) a product is sa*sb4 * 2^(15 - d), d = E - (ea + eb) >= 0;
 //    the model's truncation toward zero of the magnitude is floor((sa*sb4 << 15) / 2^d) =
 //    (sa*sb4 << 15) >> d, and any d >= 27 gives 0, so d is clamped to 31. c = csig * 2^(ec - 23)
