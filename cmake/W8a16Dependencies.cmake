@@ -15,11 +15,18 @@ include(GoogleTest)
 
 # One helper for every GoogleTest binary: discovery, labels, visible skips. (JUnit XML comes from
 # the test presets' outputJUnitFile, under the build tree.)
-#   w8a16_add_gtest(TARGET LABELS cpu [slow|gpu] [TIMEOUT s])
+#   w8a16_add_gtest(TARGET LABELS cpu|slow|gpu [TIMEOUT s])
 function(w8a16_add_gtest target)
   cmake_parse_arguments(ARG "" "TIMEOUT" "LABELS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
+  endif()
+  # CMake 3.25's gtest_discover_tests writes PROPERTIES unquoted into its generated script, so a
+  # second label would be read as a property name: one label per binary (cpu: fast CPU tests,
+  # slow: long CPU tests, gpu: need a GPU).
+  list(LENGTH ARG_LABELS n_labels)
+  if(NOT n_labels EQUAL 1)
+    message(FATAL_ERROR "w8a16_add_gtest(${target}): exactly one label (cpu, slow or gpu), got '${ARG_LABELS}'")
   endif()
   gtest_discover_tests(${target}
     DISCOVERY_TIMEOUT 60
