@@ -29,6 +29,20 @@ Planned fail(Entry e, Errc c, const std::string& what) {
 
 }  // namespace
 
+KernelId entry_own_kernel(Entry e) {
+  switch (e) {
+    case Entry::gemm_pipelined:
+    case Entry::gemm_pipelined_by_m: return KernelId::gemm_pipelined;
+    case Entry::gemm_pipelined_m32:
+    case Entry::gemm_pipelined_m32_strided: return KernelId::gemm_pipelined_m32;
+    case Entry::gemm_pipelined_m64:
+    case Entry::gemm_pipelined_m64_strided: return KernelId::gemm_pipelined_m64;
+    case Entry::gemv_batch4_strided: return KernelId::gemv_batch4_strided;
+    case Entry::gemv_batch16_strided: return KernelId::gemv_batch16_strided;
+  }
+  return KernelId::gemm_pipelined;
+}
+
 const char* entry_name(Entry e) {
   switch (e) {
     case Entry::gemm_pipelined: return "gemm_pipelined";

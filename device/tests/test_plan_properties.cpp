@@ -18,20 +18,6 @@ const Entry kEntries[] = {Entry::gemm_pipelined,         Entry::gemm_pipelined_m
                           Entry::gemm_pipelined_m64,     Entry::gemm_pipelined_m64_strided,
                           Entry::gemm_pipelined_by_m,    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
 
-KernelId own_kernel(Entry e) {
-  switch (e) {
-    case Entry::gemm_pipelined:
-    case Entry::gemm_pipelined_by_m: return KernelId::gemm_pipelined;
-    case Entry::gemm_pipelined_m32:
-    case Entry::gemm_pipelined_m32_strided: return KernelId::gemm_pipelined_m32;
-    case Entry::gemm_pipelined_m64:
-    case Entry::gemm_pipelined_m64_strided: return KernelId::gemm_pipelined_m64;
-    case Entry::gemv_batch4_strided: return KernelId::gemv_batch4_strided;
-    case Entry::gemv_batch16_strided: return KernelId::gemv_batch16_strided;
-  }
-  return KernelId::gemm_pipelined;
-}
-
 RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes, ()) {
   const Entry e = *rc::gen::elementOf(std::vector<Entry>(std::begin(kEntries), std::end(kEntries)));
   const std::uint32_t max_m = e == Entry::gemv_batch4_strided ? 4 : e == Entry::gemv_batch16_strided ? 16 : 140;
@@ -60,7 +46,7 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   Launcher api(sim);
   Call call;
   call.entry = e;
-  call.kernel = api.handle(own_kernel(e));
+  call.kernel = api.handle(entry_own_kernel(e));
   call.m32_kernel = api.handle(KernelId::gemm_pipelined_m32);
   call.m64_kernel = api.handle(KernelId::gemm_pipelined_m64);
   call.args = Args{a->address(), w->address(), s->address(), c->address(), m, n, k, sh.lda, sh.ldc, 0};

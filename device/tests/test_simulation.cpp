@@ -30,20 +30,6 @@ std::uint32_t max_rows(Entry e) {
   return ~0u;
 }
 
-KernelId own_kernel(Entry e) {
-  switch (e) {
-    case Entry::gemm_pipelined:
-    case Entry::gemm_pipelined_by_m: return KernelId::gemm_pipelined;
-    case Entry::gemm_pipelined_m32:
-    case Entry::gemm_pipelined_m32_strided: return KernelId::gemm_pipelined_m32;
-    case Entry::gemm_pipelined_m64:
-    case Entry::gemm_pipelined_m64_strided: return KernelId::gemm_pipelined_m64;
-    case Entry::gemv_batch4_strided: return KernelId::gemv_batch4_strided;
-    case Entry::gemv_batch16_strided: return KernelId::gemv_batch16_strided;
-  }
-  return KernelId::gemm_pipelined;
-}
-
 // Runs one entry point on the simulation and compares the whole C buffer with the expectation.
 // Returns the plan's body, so callers can see which bodies a sweep reached.
 Body simulate_and_compare(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda_pad,
@@ -63,7 +49,7 @@ Body simulate_and_compare(Entry e, std::uint32_t m, std::uint32_t n, std::uint32
   Launcher api(sim);
   Call call;
   call.entry = e;
-  call.kernel = api.handle(own_kernel(e));
+  call.kernel = api.handle(entry_own_kernel(e));
   call.m32_kernel = api.handle(KernelId::gemm_pipelined_m32);
   call.m64_kernel = api.handle(KernelId::gemm_pipelined_m64);
   call.args = Args{a->address(), w->address(), s->address(), c->address(), m, n, k, sh.lda, sh.ldc, 0};

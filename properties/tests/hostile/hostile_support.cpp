@@ -46,22 +46,8 @@ Problem make_problem(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
   return p;
 }
 
-KernelId own_kernel(Entry e) {
-  switch (e) {
-    case Entry::gemm_pipelined:
-    case Entry::gemm_pipelined_by_m: return KernelId::gemm_pipelined;
-    case Entry::gemm_pipelined_m32:
-    case Entry::gemm_pipelined_m32_strided: return KernelId::gemm_pipelined_m32;
-    case Entry::gemm_pipelined_m64:
-    case Entry::gemm_pipelined_m64_strided: return KernelId::gemm_pipelined_m64;
-    case Entry::gemv_batch4_strided: return KernelId::gemv_batch4_strided;
-    case Entry::gemv_batch16_strided: return KernelId::gemv_batch16_strided;
-  }
-  return KernelId::gemm_pipelined;
-}
-
 Handles handles_for(Entry e, const device::KernelRegistry& reg) {
-  return Handles{reg.resolve(own_kernel(e)), reg.resolve(KernelId::gemm_pipelined_m32),
+  return Handles{reg.resolve(entry_own_kernel(e)), reg.resolve(KernelId::gemm_pipelined_m32),
                  reg.resolve(KernelId::gemm_pipelined_m64)};
 }
 

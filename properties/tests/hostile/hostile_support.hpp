@@ -67,7 +67,6 @@ Problem make_problem(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
 struct Handles {
   device::KernelHandle own, m32, m64;  // own: the entry's kernel (by_m: the 128-row tile's)
 };
-device::KernelId own_kernel(Entry e);
 Handles handles_for(Entry e, const device::KernelRegistry& reg);
 
 // Calls the seed's named entry point for `e` (api.hpp), in its argument order.

@@ -147,6 +147,10 @@ struct Planned {
 // N rows of W sharing one row of block scales (NUMERICS.md 2: S is [ceil(N/128)][K/128]).
 inline constexpr std::uint32_t kScaleRowsPerBlock = 128;
 
+// The kernel whose handle an entry point is called with (the seed's `kernel` argument; by_m's
+// fallback is the 128-row tile). The strided twins may still launch tc_rows instead.
+KernelId entry_own_kernel(Entry e);
+
 // Contiguous entry points (seed lines 170-198): their pitches are k and n whatever Args holds.
 bool entry_is_contiguous(Entry e);
 // The arguments the entry really uses: for a contiguous entry, a_row_stride = k, c_row_stride = n.
