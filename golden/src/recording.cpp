@@ -142,6 +142,12 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
       if (line.substr(0, prefix.size()) != prefix || line.size() == prefix.size())
         return fail("expected the header line '" + key + ": <value>' here, got '" + std::string(line.substr(0, 60)) + "'");
       const std::string value(line.substr(prefix.size()));
+      // Header values are printable text: a control byte (a stray '\r' above all, which the line
+      // reader trims at a line's end) would not survive a write and a re-read unchanged.
+      for (const char ch : value)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F)
+          return fail("the value of '" + key + ":' holds a control character (byte " +
+                      std::to_string(static_cast<unsigned>(static_cast<unsigned char>(ch))) + ")");
       if (key == "gpu") r.header.gpu = value;
       else if (key == "compute_capability") r.header.compute_capability = value;
       else if (key == "driver") r.header.driver = value;
