@@ -30,29 +30,60 @@ _ONE_BF16 = np.uint16(0x3F80)  # 1.0
 _MINUS = np.uint16(0x8000)
 
 
-def probe_lca_sizes(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> np.ndarray:
-    """sizes[i, j] = number of leaves under LCA(leaves[i], leaves[j]), measured (diagonal 1)."""
-    count = leaves.size
+def probe_pairs(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The probe rows' leaf pairs (i, j), i < j, in row order."""
     if count > 258:
         raise ValueError(f"at most 258 leaves (BF16 counts are exact to 256), got {count}")
-    pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
-    a = np.zeros((len(pairs), k), dtype=np.uint16)
-    a[:, leaves] = _ONE_BF16
-    rows = np.arange(len(pairs))
-    pi = np.array([p[0] for p in pairs])
-    pj = np.array([p[1] for p in pairs])
-    a[rows, leaves[pi]] = _M_BF16
-    a[rows, leaves[pj]] = _M_BF16 | _MINUS
-    w = np.full((1, k), _ONE_E4M3, dtype=np.uint8)
-    s = np.ones((1, k // 128), dtype=np.float32)
-    out = _core.gemm(a, w, s, contract=contract, arch=arch)[:, 0]
-    survivors = _core.bf16_to_f32(out).astype(np.float64)
-    if not np.all((survivors == np.round(survivors)) & (survivors >= 0) & (survivors <= count - 2)):
-        raise RuntimeError("probe outputs are not unit counts: the probe's assumptions do not hold")
+    pi, pj = np.triu_indices(count, 1)
+    return pi.astype(np.int64), pj.astype(np.int64)
+
+
+def probe_base_row(k: int, leaves: np.ndarray) -> np.ndarray:
+    """The A row every probe starts from: 1 on the leaves, 0 elsewhere."""
+    base = np.zeros(k, dtype=np.uint16)
+    base[leaves] = _ONE_BF16
+    return base
+
+
+def probe_patches(leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per probe row, the two elements that differ from the base row: (+M at leaf i, -M at leaf j)."""
+    pi, pj = probe_pairs(leaves.size)
+    cols = np.stack([leaves[pi], leaves[pj]], axis=1).astype(np.int64)
+    bits = np.empty_like(cols, dtype=np.uint16)
+    bits[:, 0] = _M_BF16
+    bits[:, 1] = _M_BF16 | _MINUS
+    return cols, bits
+
+
+def sizes_from_outputs(out: np.ndarray, count: int) -> np.ndarray:
+    """sizes[i, j] = leaves under LCA(i, j), from the probe rows' BF16 outputs (one per pair, in order)."""
+    pi, pj = probe_pairs(count)
+    if out.shape != pi.shape:
+        raise ValueError(f"{pi.size} probe outputs expected, got {out.shape}")
+    survivors = _core.bf16_to_f32(out.astype(np.uint16)).astype(np.float64)
+    bad = ~((survivors == np.round(survivors)) & (survivors >= 0) & (survivors <= count - 2))
+    if np.any(bad):
+        first = int(np.flatnonzero(bad)[0])
+        raise RuntimeError(f"probe outputs are not unit counts ({int(bad.sum())} of {out.size}; first: pair "
+                           f"({int(pi[first])}, {int(pj[first])}) gave 0x{int(out[first]):04X}): the probe's "
+                           "assumptions do not hold")
     sizes = np.ones((count, count), dtype=np.int64)
     sizes[pi, pj] = count - survivors.astype(np.int64)
     sizes[pj, pi] = sizes[pi, pj]
     return sizes
+
+
+def probe_lca_sizes(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> np.ndarray:
+    """sizes[i, j] = number of leaves under LCA(leaves[i], leaves[j]), measured on the emulator (diagonal 1)."""
+    cols, bits = probe_patches(leaves)
+    a = np.tile(probe_base_row(k, leaves), (cols.shape[0], 1))
+    rows = np.arange(cols.shape[0])
+    a[rows, cols[:, 0]] = bits[:, 0]
+    a[rows, cols[:, 1]] = bits[:, 1]
+    w = np.full((1, k), _ONE_E4M3, dtype=np.uint8)
+    s = np.ones((1, k // 128), dtype=np.float32)
+    out = _core.gemm(a, w, s, contract=contract, arch=arch)[:, 0]
+    return sizes_from_outputs(out, leaves.size)
 
 
 def clusters_from_sizes(sizes: np.ndarray) -> set[frozenset[int]]:
@@ -188,3 +219,204 @@ def _leaf_text(leaves: np.ndarray) -> str:
     if step.size and np.all(step == step[0]):
         return f"{int(leaves[0])}, {int(leaves[1])}, ..., {int(leaves[-1])} (every {int(step[0])})"
     return ", ".join(str(int(x)) for x in leaves)
+
+
+# ---- the same probes on the kernels (golden/order/README.md) ----------------------------------
+# write-probes writes one operand bundle per (entry point, kernel body); `w8a16check run-operands`
+# runs each on the sim or cuda backend (tools/gpu-order on the GPU machine); recover reads the
+# outputs back, rebuilds each tree and compares it with the order of the contract the entry must
+# meet: the canonical fold (NUMERICS.md 2.1) for the tensor-core entries, the GEMV order (2.2) for
+# gemv_batch*. Rows per launch follow the launch layer's rules (device/include/w8a16/device/plan.hpp,
+# geometry.hpp): the skinny body and the row-tile kernel take at most 16 rows, the GEMVs 4 and 16.
+PROBE_FORMAT = "w8a16check-order-probes 1"
+SKINNY_MAX_K = 5120        # geometry.hpp kSkinnyMaxK: above it, 1..16 rows go to w8a16_tc_rows
+TC_ROWS_K = 5248           # the smallest K > kSkinnyMaxK that is a multiple of 128
+
+
+def _tc_rows_leaves(k: int) -> np.ndarray:
+    """Leaves at K = 5248 (41 steps; 328 k16 chunks do not fit in 258 leaves): every position of the
+    first and the last k16, every k16 start of the first two and the last two 128-K steps, every
+    half-step start (64) of every step: the MMA's inside, the chain of 8 MMAs and the fold over steps."""
+    pos = set(range(16)) | set(range(k - 16, k)) | set(range(0, k, 32))
+    for step in (0, 1, k // 128 - 2, k // 128 - 1):
+        pos |= set(range(128 * step, 128 * step + 128, 16))
+    return np.array(sorted(pos), dtype=np.int64)
+
+
+# (name, entry, body the plan must choose, K, rows per launch: 0 = every probe row in one launch)
+PROBE_PLAN = (
+    ("gemm128_tile", "gemm_pipelined", "gemm128_tile", 256, 0),
+    ("by_m_gemm128_tile", "gemm_pipelined_by_m", "gemm128_tile", 256, 0),
+    ("m32_tile", "gemm_pipelined_m32", "m32_tile", 256, 0),
+    ("m32_strided_m32_tile", "gemm_pipelined_m32_strided", "m32_tile", 256, 0),
+    ("m32_skinny", "gemm_pipelined_m32", "m32_skinny", 256, 16),
+    ("m64_tile", "gemm_pipelined_m64", "m64_tile", 256, 0),
+    ("m64_strided_m64_tile", "gemm_pipelined_m64_strided", "m64_tile", 256, 0),
+    ("m32_strided_tc_rows", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 16),
+    ("m64_strided_tc_rows", "gemm_pipelined_m64_strided", "tc_rows_strip", TC_ROWS_K, 16),
+    ("gemv_batch4", "gemv_batch4_strided", "gemv_strip", 256, 4),
+    ("gemv_batch16", "gemv_batch16_strided", "gemv_strip", 256, 16),
+)
+# A reduced leaf set (the tests' pipeline on the sim backend, seconds on 2 cores): a few positions
+# inside one k16, k16 and GEMV-chunk starts, both 128-K steps; at 5248, step starts and the ends.
+REDUCED_LEAVES = {256: np.array([0, 1, 2, 15, 16, 17, 31, 127, 128, 129, 200, 255]),
+                  TC_ROWS_K: np.array([0, 1, 15, 16, 128, 129, 2560, 5120, 5121, 5247])}
+
+
+def entry_contract(entry: str) -> str:
+    """The contract an entry point must meet (as golden::entry_point_is_gemv decides)."""
+    return "gemv" if entry.startswith("gemv_") else "canonical"
+
+
+def probe_leaves(k: int, reduced: bool = False) -> np.ndarray:
+    if reduced:
+        return REDUCED_LEAVES[k]
+    return np.arange(k) if k == 256 else _tc_rows_leaves(k)
+
+
+def write_probes(out_dir, reduced: bool = False, only=None) -> dict:
+    """One bundle per PROBE_PLAN line, plus manifest.json (all recover needs) and probes.list
+    ("ENTRY BUNDLE OUTPUT" lines, for tools/gpu-order, which has no JSON parser)."""
+    import json
+    import os
+
+    from . import operands
+
+    os.makedirs(out_dir, exist_ok=True)
+    manifest = {"format": PROBE_FORMAT, "reduced": reduced,
+                "probe": "A = base row (1.0 on the leaves) with +2^40 at leaf i and -2^40 at leaf j for each "
+                         "pair i < j in row order; W = 1.0 (E4M3 0x38), S = 1, n = 1",
+                "probes": []}
+    lines = []
+    for name, entry, body, k, per_launch in PROBE_PLAN:
+        if only and name not in only:
+            continue
+        leaves = probe_leaves(k, reduced)
+        cols, bits = probe_patches(leaves)
+        pairs = cols.shape[0]
+        m = per_launch or pairs
+        launches = -(-pairs // m)
+        pad = launches * m - pairs           # the last launch is filled with copies of the last probe
+        cols = np.concatenate([cols, np.repeat(cols[-1:], pad, axis=0)])
+        bits = np.concatenate([bits, np.repeat(bits[-1:], pad, axis=0)])
+        w = np.full((1, k), _ONE_E4M3, dtype=np.uint8)
+        s = np.ones((1, k // 128), dtype=np.float32)
+        size = operands.write_bundle(os.path.join(out_dir, name + ".bundle"), entry, m, 1, k, launches,
+                                     probe_base_row(k, leaves), cols, bits, w, s)
+        manifest["probes"].append({"name": name, "entry": entry, "expected_body": body,
+                                   "contract": entry_contract(entry), "k": k, "n": 1, "m": m,
+                                   "launches": launches, "pairs": pairs, "leaves": leaves.tolist(),
+                                   "bundle": name + ".bundle", "output": name + ".out", "bundle_bytes": size})
+        lines.append(f"{entry} {name}.bundle {name}.out")
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    with open(os.path.join(out_dir, "probes.list"), "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+    return manifest
+
+
+def recover_outputs(probe: dict, output: dict, arch: str = "sm90") -> dict:
+    """One probe's outputs -> its recovered tree, compared with its entry's documented order."""
+    leaves = np.array(probe["leaves"], dtype=np.int64)
+    contract = entry_contract(probe["entry"])
+    res = {"name": probe["name"], "entry": probe["entry"], "expected_body": probe["expected_body"],
+           "body": output.get("body"), "kernel": output.get("kernel"), "backend": output.get("backend"),
+           "contract": contract, "k": probe["k"], "leaves": _leaf_text(leaves) if leaves.size != probe["k"]
+           else "every position", "probes": int(probe["pairs"]), "error": None, "matches_documented": False}
+    problems = []
+    for key in ("entry", "m", "n", "launches"):
+        if output.get(key) != probe[key]:
+            problems.append(f"output {key} {output.get(key)!r}, manifest {probe[key]!r}")
+    if output.get("body") != probe["expected_body"]:
+        problems.append(f"the plan chose body {output.get('body')!r}, the probe is for {probe['expected_body']!r}")
+    if output.get("contract") != contract:
+        problems.append(f"the plan's contract is {output.get('contract')!r}, the entry must meet {contract!r}")
+    documented = documented_clusters(contract, probe["k"], leaves, arch)
+    res["internal_nodes_documented"] = len(documented)
+    res["documented_tree"] = render(documented, leaves)
+    if problems:
+        res["error"] = "; ".join(problems)
+        return res
+    try:
+        sizes = sizes_from_outputs(output["c"][:probe["pairs"], 0], leaves.size)
+        measured = clusters_from_sizes(sizes)
+    except (RuntimeError, ValueError) as exc:
+        res["error"] = str(exc)
+        return res
+    res.update({"internal_nodes_measured": len(measured), "matches_documented": measured == documented,
+                "only_measured": len(measured - documented), "only_documented": len(documented - measured),
+                "measured_tree": render(measured, leaves)})
+    return res
+
+
+def recover_dir(directory, outputs_dir=None) -> dict:
+    """Every probe of DIR/manifest.json from its output file (in outputs_dir, default DIR)."""
+    import json
+    import os
+
+    from . import operands
+
+    with open(os.path.join(directory, "manifest.json")) as f:
+        manifest = json.load(f)
+    if manifest.get("format") != PROBE_FORMAT:
+        raise ValueError(f"{directory}/manifest.json: format {manifest.get('format')!r}, expected {PROBE_FORMAT!r}")
+    results = []
+    for probe in manifest["probes"]:
+        path = os.path.join(outputs_dir or directory, probe["output"])
+        if not os.path.exists(path):
+            results.append({"name": probe["name"], "entry": probe["entry"], "expected_body": probe["expected_body"],
+                            "contract": entry_contract(probe["entry"]), "k": probe["k"], "probes": probe["pairs"],
+                            "matches_documented": False, "error": f"no output file {probe['output']}"})
+            continue
+        try:
+            output = operands.read_output(path)
+        except ValueError as exc:
+            results.append({"name": probe["name"], "entry": probe["entry"], "expected_body": probe["expected_body"],
+                            "contract": entry_contract(probe["entry"]), "k": probe["k"], "probes": probe["pairs"],
+                            "matches_documented": False, "error": str(exc)})
+            continue
+        results.append(recover_outputs(probe, output))
+    return {"format": "w8a16check-order-recovered 1", "directory": str(directory), "reduced": manifest.get("reduced"),
+            "all_match": bool(results) and all(r["matches_documented"] and not r["error"] for r in results),
+            "results": results}
+
+
+def main(argv=None) -> int:
+    import argparse
+    import json
+    import os
+
+    p = argparse.ArgumentParser(prog="python -m w8a16check.order",
+                                description="Reduction-order probes for the kernels (golden/order/README.md)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    w = sub.add_parser("write-probes", help="write operand bundles, manifest.json and probes.list")
+    w.add_argument("--out", required=True, help="folder (created); e.g. build/gpu/order-probes")
+    w.add_argument("--reduced", action="store_true", help="a dozen leaves per probe (tests)")
+    r = sub.add_parser("recover", help="rebuild each kernel's tree from run-operands outputs")
+    r.add_argument("dir", help="folder with manifest.json (and the outputs, unless --outputs)")
+    r.add_argument("--outputs", help="folder of the .out files")
+    r.add_argument("--json", help="result file (default DIR/recovered.json)")
+    args = p.parse_args(argv)
+    if args.cmd == "write-probes":
+        m = write_probes(args.out, args.reduced)
+        total = sum(x["bundle_bytes"] for x in m["probes"])
+        for x in m["probes"]:
+            print(f"{x['name']:22s} {x['entry']:28s} K={x['k']:5d} {len(x['leaves']):3d} leaves, "
+                  f"{x['pairs']:6d} probes, {x['launches']:5d} launches of {x['m']}, {x['bundle_bytes'] / 1e6:.2f} MB")
+        print(f"write-probes: {len(m['probes'])} bundles, {total / 1e6:.1f} MB in {args.out}")
+        return 0
+    res = recover_dir(args.dir, args.outputs)
+    out = args.json or os.path.join(args.dir, "recovered.json")
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+    for x in res["results"]:
+        verdict = "ERROR " + x["error"] if x["error"] else ("same tree" if x["matches_documented"] else "DIFFERENT TREE")
+        print(f"{x['name']:22s} {x['entry']:28s} body {x.get('body')}: {verdict}")
+    print(f"recover: {'every tree is the documented one' if res['all_match'] else 'MISMATCH or error'}; {out}")
+    return 0 if res["all_match"] else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
