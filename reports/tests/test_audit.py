@@ -24,7 +24,8 @@ def test_json_has_every_field_the_html_shows(tiny):
     assert on_disk["totals"] == json.loads(json.dumps(summary["totals"]))
     for key in ("seed", "columns_per_shape", "sampling", "shapes", "rows", "distributions",
                 "distribution_descriptions", "mma_policy", "bound", "totals", "ulp_histograms",
-                "ulp_histogram_bins", "configs", "by_k", "worst_cases", "reduction_order", "seconds"):
+                "ulp_histogram_bins", "configs", "by_k", "worst_cases", "reduction_order", "seconds",
+                "device_recordings", "device_order"):
         assert key in on_disk, key
     assert len(on_disk["configs"]) == 2 * 2 * 3
     config = on_disk["configs"][0]
@@ -37,7 +38,15 @@ def test_json_has_every_field_the_html_shows(tiny):
     html = (out / "report.html").read_text()
     for png in re.findall(r"src='([^']+\.png)'", html):
         assert (out / png).stat().st_size > 1000, png
-    assert len(re.findall(r"src='([^']+\.png)'", html)) == 5
+    # Five plots, plus the device recordings' ULP histograms when a recording is committed.
+    device_plot = on_disk["device_recordings"]["found"]
+    assert len(re.findall(r"src='([^']+\.png)'", html)) == 5 + device_plot
+    # The device sections are in the JSON and the HTML, each saying what it found.
+    for key in ("device_recordings", "device_order"):
+        assert "found" in on_disk[key], key
+    assert "Device recordings" in html and "recovered on a GPU" in html
+    if not on_disk["device_order"]["found"]:
+        assert "no device order recording" in html
     assert f"{on_disk['totals']['outputs']:,} outputs" in html
 
 

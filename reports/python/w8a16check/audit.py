@@ -7,7 +7,10 @@ For each shape (N, K), row count M and distribution, a sample of output columns 
 both contracts and exactly (all in C++); the audit reports how often the contracts agree bit for
 bit, their BF16 ULP distances to each other and to the exactly rounded result, and each contract's
 error against its a priori bound (bounds.py). It then recovers both contracts' K-reduction order
-from crafted inputs (order.py). Writes DIR/summary.json, DIR/report.html and DIR/*.png.
+from crafted inputs (order.py), and shows the kernels' trees recovered on a GPU where golden/order/
+holds such a recording. Device recordings (golden/recordings/*.rec, recordings.py) are checked against
+the contract each entry point must meet and set beside the GEMV order and the exact result.
+Writes DIR/summary.json, DIR/report.html and DIR/*.png.
 """
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ import time
 
 import numpy as np
 
-from . import _core, bounds, data, order
+import pathlib
+
+from . import _core, bounds, data, order, recordings as recordings_mod
 
 SHAPES = ((12288, 2048), (2048, 4096), (8192, 2048), (10240, 5120), (51200, 5120), (5120, 25600))
 ROWS = (1, 16, 64)
@@ -114,7 +119,24 @@ def order_section(arch: str = "sm90") -> list[dict]:
     return out
 
 
-def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print) -> dict:
+def device_order_section(root=None) -> dict:
+    """The kernels' trees recovered on a device (golden/order/<device>/, golden/order/README.md)
+    beside the documented order of the contract each entry must meet."""
+    root = pathlib.Path(root) if root else pathlib.Path(__file__).resolve().parents[3] / "golden" / "order"
+    devices = sorted(d for d in root.glob("*") if (d / "manifest.json").is_file()) if root.is_dir() else []
+    res = {"searched": str(root), "found": bool(devices), "devices": []}
+    if not devices:
+        res["note"] = f"no device order recording under {root} (golden/order/README.md says how to make one)"
+    for d in devices:
+        rec = order.recover_dir(str(d))
+        rec["device"] = d.name
+        res["devices"].append(rec)
+    res["all_match"] = bool(devices) and all(r["all_match"] for r in res["devices"])
+    return res
+
+
+def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, recordings=None,
+        order_root=None) -> dict:
     from . import report  # matplotlib is needed only to write the report
 
     t0 = time.time()
@@ -156,7 +178,13 @@ def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print) -
         "worst_cases": [w for metric in ("ulp_vs_exact", "bound_ratio")
                         for w in [r for r in worst if r["metric"] == metric][:10]],
         "reduction_order": order_section(),
+        "device_order": device_order_section(order_root),
+        "device_recordings": recordings_mod.section(recordings),
     }
+    dr = summary["device_recordings"]
+    log(f"audit: device recordings: {dr['cases']} cases in {len(dr['files'])} files, {dr['outputs_compared']} "
+        f"outputs compared, {dr['mismatches']} mismatching outputs, {dr['mismatching_cases']} mismatching cases"
+        + ("" if dr["found"] else " (" + dr["note"] + ")"))
     summary["seconds"] = round(time.time() - t0, 1)
     report.write(out_dir, summary)
     return summary
@@ -200,6 +228,9 @@ def main(argv=None) -> int:
     p.add_argument("--rows", default=",".join(map(str, ROWS)), help="M values, comma-separated")
     p.add_argument("--dists", default=",".join(data.DISTRIBUTIONS))
     p.add_argument("--shapes", default=";".join(f"{n}x{k}" for n, k in SHAPES), help="NxK;NxK;...")
+    p.add_argument("--recordings", nargs="+", metavar="PATH",
+                   help=".rec files or folders of device recordings (default golden/recordings)")
+    p.add_argument("--order-dir", help="folder of device order recordings (default golden/order)")
     p.add_argument("--replay", nargs=6, metavar=("N", "K", "DIST", "SEED", "M_ROW", "N_COL"))
     args = p.parse_args(argv)
     if args.replay:
@@ -217,10 +248,16 @@ def main(argv=None) -> int:
     for d in dists:
         if d not in data.DISTRIBUTIONS:
             p.error(f"--dists: unknown distribution {d!r} (known: {', '.join(data.DISTRIBUTIONS)})")
-    summary = run(args.out, shapes, rows, dists, args.seed, args.columns)
+    summary = run(args.out, shapes, rows, dists, args.seed, args.columns, recordings=args.recordings,
+                  order_root=args.order_dir)
     t = summary["totals"]
     print(f"audit: {t['outputs']} outputs in {summary['seconds']} s; identical share {t['identical_share']:.4f}; "
           f"bound violations {t['bound_violations']}; report {args.out}/report.html")
+    dr = summary["device_recordings"]
+    if dr["mismatches"] or dr["mismatching_cases"]:
+        print(f"audit: DEVICE RECORDING MISMATCH: {dr['mismatches']} outputs in {dr['mismatching_cases']} cases "
+              "differ from the contract their entry point must meet", file=sys.stderr)
+        return 1
     return 0
 
 

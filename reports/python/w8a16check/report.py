@@ -103,6 +103,27 @@ def _plot_vs_k(s, path, metric, ylabel, with_beta=False, unit_line=False):
     plt.close(fig)
 
 
+def _plot_device_hist(s, path):
+    """Device (recorded) vs GEMV order and vs exact, pooled over the tensor-core groups of every recording."""
+    bins = s["ulp_histogram_bins"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3), squeeze=False)
+    for ax, name in zip(axes[0], ("device_vs_gemv", "device_vs_exact")):
+        counts = np.zeros(len(bins))
+        for f in s["device_recordings"]["files"]:
+            for g in f["groups"]:
+                if g["contract"] == "canonical":
+                    counts += np.array(g["ulp_hist"][name], dtype=float)
+        ax.bar(np.arange(len(bins)), np.where(counts > 0, counts, np.nan), color="#555")
+        ax.set_yscale("log")
+        ax.set_xticks(np.arange(0, len(bins), 2), [bins[i] for i in range(0, len(bins), 2)], fontsize=7)
+        ax.set_title(f"recorded tensor-core outputs (every recording): {name.replace('_', ' ')}", fontsize=9)
+        ax.set_xlabel("BF16 ULP distance")
+    axes[0][0].set_ylabel("outputs")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def _table(header, rows):
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
@@ -125,8 +146,111 @@ def write(out_dir: str, s: dict) -> None:
     _plot_vs_k(s, os.path.join(out_dir, "ulp_vs_k.png"), "ulp", "BF16 ULP to exact (rounded once)")
     _plot_vs_k(s, os.path.join(out_dir, "bound_ratio_vs_k.png"), "ratio", "|C - x| / bound", unit_line=True)
     _plot_vs_k(s, os.path.join(out_dir, "err_sigma_vs_k.png"), "err_sigma", "|C - x| / sigma", with_beta=True)
+    if _has_device_ulp(s):
+        _plot_device_hist(s, os.path.join(out_dir, "device_ulp_histograms.png"))
     with open(os.path.join(out_dir, "report.html"), "w") as f:
         f.write(render_html(s))
+
+
+def _device_headline(s: dict) -> list:
+    rows = []
+    dr = s.get("device_recordings")
+    if dr is not None:
+        rows.append(["device recordings: outputs differing from their contract",
+                     (f"{dr['mismatches']} outputs, {dr['mismatching_cases']} cases of {dr['cases']}"
+                      + (" (MISMATCH)" if dr["mismatches"] or dr["mismatching_cases"] else ""))
+                     if dr["found"] else dr["note"]])
+    do = s.get("device_order")
+    if do is not None:
+        rows.append(["kernels' reduction trees recovered on a GPU",
+                     ("documented order everywhere" if do["all_match"] else "MISMATCH or probe error")
+                     if do["found"] else "no device order recording"])
+    return rows
+
+
+def _has_device_ulp(s: dict) -> bool:
+    dr = s.get("device_recordings")
+    return bool(dr and dr["found"] and any(g["contract"] == "canonical" and g["outputs_compared"]
+                                            for f in dr["files"] for g in f["groups"]))
+
+
+def _device_recordings_html(s: dict) -> list:
+    e = html.escape
+    dr = s["device_recordings"]
+    parts = ["<h2 id='device-recordings'>Device recordings: recorded GPU outputs against the contracts</h2>"]
+    if not dr["found"]:
+        parts.append(f"<p class='bad'>{e(dr['note'])}: no device bits in this audit.</p>")
+        return parts
+    bad = dr["mismatches"] or dr["mismatching_cases"]
+    verdict = (f"<span class='bad'>MISMATCH: {dr['mismatches']} recorded outputs in {dr['mismatching_cases']} cases "
+               "differ from the contract their entry point must meet</span>" if bad else
+               f"<span class='ok'>every recorded output checked is the contract's ({dr['outputs_compared']:,} outputs "
+               "bit for bit, the digest-only cases by digest)</span>")
+    parts.append(f"<p>Verdict: {verdict}.</p><p>Each case was run on the GPU by <code>w8a16check record</code>; "
+                 "the contract an entry must meet is the canonical fold (NUMERICS.md 2.1) for the tensor-core "
+                 "entries and the GEMV order (2.2) for gemv_batch*. The body is the one the launch layer's plan runs "
+                 "for that shape (plan.hpp). For the tensor-core bodies the recorded bits are also set against the "
+                 "GEMV order and the exact result rounded once, on the same inputs: the reassociation measured on "
+                 "hardware. ULP distances skip outputs where any of the three is NaN or Inf. Cases recorded as a "
+                 "digest only are checked by digest; those above "
+                 f"{dr['max_macs']:,} m&middot;n&middot;k are not emulated here (<code>{e(dr['replay_command'])}"
+                 "</code> replays them).</p>")
+    for f in dr["files"]:
+        h = f["header"]
+        parts.append(f"<h3>{e(f['path'])}</h3><p>{e(h['gpu'])}, compute capability {e(h['compute_capability'])}, "
+                     f"driver {e(h['driver'])}, CUDA {e(h['cuda'])}, commit {e(h['commit'])}: {f['cases']} cases, "
+                     f"{f['outputs_compared']:,} outputs compared, <b class='{'bad' if f['mismatches'] or f['mismatching_cases'] else 'ok'}'>"
+                     f"{f['mismatches']} mismatching outputs, {f['mismatching_cases']} mismatching cases</b>.</p>")
+        rows = []
+        for g in f["groups"]:
+            can = g["contract"] == "canonical"
+            share = g.get("identical_to_gemv_share")
+            rows.append([g["entry"], g["body"], g["contract"], g["cases"], g["cases_with_bits"],
+                         g["digest_only_checked"], g["digest_only_not_replayed"], f"{g['outputs_compared']:,}",
+                         ("MISMATCH " if g["mismatches"] or g["mismatching_cases"] else "") +
+                         f"{g['mismatches']} ({g['mismatching_cases']} cases)",
+                         f"{share:.4f}" if can and share is not None else "-",
+                         g["ulp_max"]["device_vs_gemv"] if can else "-", g["ulp_max"]["device_vs_exact"] if can else "-"])
+        parts.append(_table(["entry", "body", "contract", "cases", "with bits", "digest only, checked",
+                             "digest only, not replayed", "outputs compared", "mismatches vs contract",
+                             "bit-identical to GEMV", "max ULP device/GEMV", "max ULP device/exact"], rows))
+        if f["mismatch_list"]:
+            parts.append("<p class='bad'>Mismatching cases (explain one with <code>w8a16check repro 'CASE'</code>):</p>")
+            parts.append(_table(["entry", "body", "outputs differing", "detail", "case"],
+                                [[m["entry"], m["body"], m["outputs_differing"] if m["outputs_differing"] is not None
+                                  else "digest", m["detail"], m["case"]] for m in f["mismatch_list"]]))
+    if _has_device_ulp(s):
+        parts.append("<img src='device_ulp_histograms.png' alt='device ULP histograms'>")
+    return parts
+
+
+def _device_order_html(s: dict) -> list:
+    e = html.escape
+    do = s["device_order"]
+    parts = ["<h3>The kernels' trees, recovered on a GPU</h3>"]
+    if not do["found"]:
+        parts.append(f"<p class='bad'>no device order recording: {e(do['note'])}. The rows above are the "
+                     "emulator's contracts only.</p>")
+        return parts
+    for dev in do["devices"]:
+        ok = dev["all_match"]
+        parts.append(f"<p>golden/order/{e(dev['device'])}: <span class='{'ok' if ok else 'bad'}'>"
+                     f"{'every body reduces in the documented order of its contract' if ok else 'MISMATCH or probe error'}"
+                     "</span>. The same probes as above, run through each entry point by "
+                     "<code>w8a16check run-operands</code>; the body is the one the plan chose on the device.</p>")
+        parts.append(_table(["probe", "entry", "body", "kernel", "contract", "K", "leaves", "probes", "nodes measured",
+                             "nodes documented", "same tree"],
+                            [[r["name"], r["entry"], r.get("body") or "-", r.get("kernel") or "-", r["contract"], r["k"],
+                              r.get("leaves", "-"), r["probes"], r.get("internal_nodes_measured", "-"),
+                              r.get("internal_nodes_documented", "-"),
+                              "ERROR: " + r["error"] if r.get("error") else ("yes" if r["matches_documented"] else "NO")]
+                             for r in dev["results"]]))
+        for r in dev["results"]:
+            if "measured_tree" in r:
+                parts.append(f"<details><summary>{e(r['name'])} ({e(r['entry'])}, {e(str(r.get('body')))}), K = {r['k']}: "
+                             f"recovered and documented trees</summary><p>recovered</p><pre>{e(r['measured_tree'])}</pre>"
+                             f"<p>documented ({e(r['contract'])})</p><pre>{e(r['documented_tree'])}</pre></details>")
+    return parts
 
 
 def _dist_row(s: dict, dist: str) -> list:
@@ -170,7 +294,7 @@ def render_html(s: dict) -> str:
                  ["outputs above their bound (canonical, GEMV)", f"{viol['canonical']}, {viol['gemv']}"],
                  ["max |acc - x| / (beta sigma), canonical FP32 accumulator", f"{t['max_canonical_acc_bound_ratio']:.3g}"],
                  ["canonical accumulators above beta sigma", f"{t['canonical_acc_bound_violations']}"],
-             ]),
+             ] + _device_headline(s)),
              f"<p>Verdict on the bounds: {verdict}.</p>",
              "<p>Per distribution (all shapes and M pooled; the 99.9th percentile is taken per K and the worst K shown):</p>",
              _table(["dist", "outputs", "identical", "max ULP can/exact", "p99.9 ULP can/exact (worst K)",
@@ -229,5 +353,9 @@ def render_html(s: dict) -> str:
         parts.append(f"<details><summary>{e(o['contract'])}{e(policy)}, K = {o['k']} ({e(o['leaves'])}): recovered and "
                      f"documented trees</summary><p>recovered</p><pre>{e(o['measured_tree'])}</pre>"
                      f"<p>documented</p><pre>{e(o['documented_tree'])}</pre></details>")
+    if "device_order" in s:
+        parts.extend(_device_order_html(s))
+    if "device_recordings" in s:
+        parts.extend(_device_recordings_html(s))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# The audit's device-recordings section: recorded H200 bytes against the emulator's contracts.
+"""Device recordings (golden/recordings/*.rec, format golden/include/w8a16/golden/recording.hpp)
+in the audit: for each entry point and kernel body, the recorded device bits against the contract
+the entry must meet (the canonical fold, NUMERICS.md 2.1, for the tensor-core entries; the GEMV
+order, 2.2, for gemv_batch*; as properties/cli/recordings_replay.cpp decides through
+golden::entry_point_is_gemv), and, for the tensor-core entries, how the device bits sit against
+the GEMV order and the exact result on the same inputs (the reassociation, measured on hardware).
+
+A mismatch is any recorded output the contract does not reproduce; it is counted and listed, never
+dropped. Cases recorded with their digest only (no bits) are checked by digest (the emulator's
+FNV-1a digest of C[:, :n] against the recorded one): they add to the case verdict, not to the
+element counts or histograms. Digest-only cases larger than `max_macs` (m n k) are the model
+shapes, which take minutes to emulate on 2 cores: they are listed as not replayed here, with the
+command that replays them (`w8a16check replay --recordings`).
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+
+import numpy as np
+
+from . import _core
+
+ULP_BINS = 17           # as the audit: 0..15 ULP, then one bin for >= 16
+MAX_MACS = 2 ** 26      # digest-only cases above this many m*n*k are not emulated here
+SKINNY_MAX_ROWS, SKINNY_MAX_K, TC_ROWS_MAX_ROWS, M32_ROWS, M64_ROWS = 16, 5120, 16, 32, 64
+
+
+def kernel_body(entry: str, m: int, k: int) -> str:
+    """The body the launch layer's plan runs for a valid call (device/src/plan.cpp plan_launch with
+    every kernel present, as on the H200 and the sim backend; geometry.hpp's limits)."""
+    entry = entry.removeprefix("w8a16_")
+    tc_rows = 1 <= m <= TC_ROWS_MAX_ROWS and k > SKINNY_MAX_K
+
+    def twin32():
+        if tc_rows:
+            return "tc_rows_strip"
+        return "m32_skinny" if m <= SKINNY_MAX_ROWS and k <= SKINNY_MAX_K else "m32_tile"
+
+    def twin64():
+        return "tc_rows_strip" if tc_rows else "m64_tile"
+
+    if entry in ("gemm_pipelined_m32", "gemm_pipelined_m32_strided"):
+        return twin32()
+    if entry in ("gemm_pipelined_m64", "gemm_pipelined_m64_strided"):
+        return twin64()
+    if entry == "gemm_pipelined_by_m":
+        if 1 <= m <= M32_ROWS:
+            return twin32()
+        return twin64() if m <= M64_ROWS else "gemm128_tile"
+    if entry.startswith("gemv_batch"):
+        return "gemv_strip"
+    if entry == "gemm_pipelined":
+        return "gemm128_tile"
+    raise ValueError(f"unknown entry point {entry!r}")
+
+
+def _finite(bits: np.ndarray) -> np.ndarray:
+    return (bits & 0x7F80) != 0x7F80
+
+
+def _ulp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    ox = np.where(x & 0x8000, -(x & 0x7FFF).astype(np.int64), (x & 0x7FFF).astype(np.int64))
+    oy = np.where(y & 0x8000, -(y & 0x7FFF).astype(np.int64), (y & 0x7FFF).astype(np.int64))
+    return np.abs(ox - oy)
+
+
+def find_recordings(paths) -> list[str]:
+    """.rec files among `paths` (files, or folders searched recursively), sorted."""
+    out = []
+    for p in paths:
+        p = pathlib.Path(p)
+        if p.is_file():
+            out.append(str(p))
+        elif p.is_dir():
+            out.extend(sorted(str(f) for f in p.rglob("*.rec")))
+    return out
+
+
+def _new_group(entry: str, body: str, contract: str) -> dict:
+    g = {"entry": entry, "body": body, "contract": contract, "cases": 0, "cases_with_bits": 0,
+         "digest_only_checked": 0, "digest_only_not_replayed": 0, "outputs_compared": 0,
+         "mismatches": 0, "mismatching_cases": 0}
+    if contract == "canonical":
+        g.update({"identical_to_gemv": 0, "ulp_finite_outputs": 0,
+                  "ulp_hist": {"device_vs_gemv": [0] * ULP_BINS, "device_vs_exact": [0] * ULP_BINS},
+                  "ulp_max": {"device_vs_gemv": 0, "device_vs_exact": 0}})
+    return g
+
+
+def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> dict:
+    """One recording: per (entry, body) group the counts the audit shows, and every mismatch."""
+    rec = _core.parse_recording(text, path) if text is not None else _core.read_recording(path)
+    groups: dict[tuple[str, str], dict] = {}
+    mismatches, not_replayed = [], []
+    for out in rec["outputs"]:
+        case = out["case"]
+        entry = case["entry"].removeprefix("w8a16_")
+        body = kernel_body(entry, case["m"], case["k"])
+        g = groups.setdefault((entry, body), _new_group(entry, body, case["contract"]))
+        g["cases"] += 1
+        bits = out["bits"]
+        if bits is None and case["m"] * case["n"] * case["k"] > max_macs:
+            g["digest_only_not_replayed"] += 1
+            not_replayed.append(case["line"])
+            continue
+        x = _core.case_inputs(case["line"])
+        k, n = case["k"], case["n"]
+        emu = _core.gemm(x["a"], x["w"], x["s"], contract=case["contract"])[:, :n]
+        if bits is None:
+            g["digest_only_checked"] += 1
+            if _core.outputs_digest(np.ascontiguousarray(emu)) != out["digest"]:
+                g["mismatching_cases"] += 1
+                mismatches.append({"case": case["line"], "entry": entry, "body": body, "outputs_differing": None,
+                                   "detail": f"digest of the emulator's output differs from the recorded "
+                                             f"0x{out['digest']:016x} (digest-only recording: elements unknown)"})
+            continue
+        g["cases_with_bits"] += 1
+        g["outputs_compared"] += int(bits.size)
+        diff = np.flatnonzero(bits.ravel() != emu.ravel())
+        if diff.size:
+            g["mismatches"] += int(diff.size)
+            g["mismatching_cases"] += 1
+            i = int(diff[0])
+            mismatches.append({"case": case["line"], "entry": entry, "body": body, "outputs_differing": int(diff.size),
+                               "detail": f"first C[{i // n}][{i % n}] = 0x{int(bits.ravel()[i]):04X} recorded, "
+                                         f"0x{int(emu.ravel()[i]):04X} from the {case['contract']} contract"})
+        if case["contract"] == "canonical":
+            gemv = _core.gemm(x["a"], x["w"], x["s"], contract="gemv")[:, :n]
+            _, exact_bf16 = _core.exact(np.ascontiguousarray(x["a"][:, :k]), x["w"], x["s"])
+            g["identical_to_gemv"] += int(np.sum(bits == gemv))
+            # ULP distances only where all three are finite: a NaN or Inf has no distance.
+            ok = _finite(bits) & _finite(gemv) & _finite(exact_bf16)
+            g["ulp_finite_outputs"] += int(ok.sum())
+            for name, other in (("device_vs_gemv", gemv), ("device_vs_exact", exact_bf16)):
+                d = _ulp(bits[ok], other[ok])
+                if d.size:
+                    g["ulp_hist"][name] = (np.array(g["ulp_hist"][name]) +
+                                           np.bincount(np.minimum(d, ULP_BINS - 1), minlength=ULP_BINS)).tolist()
+                    g["ulp_max"][name] = max(g["ulp_max"][name], int(d.max()))
+    rows = [groups[key] for key in sorted(groups)]
+    for g in rows:
+        if g["contract"] == "canonical":
+            g["identical_to_gemv_share"] = g["identical_to_gemv"] / g["outputs_compared"] if g["outputs_compared"] else None
+    return {"path": path, "header": rec["header"], "cases": len(rec["outputs"]), "groups": rows,
+            "outputs_compared": sum(g["outputs_compared"] for g in rows),
+            "mismatches": sum(g["mismatches"] for g in rows),
+            "mismatching_cases": sum(g["mismatching_cases"] for g in rows),
+            "digest_only_not_replayed": not_replayed, "mismatch_list": mismatches}
+
+
+def section(paths=None, max_macs: int = MAX_MACS, repo: str | None = None) -> dict:
+    """The audit's "device recordings" section over every .rec under `paths` (default golden/recordings)."""
+    if paths is None:
+        repo = repo or str(pathlib.Path(__file__).resolve().parents[3])
+        paths = [os.path.join(repo, "golden", "recordings")]
+    files = find_recordings(paths)
+    res = {"searched": [str(p) for p in paths], "found": bool(files), "max_macs": max_macs,
+           "replay_command": "build/bin/w8a16check replay --recordings golden/recordings",
+           "files": [check_file(f, max_macs) for f in files]}
+    if not files:
+        res["note"] = "no device recording found under " + ", ".join(res["searched"])
+    res["mismatches"] = sum(f["mismatches"] for f in res["files"])
+    res["mismatching_cases"] = sum(f["mismatching_cases"] for f in res["files"])
+    res["outputs_compared"] = sum(f["outputs_compared"] for f in res["files"])
+    res["cases"] = sum(f["cases"] for f in res["files"])
+    return res
