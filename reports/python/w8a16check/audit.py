@@ -124,9 +124,11 @@ def device_order_section(root=None) -> dict:
     beside the documented order of the contract each entry must meet."""
     root = pathlib.Path(root) if root else pathlib.Path(__file__).resolve().parents[3] / "golden" / "order"
     devices = sorted(d for d in root.glob("*") if (d / "manifest.json").is_file()) if root.is_dir() else []
-    res = {"searched": str(root), "found": bool(devices), "devices": []}
+    repo = pathlib.Path(__file__).resolve().parents[3]
+    shown = str(root.resolve().relative_to(repo)) if root.resolve().is_relative_to(repo) else str(root)
+    res = {"searched": shown, "found": bool(devices), "devices": []}
     if not devices:
-        res["note"] = f"no device order recording under {root} (golden/order/README.md says how to make one)"
+        res["note"] = f"no device order recording under {shown} (golden/order/README.md says how to make one)"
     for d in devices:
         rec = order.recover_dir(str(d))
         rec["device"] = d.name

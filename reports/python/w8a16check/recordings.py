@@ -153,13 +153,16 @@ def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> 
 
 def section(paths=None, max_macs: int = MAX_MACS, repo: str | None = None) -> dict:
     """The audit's "device recordings" section over every .rec under `paths` (default golden/recordings)."""
+    repo = repo or str(pathlib.Path(__file__).resolve().parents[3])
     if paths is None:
-        repo = repo or str(pathlib.Path(__file__).resolve().parents[3])
         paths = [os.path.join(repo, "golden", "recordings")]
     files = find_recordings(paths)
+    # Paths inside the checkout are shown relative to it: the report reads the same on every machine.
+    rel = (lambda p: os.path.relpath(p, repo) if os.path.abspath(p).startswith(repo + os.sep) else str(p))
+    paths = [rel(p) for p in paths]
     res = {"searched": [str(p) for p in paths], "found": bool(files), "max_macs": max_macs,
            "replay_command": "build/bin/w8a16check replay --recordings golden/recordings",
-           "files": [check_file(f, max_macs) for f in files]}
+           "files": [check_file(f, max_macs) | {"path": rel(f)} for f in files]}
     if not files:
         res["note"] = "no device recording found under " + ", ".join(res["searched"])
     res["mismatches"] = sum(f["mismatches"] for f in res["files"])
