@@ -134,9 +134,12 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
       // The limit one byte below the dispatched body's need (m64 entries: K = 5248 sends 3 rows to
       // the row-tile kernel, the one body of theirs that uses dynamic shared memory).
       const bool m64 = e == Entry::gemm_pipelined_m64 || e == Entry::gemm_pipelined_m64_strided;
+      // K = 5248 stretches A and W past the buffers allocated for K = 256, so C moves to an address
+      // clear of every operand (the heap may have placed C right after them): the one refusal left
+      // is the shared-memory limit. The call is refused before any byte is touched.
       rules.push_back({Errc::smem_too_large,
-                       [m64](Base& b, Ptrs&, StaticRegistry& r, DeviceLimits& l, Entry en) {
-                         if (m64) b.k = 5248, b.lda = 5248;
+                       [m64](Base& b, Ptrs& p, StaticRegistry& r, DeviceLimits& l, Entry en) {
+                         if (m64) b.k = 5248, b.lda = 5248, p[3] = 0x40000000000ull;
                          device::Call c;
                          c.entry = en;
                          const Handles h = handles_for(en, r);
