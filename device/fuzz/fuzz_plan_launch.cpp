@@ -116,8 +116,8 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   need(p.grid.x <= lim.max_grid_x && p.grid.y <= lim.max_grid_y && p.grid.z <= lim.max_grid_z,
        "grid over the device limits");
   need(p.dynamic_smem <= lim.max_dynamic_smem_per_block, "dynamic smem over the device limit");
-  need(p.dynamic_smem == body_smem_bytes(p.body, a.k), "dynamic smem is not the body's declared need");
-  const TileMap t = documented_tile_map(p.body);
+  need(p.dynamic_smem == body_smem_bytes(p.body, a.m, a.n, a.k), "dynamic smem is not the body's declared need");
+  const TileMap t = documented_tile_map(p.body, a.m, a.n);
   need(p.tile.kind == t.kind && p.tile.rows == t.rows && p.tile.cols == t.cols && p.tile.row_origin == 0,
        "tile map is not the body's documented map");
   // The grid covers [M, N] and has no CTA wholly outside it.

@@ -69,25 +69,25 @@ const char* body_name(Body b) {
   return "unknown";
 }
 
-TileMap documented_tile_map(Body b) {
+TileMap documented_tile_map(Body b, std::uint32_t m, std::uint32_t n) {
   switch (b) {
     case Body::gemm128_tile: return {TileKind::tile, kGemm128TileRows, kGemm128TileCols, 0};
     case Body::m32_tile: return {TileKind::tile, kM32TileRows, kM32TileCols, 0};
     case Body::m32_skinny: return {TileKind::column_strip, 0, kSkinnyTileCols, 0};
     case Body::m64_tile: return {TileKind::tile, kM64TileRows, kM64TileCols, 0};
-    case Body::tc_rows_strip: return {TileKind::column_strip, 0, kTcRowsTileCols, 0};
+    case Body::tc_rows_strip: return {TileKind::column_strip, 0, tc_rows_cols(m, n), 0};
     case Body::gemv_strip: return {TileKind::column_strip, 0, kGemvColsPerCta, 0};
   }
   return {};
 }
 
-std::uint32_t body_smem_bytes(Body b, std::uint32_t k) {
+std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   switch (b) {
     case Body::gemm128_tile: return kGemm128SmemBytes;
     case Body::m32_tile: return kM32SmemBytes;
     case Body::m32_skinny: return skinny_smem_bytes(k);
     case Body::m64_tile: return kM64SmemBytes;  // seed: the m64 launch sets no dynamic smem
-    case Body::tc_rows_strip: return kTcRowsSmemBytes;
+    case Body::tc_rows_strip: return tc_rows_smem_bytes(m, n);
     case Body::gemv_strip: return kGemvSmemBytes;
   }
   return 0;
@@ -148,12 +148,12 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
   p.kernel_name = kernel_name(p.kernel);
   p.handle = handle;
   p.body = body;
-  p.tile = documented_tile_map(body);
+  p.tile = documented_tile_map(body, a.m, a.n);
   p.contract = body == Body::gemv_strip ? Contract::gemv : Contract::canonical;
   p.block = Dim3{kThreadsPerCta, 1, 1};
   p.grid = p.tile.kind == TileKind::tile ? Dim3{div_ceil(a.n, p.tile.cols), div_ceil(a.m, p.tile.rows), 1}
                                          : Dim3{div_ceil(a.n, p.tile.cols), 1, 1};
-  p.dynamic_smem = body_smem_bytes(body, a.k);
+  p.dynamic_smem = body_smem_bytes(body, a.m, a.n, a.k);
   p.params = KernelParams{a.input, a.weight, a.block_scale, a.output, a.m, a.n, a.k, a.a_row_stride, a.c_row_stride};
   p.extent = OutputExtent{a.output, a.m, a.n, a.c_row_stride};
   p.stream = a.stream;

@@ -33,7 +33,7 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
   if (!(p.block == Dim3{kThreadsPerCta, 1, 1}))
     log.add(FindingKind::block_mismatch, who + "block " + dims(p.block) + " is not the kernel's (256, 1, 1)");
 
-  const std::uint32_t need = body_smem_bytes(p.body, q.k);
+  const std::uint32_t need = body_smem_bytes(p.body, q.m, q.n, q.k);
   if (p.dynamic_smem != need)
     log.add(FindingKind::smem_mismatch, who + "dynamic_smem=" + std::to_string(p.dynamic_smem) +
                                             " differs from the body's declared need " + std::to_string(need) +
@@ -63,13 +63,14 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
                                             ": the skinny body takes m <= 16 and k <= 5120 (seed W8A16_M16_MAX_ROWS, "
                                             "W8A16_M16_MAX_K)");
   if (p.body == Body::tc_rows_strip && q.m > kTcRowsMaxRows)
-    log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": the row-tile kernel takes m <= 16");
+    log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": the row-tile kernel takes m <= " +
+                                            std::to_string(kTcRowsMaxRows));
   const std::uint32_t gemv_rows = p.kernel == KernelId::gemv_batch4_strided ? kGemvBatch4MaxRows : kGemvBatch16MaxRows;
   if (p.body == Body::gemv_strip && q.m > gemv_rows)
     log.add(FindingKind::body_mismatch,
             who + "m=" + std::to_string(q.m) + ": the GEMV takes m <= " + std::to_string(gemv_rows));
 
-  const TileMap doc = documented_tile_map(p.body);
+  const TileMap doc = documented_tile_map(p.body, q.m, q.n);
   if (p.tile.kind != doc.kind || p.tile.rows != doc.rows || p.tile.cols != doc.cols || p.tile.row_origin != 0)
     log.add(FindingKind::tile_map_mismatch,
             who + "tile map (rows " + std::to_string(p.tile.rows) + ", cols " + std::to_string(p.tile.cols) +

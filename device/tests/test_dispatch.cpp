@@ -50,9 +50,54 @@ TEST(Predicates, PrefersM64IsTheSeedRule) {
       }
 }
 
-TEST(Predicates, TcRowsTakesOnlyFewRowsAtLargeK) {
+// The row-tile kernel's rule (plan.hpp), restated: 1..16 rows unless K <= 5120 and N <= 3968
+// (fewer than 32 strips of 128 columns), 17..32 rows when N >= 10113 (at least 80 such strips).
+bool tc_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+  if (m >= 1 && m <= 16) return k > 5120 || n > 3968;
+  return m >= 17 && m <= 32 && n >= 10113;
+}
+const std::vector<std::uint32_t> kNs = {1, 33, 3968, 3969, 4096, 10112, 10113, 12160, 12161, 51200};
+
+TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
   for (std::uint32_t m = 0; m <= 200; ++m)
-    for (std::uint32_t k : kKs) EXPECT_EQ(tc_rows_takes(m, 64, k), m >= 1 && m <= 16 && k > 5120) << m << " " << k;
+    for (std::uint32_t n : kNs)
+      for (std::uint32_t k : kKs) EXPECT_EQ(tc_rows_takes(m, n, k), tc_rule(m, n, k)) << m << " " << n << " " << k;
+}
+
+// The strip width the launch sizes the grid with: 32 columns at 1..16 rows and N <= 12160 (fewer
+// than 96 wide strips), 128 otherwise; shared memory as geometry.hpp's layout formula gives it.
+TEST(Dispatch, RowTileGeometryFollowsTheShape) {
+  StaticRegistry reg = StaticRegistry::all_present();
+  auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+    Call c;
+    c.entry = Entry::gemm_pipelined_m64_strided;
+    c.kernel = reg.resolve(KernelId::gemm_pipelined_m64);
+    c.args = args_for(m, n, k);
+    const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+    EXPECT_TRUE(p.ok()) << p.status.message;
+    return p.plan;
+  };
+  Plan p = plan(16, 12160, 128);
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{380, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 3u * (32 * (4 * 128 + 16) + 16 * (4 * 256 + 32)) + 2u * 4 * 2 * 2 * 128 * 4);
+  p = plan(9, 12161, 128);
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{96, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 16 * (256 + 32)));
+  p = plan(8, 12161, 128);
+  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 8 * (256 + 32)));
+  p = plan(32, 10113, 128);
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{80, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 32 * (256 + 32)));
+  EXPECT_EQ(plan(33, 51200, 128).body, Body::m64_tile);
+  p = plan(1, 33, 5248);
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{2, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 3u * (32 * (4 * 128 + 16) + 8 * (4 * 256 + 32)) + 2u * 4 * 2 * 1 * 128 * 4);
+  EXPECT_EQ(plan(65, 51200, 128).body, Body::m64_tile);
+  EXPECT_EQ(plan(17, 10112, 128).body, Body::m64_tile);
 }
 
 // The seed's by_m, written out: which kernel and body a contiguous call must get.
@@ -61,9 +106,9 @@ struct Expect {
   KernelId kernel;
   Body body;
 };
-Expect by_m_rule(std::uint32_t m, std::uint32_t k, bool full, bool m32, bool m64, bool tc) {
+Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, bool m32, bool m64, bool tc) {
   if (m == 0 || !k_ok(k)) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};
-  const bool tc_takes = tc && m <= 16 && k > 5120;
+  const bool tc_takes = tc && tc_rule(m, n, k);
   if (m <= 32 && m32) {
     if (tc_takes) return {false, KernelId::tc_rows, Body::tc_rows_strip};
     return {false, KernelId::gemm_pipelined_m32, (m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile};
@@ -83,8 +128,9 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
     StaticRegistry reg = StaticRegistry::all_present();
     reg.set_present(KernelId::tc_rows, tc);
     for (std::uint32_t m = 0; m <= 200; ++m)
+      for (std::uint32_t n : {33u, 4096u, 10113u})
       for (std::uint32_t k : kKs) {
-        const std::uint32_t n = 33;
+        if (static_cast<std::uint64_t>(n) * k > kMaxElementOffsets) continue;  // refused for its size
         Call c;
         c.entry = Entry::gemm_pipelined_by_m;
         c.kernel = full ? reg.resolve(KernelId::gemm_pipelined) : kZero;
@@ -92,12 +138,13 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
         c.m64_kernel = m64 ? reg.resolve(KernelId::gemm_pipelined_m64) : kZero;
         c.args = args_for(m, n, k);
         const Planned p = plan_launch(c, reg, DeviceLimits::h200());
-        const Expect e = by_m_rule(m, k, full, m32, m64, tc);
-        ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " k=" << k << " mask=" << mask << ": " << p.status.message;
+        const Expect e = by_m_rule(m, n, k, full, m32, m64, tc);
+        ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask << ": "
+                                    << p.status.message;
         if (!p.ok()) continue;
         ++planned;
-        EXPECT_EQ(p.plan.kernel, e.kernel) << "m=" << m << " k=" << k << " mask=" << mask;
-        EXPECT_EQ(p.plan.body, e.body) << "m=" << m << " k=" << k << " mask=" << mask;
+        EXPECT_EQ(p.plan.kernel, e.kernel) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask;
+        EXPECT_EQ(p.plan.body, e.body) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask;
         EXPECT_EQ(p.plan.handle, reg.resolve(e.kernel));
         EXPECT_TRUE(p.plan.handle);
       }
@@ -110,20 +157,21 @@ TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
     StaticRegistry reg = StaticRegistry::all_present();
     reg.set_present(KernelId::tc_rows, tc);
     for (std::uint32_t m = 1; m <= 200; ++m)
+      for (std::uint32_t n : {40u, 4096u, 10113u})
       for (std::uint32_t k : {128u, 5120u, 5248u}) {
         for (Entry e : {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64_strided}) {
           const bool is32 = e == Entry::gemm_pipelined_m32_strided;
           Call c;
           c.entry = e;
           c.kernel = reg.resolve(is32 ? KernelId::gemm_pipelined_m32 : KernelId::gemm_pipelined_m64);
-          c.args = args_for(m, 40, k);
+          c.args = args_for(m, n, k);
           c.args.a_row_stride = k + 8;
-          c.args.c_row_stride = 41;
+          c.args.c_row_stride = n + 1;
           const Planned p = plan_launch(c, reg, DeviceLimits::h200());
           ASSERT_TRUE(p.ok()) << p.status.message;
           Body want = is32 ? ((m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile) : Body::m64_tile;
-          if (tc && m <= 16 && k > 5120) want = Body::tc_rows_strip;
-          EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " k=" << k << " tc=" << tc;
+          if (tc && tc_rule(m, n, k)) want = Body::tc_rows_strip;
+          EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " n=" << n << " k=" << k << " tc=" << tc;
         }
       }
   }
@@ -157,9 +205,9 @@ TEST(Dispatch, GeometryIsTheSeeds) {
   p = plan(Entry::gemm_pipelined, 129, 129, 128);
   EXPECT_EQ(p.grid, (Dim3{3, 2, 1}));
   EXPECT_EQ(p.dynamic_smem, kGemm128SmemBytes);
-  p = plan(Entry::gemm_pipelined_m32, 3, 33, 5248);  // row-tile kernel
+  p = plan(Entry::gemm_pipelined_m32, 3, 33, 5248);  // row-tile kernel, 32-column strips
   EXPECT_EQ(p.kernel, KernelId::tc_rows);
-  EXPECT_EQ(p.grid, (Dim3{3, 1, 1}));
+  EXPECT_EQ(p.grid, (Dim3{2, 1, 1}));
   p = plan(Entry::gemv_batch16_strided, 16, 33, 128);
   EXPECT_EQ(p.grid, (Dim3{5, 1, 1}));
   EXPECT_EQ(p.contract, Contract::gemv);

@@ -97,7 +97,7 @@ TEST(PlantedBug, SkinnyBodyChosenAtK5248IsCaught) {
   Fixture f(Entry::gemm_pipelined_m32_strided, Shape{8, 33, 5248, 5248, 33}, no_tc);
   ASSERT_EQ(f.plan.body, Body::m32_tile);
   f.plan.body = Body::m32_skinny;  // the launch sized for the skinny body, as if K <= 5120
-  f.plan.tile = documented_tile_map(Body::m32_skinny);
+  f.plan.tile = documented_tile_map(Body::m32_skinny, f.plan.params.m, f.plan.params.n);
   f.plan.grid = Dim3{5, 1, 1};
   f.plan.dynamic_smem = skinny_smem_bytes(5248);
   f.expect_caught(FindingKind::body_mismatch);

@@ -64,7 +64,7 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
       case Body::m32_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 32), 1}; e.smem = 44032; break;   // seed 150-151
       case Body::m32_skinny: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 8 * (k + 16); break;         // seed 142
       case Body::m64_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 64), 1}; e.smem = 0; break;       // seed 262-266
-      case Body::tc_rows_strip: e.grid = {div_ceil(n, 16), 1, 1}; e.smem = device::kTcRowsSmemBytes; break;
+      case Body::tc_rows_strip: e.grid = {div_ceil(n, device::tc_rows_cols(m, n)), 1, 1}; e.smem = device::tc_rows_smem_bytes(m, n); break;
       case Body::gemv_strip: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 0; break;
     }
   };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// A first timing of every kernel body at M = 1, 16, 64 on (N, K) = (12288, 2048), against the memory floor.
+// A first timing of every kernel body at M = 1, 16, 64 (W8A16_BENCH_M) on (N, K) = (12288, 2048), against the memory floor.
 //
 // Each body is launched directly from a hand-made plan (so tc_rows can be timed at a K its launch
 // predicate declines), with CUDA events on the default stream: after 10 warm-up launches, "single"
@@ -75,8 +75,8 @@ device::Plan make_plan(const device::KernelRegistry& reg, const Variant& v, std:
       p.dynamic_smem = 0;
       break;
     case Body::tc_rows_strip:
-      p.grid = {div_up(n, device::kTcRowsTileCols), 1, 1};
-      p.dynamic_smem = device::kTcRowsSmemBytes;
+      p.grid = {div_up(n, device::tc_rows_cols(m, n)), 1, 1};
+      p.dynamic_smem = device::tc_rows_smem_bytes(m, n);
       break;
     case Body::gemv_strip:
       p.grid = {div_up(n, device::kGemvColsPerCta), 1, 1};
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
       {"w8a16_gemm_pipelined_m32 (skinny)", KernelId::gemm_pipelined_m32, Body::m32_skinny, 1, 16, device::kSkinnyMaxK},
       {"w8a16_gemm_pipelined_m32 (tile)", KernelId::gemm_pipelined_m32, Body::m32_tile, 17, 1u << 30, 1u << 30},
       {"w8a16_gemm_pipelined_m64", KernelId::gemm_pipelined_m64, Body::m64_tile, 1, 1u << 30, 1u << 30},
-      {"w8a16_tc_rows", KernelId::tc_rows, Body::tc_rows_strip, 1, 16, 1u << 30},
+      {"w8a16_tc_rows", KernelId::tc_rows, Body::tc_rows_strip, 1, device::kTcRowsMaxRows, 1u << 30},
       {"w8a16_gemv_batch4_strided", KernelId::gemv_batch4_strided, Body::gemv_strip, 1, 4, 1u << 30},
       {"w8a16_gemv_batch16_strided", KernelId::gemv_batch16_strided, Body::gemv_strip, 1, 16, 1u << 30},
   };
@@ -122,7 +122,22 @@ int main(int argc, char** argv) {
   const char* warm_env = std::getenv("W8A16_BENCH_WARMUP");
   const int kCopies = 8, kWarmup = warm_env ? std::atoi(warm_env) : 10, kReps = reps_env ? std::max(1, std::atoi(reps_env)) : 100;
   const int kBatch = 10, kBatches = reps_env ? 1 : 30;
-  const std::uint32_t max_m = 64;
+  // W8A16_BENCH_M: the rows to time, comma-separated (default 1,16,64), e.g. one row count under ncu.
+  std::vector<std::uint32_t> ms = {1, 16, 64};
+  if (const char* m_env = std::getenv("W8A16_BENCH_M")) {
+    ms.clear();
+    for (const char* q = m_env; *q;) {
+      char* end = nullptr;
+      const unsigned long v = std::strtoul(q, &end, 10);
+      if (end == q || v == 0 || v > 4096) {
+        std::printf("bench: W8A16_BENCH_M=%s: want positive row counts up to 4096, comma-separated\n", m_env);
+        return 2;
+      }
+      ms.push_back(static_cast<std::uint32_t>(v));
+      q = *end == ',' ? end + 1 : end;
+    }
+  }
+  const std::uint32_t max_m = *std::max_element(ms.begin(), ms.end());
 
   gputest::GpuCase c;
   c.entry = device::Entry::gemm_pipelined;
@@ -158,7 +173,7 @@ int main(int argc, char** argv) {
   std::printf("%-36s %4s %10s %10s %10s %10s %8s\n", "kernel (body)", "M", "single us", "b2b us", "floor us", "GB/s",
               "x floor");
   for (const Variant& v : variants) {
-    for (std::uint32_t m : {1u, 16u, 64u}) {
+    for (std::uint32_t m : ms) {
       if (m < v.min_m || m > v.max_m || k > v.max_k) continue;
       device::Plan p = make_plan(backend->registry(), v, m, n, k);
       if (!p.handle) {

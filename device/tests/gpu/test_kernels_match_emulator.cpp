@@ -190,7 +190,8 @@ TEST_F(GpuKernels, GemvBatch16StridedMatchesEmulatorBitForBit) {
 }
 
 // One awkward shape per body (tile edges crossed, N off every multiple, padded pitches, a partial
-// last round for tc_rows): small enough for compute-sanitizer memcheck and racecheck.
+// last round for tc_rows, each of its strip widths and row-block counts): small enough for
+// compute-sanitizer memcheck and racecheck.
 std::vector<GpuCase> awkward_cases() {
   auto mk = [](Entry e, Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda,
                std::uint32_t ldc, Dist d) {
@@ -211,6 +212,9 @@ std::vector<GpuCase> awkward_cases() {
       mk(Entry::gemm_pipelined_m32_strided, Body::m32_tile, 33, 37, 256, 264, 40, Dist::specials),
       mk(Entry::gemm_pipelined_m32_strided, Body::m32_skinny, 13, 13, 5120, 5128, 15, Dist::specials),
       mk(Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip, 11, 19, 6272, 6280, 21, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip, 5, 3999, 640, 648, 4001, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip, 13, 12171, 384, 392, 12173, Dist::specials),
+      mk(Entry::gemm_pipelined_m64_strided, Body::tc_rows_strip, 29, 10133, 256, 264, 10135, Dist::specials),
       mk(Entry::gemm_pipelined_m64_strided, Body::m64_tile, 65, 33, 640, 648, 35, Dist::specials),
       mk(Entry::gemv_batch4_strided, Body::gemv_strip, 3, 9, 640, 648, 11, Dist::specials),
       mk(Entry::gemv_batch16_strided, Body::gemv_strip, 13, 17, 256, 264, 19, Dist::specials),

@@ -56,15 +56,48 @@ inline constexpr std::uint32_t kM64TileRows = 64;      // seed W8A16_M64_TILE_RO
 inline constexpr std::uint32_t kM64TileCols = 32;
 inline constexpr std::uint32_t kM64SmemBytes = 0;
 
-// ---- w8a16_tc_rows: the row-tile kernel the strided twins try first -----------------------
-// CTA x owns columns [16x, 16x + 16) of every row [0, M), M <= 16. Which shapes it takes is
-// device/launch's tc_rows_takes(); it declines every other shape.
-inline constexpr std::uint32_t kTcRowsMaxRows = 16;
-inline constexpr std::uint32_t kTcRowsTileCols = 16;
-// Set by the kernel (device/kernels/w8a16_tc_rows.cu static_asserts its layout fits): 2 round
-// buffers of 16 weight rows x (1,024 + 16) codes (33,280) + one round's partial sums 8 steps x
-// 16 x 16 FP32 (8,192).
-inline constexpr std::uint32_t kTcRowsSmemBytes = 41472;
+// ---- w8a16_tc_rows: the row-tile kernel the twins try first ------------------------------
+// CTA x owns columns [cols x, cols x + cols) of every row [0, M), M <= 32, where cols depends on
+// the shape: the kernel (device/kernels/w8a16_tc_rows.cu, w8a16_rows_stream.cuh) and the launch
+// both compute it from (m, n) with the functions below, as they do the skinny body rule. Which
+// shapes it takes is device/launch's tc_rows_takes(); it declines every other shape.
+//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step, 4 stages;
+//   narrow:  32 columns, four warps per 16-column tile splitting each 4-step round, 3 stages;
+//           only for M <= 16. Chosen when N gives fewer than kTcRowsWideMinCtas wide CTAs: on
+//           the H200 the narrow strip was faster at N = 10240, 5120, 2048 and the wide one at
+//           N = 12288, 51200 (device/kernels/PERF_NOTES.md).
+// Rows are staged in blocks of 8 (1, 2 or 4 blocks: the fewest that hold M). 64 rows (8 blocks)
+// were tried and dropped: their 64 partial-sum registers per chain pushed the kernel past 128
+// registers into spills, and 48..64 rows ran at half the 64-row twin's speed (PERF_NOTES.md).
+inline constexpr std::uint32_t kTcRowsMaxRows = 32;
+inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;
+inline constexpr std::uint32_t kTcRowsWideCols = 128;
+inline constexpr std::uint32_t kTcRowsNarrowCols = 32;
+inline constexpr std::uint32_t kTcRowsWideMinCtas = 96;
+W8A16_HOST_DEVICE constexpr bool tc_rows_narrow(std::uint32_t m, std::uint32_t n) {
+  return m <= kTcRowsNarrowMaxRows && (n + kTcRowsWideCols - 1) / kTcRowsWideCols < kTcRowsWideMinCtas;
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_cols(std::uint32_t m, std::uint32_t n) {
+  return tc_rows_narrow(m, n) ? kTcRowsNarrowCols : kTcRowsWideCols;
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_row_blocks(std::uint32_t m) {
+  return m <= 8 ? 1 : m <= 16 ? 2 : 4;
+}
+// The layout of one configuration (w8a16_rows_stream.cuh): kStages stages of W (cols rows of
+// round * 128 codes + 16) and A (8 * row_blocks rows of round * 128 BF16 + 16), plus, when
+// several warps share a tile (kg > 1), two rounds of partial sums (round * 8 / kg groups *
+// row_blocks * 128 FP32). The kernel static_asserts it equals its own layout.
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t cols, std::uint32_t kg,
+                                                               std::uint32_t round, std::uint32_t stages,
+                                                               std::uint32_t row_blocks) {
+  return stages * (cols * (round * 128 + 16) + 8 * row_blocks * (round * 256 + 32)) +
+         (kg > 1 ? 2 * round * (8 / kg) * row_blocks * 128 * 4 : 0);
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, std::uint32_t n) {
+  return tc_rows_narrow(m, n)
+             ? tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 3, tc_rows_row_blocks(m))
+             : tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, 4, tc_rows_row_blocks(m));
+}
 
 // ---- w8a16_gemv_batch4_strided / w8a16_gemv_batch16_strided: scalar GEMVs -----------------
 // One warp per output column for all rows (order: reference/include/w8a16/reference/gemv.hpp);

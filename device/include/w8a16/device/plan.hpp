@@ -64,14 +64,18 @@ constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_ke
   return m >= kM32TileRows + 1 && m <= kM64TileRows && k >= kKBlock && k % kKBlock == 0 &&
          m64_kernel.value != 0;
 }
-// Which shapes the row-tile kernel w8a16_tc_rows takes when a strided twin tries it first (it
-// declines every other shape, and a zero handle declines everything). Starting rule: 1..=16 rows
-// at K > 5120, where the skinny body cannot run (geometry.hpp kSkinnyMaxK); at K <= 5120 the
-// skinny body serves those rows. The kernel's owner may revise this rule with measurements; it
-// must stay within kTcRowsMaxRows.
+// Which shapes the row-tile kernel w8a16_tc_rows takes when a twin tries it first (it declines
+// every other shape, and a zero handle declines everything). Measured on the H200 (`w8a16check
+// bench`, device/kernels/PERF_NOTES.md):
+//   1..16 rows: every shape except K <= 5120 with N < 4096 (fewer than 32 of its wide strips),
+//     where the skinny body's 8-column strips keep more SMs busy (at (N, K) = (2048, 4096) the
+//     skinny body reached 0.25 of the memory floor, the row-tile kernel 0.18);
+//   17..32 rows: N >= 10113 (at least 80 wide strips); below that the 32-row tile was faster
+//     (at N = 5120 and 2048). 33..64 rows stay with the 64-row twin (geometry.hpp kTcRowsMaxRows).
 constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
-  (void)n;
-  return m >= 1 && m <= kTcRowsMaxRows && k > kSkinnyMaxK;
+  const std::uint32_t wide_ctas = (n + kTcRowsWideCols - 1) / kTcRowsWideCols;
+  if (m >= 1 && m <= kTcRowsNarrowMaxRows) return !(k <= kSkinnyMaxK && wide_ctas < 32);
+  return m > kTcRowsNarrowMaxRows && m <= kTcRowsMaxRows && wide_ctas >= 80;
 }
 
 // ---- plans ------------------------------------------------------------------------------
@@ -92,7 +96,7 @@ enum class Body : std::uint8_t {
   m32_tile,       // w8a16_gemm_pipelined_m32: 32 x 32 tiles
   m32_skinny,     // w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
   m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
-  tc_rows_strip,  // w8a16_tc_rows: 16-column strips, M <= 16
+  tc_rows_strip,  // w8a16_tc_rows: 32- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
   gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
 };
 const char* body_name(Body b);
@@ -103,10 +107,11 @@ struct TileMap {
   std::uint32_t cols = 0;
   std::uint32_t row_origin = 0;
 };
-// The documented map of a body (geometry.hpp).
-TileMap documented_tile_map(Body b);
-// Dynamic shared memory a body declares it needs (geometry.hpp); k matters for the skinny body.
-std::uint32_t body_smem_bytes(Body b, std::uint32_t k);
+// The documented map of a body (geometry.hpp); (m, n) matter for the row-tile kernel's strip width.
+TileMap documented_tile_map(Body b, std::uint32_t m, std::uint32_t n);
+// Dynamic shared memory a body declares it needs (geometry.hpp); k matters for the skinny body,
+// (m, n) for the row-tile kernel.
+std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k);
 
 // The parameters passed to the kernel, in its parameter order.
 struct KernelParams {
