@@ -178,6 +178,13 @@ struct RowsStream {
     return e4m3_nan_seen(nan_probe);
   }
 
+  // The NaN path, kept out of line so that its cvt decode's registers do not count against the
+  // integer path's (the kernel is held to 80 registers, w8a16_tc_rows.cu).
+  __device__ __noinline__ static void round_partials_exact(float (&p)[kChains][kNt][kMb][4], const unsigned char* stage,
+                                                           uint32_t group, uint32_t kg) {
+    round_partials<true>(p, stage, group, kg);
+  }
+
   __device__ static void run(unsigned char* smem, const uint16_t* __restrict__ input,
                              const uint8_t* __restrict__ weight, const float* __restrict__ block_scale,
                              uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
@@ -243,8 +250,20 @@ struct RowsStream {
       const uint32_t here = steps_in(r);
       const unsigned char* stage = smem + (r % kStages) * kStageBytes;
       float p[kChains][kNt][kMb][4];
-      if (__any_sync(0xFFFFFFFFu, round_partials<false>(p, stage, group, kg)))
-        round_partials<true>(p, stage, group, kg);  // a NaN code: decode exactly (rare)
+      if (__any_sync(0xFFFFFFFFu, round_partials<false>(p, stage, group, kg))) {
+        // A NaN code: decode exactly (rare). The out-of-line call fills its own array, so `p`
+        // never has its address taken and stays in registers on the integer path.
+        float q[kChains][kNt][kMb][4];
+        round_partials_exact(q, stage, group, kg);
+#pragma unroll
+        for (int i = 0; i < kChains; ++i)
+#pragma unroll
+          for (int u = 0; u < kNt; ++u)
+#pragma unroll
+            for (int mb = 0; mb < kMb; ++mb)
+#pragma unroll
+              for (int x = 0; x < 4; ++x) p[i][u][mb][x] = q[i][u][mb][x];
+      }
       if constexpr (kKG == 1) {
 #pragma unroll
         for (int i = 0; i < kChains; ++i) {

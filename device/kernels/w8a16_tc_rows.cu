@@ -17,9 +17,9 @@ namespace kn = w8a16::kernels;
 // wide: 128 columns, 1 warp per 16-column tile, 1-step rounds, 4 stages.
 template <int kMb>
 using Wide = kn::RowsStream<1, 1, 1, 4, kMb>;
-// narrow: 32 columns, 4 warps per tile, 4-step rounds, 3 stages.
+// narrow: 32 columns, 4 warps per tile, 4-step rounds, 2 stages.
 template <int kMb>
-using Narrow = kn::RowsStream<4, 1, 4, 3, kMb>;
+using Narrow = kn::RowsStream<4, 1, 4, 2, kMb>;
 
 template <int kMb>
 constexpr bool wide_matches() {
@@ -29,7 +29,7 @@ constexpr bool wide_matches() {
 template <int kMb>
 constexpr bool narrow_matches() {
   return Narrow<kMb>::kCols == dev::kTcRowsNarrowCols &&
-         Narrow<kMb>::kSmemBytes == dev::tc_rows_layout_bytes(dev::kTcRowsNarrowCols, 4, 4, 3, kMb);
+         Narrow<kMb>::kSmemBytes == dev::tc_rows_layout_bytes(dev::kTcRowsNarrowCols, 4, 4, 2, kMb);
 }
 static_assert(wide_matches<1>() && wide_matches<2>() && wide_matches<4>(), "geometry.hpp");
 static_assert(narrow_matches<1>() && narrow_matches<2>(), "geometry.hpp");
@@ -38,9 +38,9 @@ static_assert(dev::tc_rows_row_blocks(dev::kTcRowsMaxRows) == 4 && dev::tc_rows_
 }  // namespace
 
 // Grid (ceil(N / tc_rows_cols(m, n)), 1), 256 threads, tc_rows_smem_bytes(m, n) of dynamic shared
-// memory, 1 <= m <= 32. At most 128 registers, so two CTAs share an SM (shared memory allows
-// two for every configuration).
-extern "C" __global__ void __launch_bounds__(256, 2)
+// memory, 1 <= m <= 32. At most 80 registers, so that the narrow strip at 1..8 rows (58,880
+// bytes) fits three CTAs on an SM; the other configurations fit two by shared memory.
+extern "C" __global__ void __launch_bounds__(256, 3)
     w8a16_tc_rows(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                   const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                   uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {

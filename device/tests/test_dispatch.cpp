@@ -64,8 +64,10 @@ TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
       for (std::uint32_t k : kKs) EXPECT_EQ(tc_rows_takes(m, n, k), tc_rule(m, n, k)) << m << " " << n << " " << k;
 }
 
-// The strip width the launch sizes the grid with: 32 columns at 1..16 rows and N <= 12160 (fewer
-// than 96 wide strips), 128 otherwise; shared memory as geometry.hpp's layout formula gives it.
+// The strip width the launch sizes the grid with: 32 columns at 1..8 rows, and at 9..16 rows when
+// N <= 8064 (fewer than 64 strips of 128 columns); 128 otherwise. Shared memory as geometry.hpp's
+// layout formula gives it, written out: stages x (W rows x (round x 128 + 16) + A rows x (round x
+// 256 + 32)) + two rounds of partial sums when 4 warps share a tile.
 TEST(Dispatch, RowTileGeometryFollowsTheShape) {
   StaticRegistry reg = StaticRegistry::all_present();
   auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
@@ -77,26 +79,30 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
     EXPECT_TRUE(p.ok()) << p.status.message;
     return p.plan;
   };
-  Plan p = plan(16, 12160, 128);
+  const std::uint32_t narrow8 = 2u * (32 * (4 * 128 + 16) + 8 * (4 * 256 + 32)) + 2u * 4 * 2 * 1 * 128 * 4;
+  const std::uint32_t narrow16 = 2u * (32 * (4 * 128 + 16) + 16 * (4 * 256 + 32)) + 2u * 4 * 2 * 2 * 128 * 4;
+  Plan p = plan(8, 51200, 128);
   ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{380, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 3u * (32 * (4 * 128 + 16) + 16 * (4 * 256 + 32)) + 2u * 4 * 2 * 2 * 128 * 4);
-  p = plan(9, 12161, 128);
+  EXPECT_EQ(p.grid, (Dim3{1600, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, narrow8);
+  EXPECT_EQ(narrow8, 58880u);  // three CTAs per SM (geometry.hpp)
+  p = plan(16, 8064, 128);
   ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{96, 1, 1}));
+  EXPECT_EQ(p.grid, (Dim3{252, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, narrow16);
+  p = plan(9, 8065, 128);
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{64, 1, 1}));
   EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 16 * (256 + 32)));
-  p = plan(8, 12161, 128);
-  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 8 * (256 + 32)));
   p = plan(32, 10113, 128);
   ASSERT_EQ(p.body, Body::tc_rows_strip);
   EXPECT_EQ(p.grid, (Dim3{80, 1, 1}));
   EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 32 * (256 + 32)));
-  EXPECT_EQ(plan(33, 51200, 128).body, Body::m64_tile);
   p = plan(1, 33, 5248);
   ASSERT_EQ(p.body, Body::tc_rows_strip);
   EXPECT_EQ(p.grid, (Dim3{2, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 3u * (32 * (4 * 128 + 16) + 8 * (4 * 256 + 32)) + 2u * 4 * 2 * 1 * 128 * 4);
-  EXPECT_EQ(plan(65, 51200, 128).body, Body::m64_tile);
+  EXPECT_EQ(p.dynamic_smem, narrow8);
+  EXPECT_EQ(plan(33, 51200, 128).body, Body::m64_tile);
   EXPECT_EQ(plan(17, 10112, 128).body, Body::m64_tile);
 }
 

@@ -61,11 +61,13 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 // the shape: the kernel (device/kernels/w8a16_tc_rows.cu, w8a16_rows_stream.cuh) and the launch
 // both compute it from (m, n) with the functions below, as they do the skinny body rule. Which
 // shapes it takes is device/launch's tc_rows_takes(); it declines every other shape.
-//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step, 4 stages;
-//   narrow:  32 columns, four warps per 16-column tile splitting each 4-step round, 3 stages;
-//           only for M <= 16. Chosen when N gives fewer than kTcRowsWideMinCtas wide CTAs: on
-//           the H200 the narrow strip was faster at N = 10240, 5120, 2048 and the wide one at
-//           N = 12288, 51200 (device/kernels/PERF_NOTES.md).
+//   narrow:  32 columns, four warps per 16-column tile splitting each 4-step round, 2 stages;
+//           1..8 rows always, 9..16 rows when N gives fewer than kTcRowsWideMinCtas wide strips.
+//           At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
+//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step, 4 stages.
+// Measured on the H200 (device/kernels/PERF_NOTES.md): at 1..8 rows the narrow strip led at
+// every N of issue 9 but (5120, 25600), where it was within 6%; at 16 rows the wide strip led at
+// N = 10240, 12288 and 51200 and the narrow one at N = 5120.
 // Rows are staged in blocks of 8 (1, 2 or 4 blocks: the fewest that hold M). 64 rows (8 blocks)
 // were tried and dropped: their 64 partial-sum registers per chain pushed the kernel past 128
 // registers into spills, and 48..64 rows ran at half the 64-row twin's speed (PERF_NOTES.md).
@@ -73,9 +75,9 @@ inline constexpr std::uint32_t kTcRowsMaxRows = 32;
 inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;
 inline constexpr std::uint32_t kTcRowsWideCols = 128;
 inline constexpr std::uint32_t kTcRowsNarrowCols = 32;
-inline constexpr std::uint32_t kTcRowsWideMinCtas = 96;
+inline constexpr std::uint32_t kTcRowsWideMinCtas = 64;
 W8A16_HOST_DEVICE constexpr bool tc_rows_narrow(std::uint32_t m, std::uint32_t n) {
-  return m <= kTcRowsNarrowMaxRows && (n + kTcRowsWideCols - 1) / kTcRowsWideCols < kTcRowsWideMinCtas;
+  return m <= 8 || (m <= kTcRowsNarrowMaxRows && (n + kTcRowsWideCols - 1) / kTcRowsWideCols < kTcRowsWideMinCtas);
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_cols(std::uint32_t m, std::uint32_t n) {
   return tc_rows_narrow(m, n) ? kTcRowsNarrowCols : kTcRowsWideCols;
@@ -95,7 +97,7 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t col
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, std::uint32_t n) {
   return tc_rows_narrow(m, n)
-             ? tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 3, tc_rows_row_blocks(m))
+             ? tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, tc_rows_row_blocks(m))
              : tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, 4, tc_rows_row_blocks(m));
 }
 
