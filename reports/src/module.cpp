@@ -10,6 +10,7 @@ void bind_golden(pybind11::module_& m);
 void bind_exact(pybind11::module_& m);
 void bind_case(pybind11::module_& m);
 void bind_recording(pybind11::module_& m);
+void bind_plan(pybind11::module_& m);
 }  // namespace w8a16::py_bind
 
 PYBIND11_MODULE(_core, m) {
@@ -20,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   w8a16::py_bind::bind_exact(m);
   w8a16::py_bind::bind_case(m);
   w8a16::py_bind::bind_recording(m);
+  w8a16::py_bind::bind_plan(m);
 }

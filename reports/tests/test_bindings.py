@@ -160,3 +160,23 @@ def test_bad_arguments_raise_naming_the_argument(call, exc, needle):
     with pytest.raises(exc) as info:
         call(a, q, s)
     assert needle in str(info.value)
+
+
+def test_plan_case_is_the_launch_layers_dispatch():
+    core = w._core
+    line = "case/1 w8a16_gemm_pipelined_m32_strided m={m} n={n} k={k} a_row_stride={k} c_row_stride={n} " \
+           "dist=activation_like seed=0x1 gen=1"
+    # The skinny body keeps small N at K <= 5120; the row-tile kernel takes long K and large N
+    # (device/include/w8a16/device/plan.hpp tc_rows_takes), its strip width from geometry.hpp.
+    assert core.plan_case(line.format(m=16, n=33, k=5120))["body"] == "m32_skinny"
+    p = core.plan_case(line.format(m=1, n=12288, k=2048))
+    assert (p["kernel"], p["body"], p["contract"], p["grid"]) == ("w8a16_tc_rows", "tc_rows_strip", "canonical",
+                                                                  (384, 1, 1))
+    assert core.plan_case(line.format(m=16, n=12288, k=2048))["grid"] == (96, 1, 1)
+    assert core.plan_case(line.format(m=33, n=40, k=128))["body"] == "m32_tile"
+    gemv = line.replace("gemm_pipelined_m32_strided", "gemv_batch4_strided")
+    assert core.plan_case(gemv.format(m=4, n=40, k=128))["contract"] == "gemv"
+    with pytest.raises(ValueError, match="at most 4 rows"):
+        core.plan_case(gemv.format(m=5, n=40, k=128))
+    with pytest.raises(ValueError, match="line"):
+        core.plan_case("case/1 nonsense")

@@ -25,36 +25,13 @@ from . import _core
 
 ULP_BINS = 17           # as the audit: 0..15 ULP, then one bin for >= 16
 MAX_MACS = 2 ** 26      # digest-only cases above this many m*n*k are not emulated here
-SKINNY_MAX_ROWS, SKINNY_MAX_K, TC_ROWS_MAX_ROWS, M32_ROWS, M64_ROWS = 16, 5120, 16, 32, 64
 
 
-def kernel_body(entry: str, m: int, k: int) -> str:
-    """The body the launch layer's plan runs for a valid call (device/src/plan.cpp plan_launch with
-    every kernel present, as on the H200 and the sim backend; geometry.hpp's limits)."""
-    entry = entry.removeprefix("w8a16_")
-    tc_rows = 1 <= m <= TC_ROWS_MAX_ROWS and k > SKINNY_MAX_K
-
-    def twin32():
-        if tc_rows:
-            return "tc_rows_strip"
-        return "m32_skinny" if m <= SKINNY_MAX_ROWS and k <= SKINNY_MAX_K else "m32_tile"
-
-    def twin64():
-        return "tc_rows_strip" if tc_rows else "m64_tile"
-
-    if entry in ("gemm_pipelined_m32", "gemm_pipelined_m32_strided"):
-        return twin32()
-    if entry in ("gemm_pipelined_m64", "gemm_pipelined_m64_strided"):
-        return twin64()
-    if entry == "gemm_pipelined_by_m":
-        if 1 <= m <= M32_ROWS:
-            return twin32()
-        return twin64() if m <= M64_ROWS else "gemm128_tile"
-    if entry.startswith("gemv_batch"):
-        return "gemv_strip"
-    if entry == "gemm_pipelined":
-        return "gemm128_tile"
-    raise ValueError(f"unknown entry point {entry!r}")
+def kernel_body(line: str) -> str:
+    """The body the launch layer plans for a case line (device/src/plan.cpp through _core.plan_case,
+    every kernel present, H200 limits): the dispatch of THIS checkout. A recording made by binaries
+    with other dispatch rules ran what its header's commit planned; the audit says so."""
+    return _core.plan_case(line)["body"]
 
 
 def _finite(bits: np.ndarray) -> np.ndarray:
@@ -98,7 +75,7 @@ def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> 
     for out in rec["outputs"]:
         case = out["case"]
         entry = case["entry"].removeprefix("w8a16_")
-        body = kernel_body(entry, case["m"], case["k"])
+        body = kernel_body(case["line"])
         g = groups.setdefault((entry, body), _new_group(entry, body, case["contract"]))
         g["cases"] += 1
         bits = out["bits"]

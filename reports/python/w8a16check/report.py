@@ -188,8 +188,9 @@ def _device_recordings_html(s: dict) -> list:
                "bit for bit, the digest-only cases by digest)</span>")
     parts.append(f"<p>Verdict: {verdict}.</p><p>Each case was run on the GPU by <code>w8a16check record</code>; "
                  "the contract an entry must meet is the canonical fold (NUMERICS.md 2.1) for the tensor-core "
-                 "entries and the GEMV order (2.2) for gemv_batch*. The body is the one the launch layer's plan runs "
-                 "for that shape (plan.hpp). For the tensor-core bodies the recorded bits are also set against the "
+                 "entries and the GEMV order (2.2) for gemv_batch*. The body is the one this checkout's launch layer "
+                 "plans for that shape (plan.hpp, through <code>_core.plan_case</code>); a recording made at another "
+                 "commit (its header) may have run another body of the same contract. For the tensor-core bodies the recorded bits are also set against the "
                  "GEMV order and the exact result rounded once, on the same inputs: the reassociation measured on "
                  "hardware. ULP distances skip outputs where any of the three is NaN or Inf. Cases recorded as a "
                  "digest only are checked by digest; those above "
