@@ -65,9 +65,9 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 //           1..8 rows always, 9..16 rows when N gives fewer than kTcRowsWideMinCtas wide strips.
 //           At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
 //   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step, 4 stages.
-// Measured on the H200 (device/kernels/PERF_NOTES.md): at 1..8 rows the narrow strip led at
-// every N of issue 9 but (5120, 25600), where it was within 6%; at 16 rows the wide strip led at
-// N = 10240, 12288 and 51200 and the narrow one at N = 5120.
+// Measured on the H200 (device/kernels/PERF_NOTES.md): at 1..8 rows this narrow strip led at
+// every N of issue 9 but (5120, 25600), where a 3-stage narrow strip was 6% faster; at 16 rows
+// the wide strip led at N = 10240, 12288 and 51200 and the narrow one at N = 5120.
 // Rows are staged in blocks of 8 (1, 2 or 4 blocks: the fewest that hold M). 64 rows (8 blocks)
 // were tried and dropped: their 64 partial-sum registers per chain pushed the kernel past 128
 // registers into spills, and 48..64 rows ran at half the 64-row twin's speed (PERF_NOTES.md).
