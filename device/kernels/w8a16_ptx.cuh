@@ -90,21 +90,22 @@ __device__ __forceinline__ void e4m3x4_to_bf16_frag(uint32_t codes, uint32_t (&b
 }
 
 // The same fragment with integer operations and one BF16x2 multiply per pair instead of six
-// conversions (cvt runs at 16 lanes per clock per SM on sm_90, a quarter of the integer rate;
-// with cvt the decode, not HBM, bounded the row-tile kernel: PERF_NOTES.md). A code s|eeee|mmm
-// placed as BF16 bits s|0000eeee|mmm0000 is its value times 2^-120, subnormal codes included
-// (both formats' subnormals scale the same way), so multiplying by 2^120 restores it exactly
-// (every E4M3 value is a BF16 value; mul.rn.bf16x2 keeps subnormal inputs: checked over every
-// code by device/tests/gpu). NaN codes (0x7F, 0xFF) come out as +-480, NOT NaN: the caller ORs
-// `nan_probe` over the codes it decodes and, when e4m3_nan_seen() says so, decodes again with
-// e4m3x4_to_bf16_frag.
+// conversions (type conversions run at 16 lanes per clock per SM on sm_90, a quarter of the
+// integer rate, and the row-tile kernel is bound by instruction issue: PERF_NOTES.md). A code
+// s|eeee|mmm placed as BF16 bits s|0000eeee|mmm0000 is its value times 2^-120, subnormal codes
+// included (both formats' subnormals scale the same way), so multiplying by 2^120 restores it
+// exactly (every E4M3 value is a BF16 value; mul.rn.bf16x2 keeps subnormal inputs). Checked on
+// the H200 against e4m3x4_to_bf16_frag for all 65,536 code pairs (PERF_NOTES.md, the harness of
+// this kernel's experiments), and through every row-tile case of device/tests/gpu.
+// NaN codes (0x7F, 0xFF) come out as +-480, NOT NaN: the caller ORs `nan_probe` over the codes it
+// decodes and, when e4m3_nan_seen() says so, decodes again with e4m3x4_to_bf16_frag.
 __device__ __forceinline__ uint32_t mul_bf16x2(uint32_t a, uint32_t b) {
   uint32_t d;
-  asm("mul.rn.bf16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));  // PTX ISA 9.7.4.x, sm_90
+  asm("mul.rn.bf16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));  // PTX ISA half-precision mul; .bf16x2 needs sm_90
   return d;
 }
-// prmt.b32 in its default mode (PTX ISA 9.7.8.7), written out because __byte_perm keeps only
-// the low 3 bits of each selector nibble and so has no sign-replicate bit.
+// prmt.b32 in its generic form (PTX ISA, prmt: a selector nibble's msb replicates the selected
+// byte's sign), written out because __byte_perm keeps only the low 3 bits of each nibble.
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
   uint32_t d;
   asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
@@ -115,7 +116,7 @@ __device__ __forceinline__ void e4m3x4_to_bf16_frag_int(uint32_t codes, uint32_t
   // disturb the next byte when a NaN is already present), so the probe never fires without one.
   nan_probe |= codes ^ (codes + 0x01010101u);
   // Codes 0, 1 to bytes 0, 2 with their sign bits replicated over bytes 1, 3 (PRMT's sign mode,
-  // PTX ISA 9.7.8.7); << 4 puts magnitudes at bits 4..10 / 20..26 and a sign at bits 15 / 31;
+  // PTX ISA, prmt generic form); << 4 puts magnitudes at bits 4..10 / 20..26 and a sign at bits 15 / 31;
   // the mask drops the rest.
   const uint32_t x0 = (prmt(codes, 0u, 0x9180u) << 4) & 0x87F087F0u;
   const uint32_t x1 = (prmt(codes, 0u, 0xB3A2u) << 4) & 0x87F087F0u;
