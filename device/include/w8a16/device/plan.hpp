@@ -67,9 +67,10 @@ constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_ke
 // Which shapes the row-tile kernel w8a16_tc_rows takes when a twin tries it first (it declines
 // every other shape, and a zero handle declines everything). Measured on the H200 (`w8a16check
 // bench`, device/kernels/PERF_NOTES.md):
-//   1..16 rows: every shape except K <= 5120 with N < 4096 (fewer than 32 of its wide strips),
-//     where the skinny body's 8-column strips keep more SMs busy (at (N, K) = (2048, 4096) the
-//     skinny body reached 0.25 of the memory floor, the row-tile kernel 0.18);
+//   1..16 rows: every shape except K <= 5120 with N <= 3968 (fewer than 32 strips of 128
+//     columns), where the skinny body's 8-column strips keep more SMs busy (at (N, K) = (2048,
+//     4096) the skinny body reached 0.25 of the memory floor, no row-tile configuration tried more
+//     than 0.22);
 //   17..32 rows: N >= 10113 (at least 80 wide strips); below that the 32-row tile was faster
 //     (at N = 5120 and 2048). 33..64 rows stay with the 64-row twin (geometry.hpp kTcRowsMaxRows).
 constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
@@ -96,7 +97,7 @@ enum class Body : std::uint8_t {
   m32_tile,       // w8a16_gemm_pipelined_m32: 32 x 32 tiles
   m32_skinny,     // w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
   m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
-  tc_rows_strip,  // w8a16_tc_rows: 32- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
+  tc_rows_strip,  // w8a16_tc_rows: 32- or 128-column strips (geometry.hpp tc_rows_cols), M <= 32
   gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
 };
 const char* body_name(Body b);
