@@ -215,17 +215,22 @@ struct RowsStream {
 #pragma unroll
     for (int x = 0; x < kAcc; ++x) acc[x] = 0.0f;
 
-    auto fold_partials = [&](uint32_t r) {  // kKG > 1: round r's p_s, in step order
+    // kKG > 1: round r's p_s, in step order; unrolled over the round, the steps past the last
+    // (a short final round) predicated off.
+    constexpr bool kEveryThreadFolds = kGroupOuts >= 32 * kKG;
+    auto fold_step = [&](const float* pr, uint32_t sir, float sc) {
+#pragma unroll
+      for (int x = 0; x < kOutPerThread; ++x) {
+        const uint32_t o = kg * 32 + lane + 32 * kKG * x;
+        if (kEveryThreadFolds || o < kGroupOuts) acc[x] = fma_rn(pr[sir * (kGroups * kGroupOuts) + o], sc, acc[x]);
+      }
+    };
+    auto fold_partials = [&](uint32_t r) {
       const float* pr = partials + (r & 1) * kPartialFloats + group * kGroupOuts;
       const uint32_t here = steps_in(r);
-      for (uint32_t sir = 0; sir < here; ++sir) {
-        const float sc = __ldg(scale_row + r * kRound + sir);
 #pragma unroll
-        for (int x = 0; x < kOutPerThread; ++x) {
-          const uint32_t o = kg * 32 + lane + 32 * kKG * x;
-          if (o < kGroupOuts) acc[x] = fma_rn(pr[sir * (kGroups * kGroupOuts) + o], sc, acc[x]);
-        }
-      }
+      for (int sir = 0; sir < kRound; ++sir)
+        if (static_cast<uint32_t>(sir) < here) fold_step(pr, sir, __ldg(scale_row + r * kRound + sir));
     };
 
     const Loader loader = make_loader(input, weight, m, n, k, a_row_stride, n0);
