@@ -227,7 +227,8 @@ def _leaf_text(leaves: np.ndarray) -> str:
 # outputs back, rebuilds each tree and compares it with the order of the contract the entry must
 # meet: the canonical fold (NUMERICS.md 2.1) for the tensor-core entries, the GEMV order (2.2) for
 # gemv_batch*. Rows per launch follow the launch layer's rules (device/include/w8a16/device/plan.hpp,
-# geometry.hpp): the skinny body and the row-tile kernel take at most 16 rows, the GEMVs 4 and 16.
+# geometry.hpp): at these N (1 column) the skinny body and the row-tile kernel take at most 16 rows
+# (the row-tile kernel takes 17..32 only at N >= 10113), the GEMVs 4 and 16.
 PROBE_FORMAT = "w8a16check-order-probes 1"
 SKINNY_MAX_K = 5120        # geometry.hpp kSkinnyMaxK: above it, 1..16 rows go to w8a16_tc_rows
 TC_ROWS_K = 5248           # the smallest K > kSkinnyMaxK that is a multiple of 128
