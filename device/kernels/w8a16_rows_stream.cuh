@@ -179,7 +179,7 @@ struct RowsStream {
   }
 
   // The NaN path, kept out of line so that its cvt decode's registers do not count against the
-  // integer path's (the kernel is held to 80 registers, w8a16_tc_rows.cu).
+  // integer path's (w8a16_tc_rows is held to 80 registers, w8a16_tc_rows.cu).
   __device__ __noinline__ static void round_partials_exact(float (&p)[kChains][kNt][kMb][4], const unsigned char* stage,
                                                            uint32_t group, uint32_t kg) {
     round_partials<true>(p, stage, group, kg);

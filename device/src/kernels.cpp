@@ -10,6 +10,7 @@ const char* kernel_name(KernelId id) {
     case KernelId::gemm_pipelined_m32: return "w8a16_gemm_pipelined_m32";
     case KernelId::gemm_pipelined_m64: return "w8a16_gemm_pipelined_m64";
     case KernelId::tc_rows: return "w8a16_tc_rows";
+    case KernelId::tc_rows_m64: return "w8a16_tc_rows_m64";
     case KernelId::gemv_batch4_strided: return "w8a16_gemv_batch4_strided";
     case KernelId::gemv_batch16_strided: return "w8a16_gemv_batch16_strided";
   }

@@ -10,13 +10,13 @@ namespace {
 
 constexpr std::uint32_t div_ceil(std::uint32_t a, std::uint32_t b) { return a / b + (a % b != 0); }
 
-KernelId kernel_of(Body b, Entry e) {
+KernelId kernel_of(Body b, Entry e, std::uint32_t m) {
   switch (b) {
     case Body::gemm128_tile: return KernelId::gemm_pipelined;
     case Body::m32_tile:
     case Body::m32_skinny: return KernelId::gemm_pipelined_m32;
     case Body::m64_tile: return KernelId::gemm_pipelined_m64;
-    case Body::tc_rows_strip: return KernelId::tc_rows;
+    case Body::tc_rows_strip: return tc_rows_kernel(m);
     case Body::gemv_strip:
       return e == Entry::gemv_batch4_strided ? KernelId::gemv_batch4_strided : KernelId::gemv_batch16_strided;
   }
@@ -103,7 +103,7 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
   // declines a shape it does not take, and a zero handle declines everything (seed lines 124-139).
   Body body = Body::gemm128_tile;
   KernelHandle handle = call.kernel;
-  const KernelHandle tc = registry.resolve(KernelId::tc_rows);
+  const KernelHandle tc = registry.resolve(tc_rows_kernel(a.m));
   auto twin32 = [&](KernelHandle h) {
     if (tc && tc_rows_takes(a.m, a.n, a.k)) {
       body = Body::tc_rows_strip;
@@ -144,7 +144,7 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
 
   Plan p;
   p.entry = e;
-  p.kernel = kernel_of(body, e);
+  p.kernel = kernel_of(body, e, a.m);
   p.kernel_name = kernel_name(p.kernel);
   p.handle = handle;
   p.body = body;

@@ -17,7 +17,8 @@ bool body_belongs_to(Body b, KernelId k) {
     case KernelId::gemm_pipelined: return b == Body::gemm128_tile;
     case KernelId::gemm_pipelined_m32: return b == Body::m32_tile || b == Body::m32_skinny;
     case KernelId::gemm_pipelined_m64: return b == Body::m64_tile;
-    case KernelId::tc_rows: return b == Body::tc_rows_strip;
+    case KernelId::tc_rows:
+    case KernelId::tc_rows_m64: return b == Body::tc_rows_strip;
     case KernelId::gemv_batch4_strided:
     case KernelId::gemv_batch16_strided: return b == Body::gemv_strip;
   }
@@ -65,6 +66,10 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
   if (p.body == Body::tc_rows_strip && q.m > kTcRowsMaxRows)
     log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": the row-tile kernel takes m <= " +
                                             std::to_string(kTcRowsMaxRows));
+  else if (p.body == Body::tc_rows_strip && p.kernel != tc_rows_kernel(q.m))
+    log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": the row-tile body runs in " +
+                                            kernel_name(tc_rows_kernel(q.m)) + " at these rows, not " +
+                                            kernel_name(p.kernel) + " (geometry.hpp: split by registers)");
   const std::uint32_t gemv_rows = p.kernel == KernelId::gemv_batch4_strided ? kGemvBatch4MaxRows : kGemvBatch16MaxRows;
   if (p.body == Body::gemv_strip && q.m > gemv_rows)
     log.add(FindingKind::body_mismatch,

@@ -51,11 +51,14 @@ TEST(Predicates, PrefersM64IsTheSeedRule) {
 }
 
 // The row-tile kernel's rule (plan.hpp), restated: 1..16 rows unless K <= 5120 and N <= 3968
-// (fewer than 32 strips of 128 columns), 17..32 rows when N >= 10113 (at least 80 such strips).
+// (fewer than 32 strips of 128 columns), 17..32 rows when N >= 10113 (at least 80 such strips),
+// 33..64 rows when N >= 3969. 1..32 rows run in w8a16_tc_rows, 33..64 in w8a16_tc_rows_m64.
 bool tc_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   if (m >= 1 && m <= 16) return k > 5120 || n > 3968;
-  return m >= 17 && m <= 32 && n >= 10113;
+  if (m >= 17 && m <= 32) return n >= 10113;
+  return m >= 33 && m <= 64 && n >= 3969;
 }
+KernelId tc_kernel(std::uint32_t m) { return m <= 32 ? KernelId::tc_rows : KernelId::tc_rows_m64; }
 const std::vector<std::uint32_t> kNs = {1, 33, 3968, 3969, 4096, 10112, 10113, 12160, 12161, 51200};
 
 TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
@@ -65,9 +68,10 @@ TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
 }
 
 // The strip width the launch sizes the grid with: 32 columns at 1..8 rows, and at 9..16 rows when
-// N <= 8064 (fewer than 64 strips of 128 columns); 128 otherwise. Shared memory as geometry.hpp's
-// layout formula gives it, written out: stages x (W rows x (round x 128 + 16) + A rows x (round x
-// 256 + 32)) + two rounds of partial sums when 4 warps share a tile.
+// N <= 8064 (fewer than 64 strips of 128 columns); 64 columns at 33..64 rows when N <= 8064; 128
+// otherwise. Shared memory as geometry.hpp's layout formula gives it, written out: stages x (W
+// rows x (round x 128 + 16) + A rows x (round x 256 + 32)) + two rounds of partial sums when
+// several warps share a tile. Rows in blocks of 8: 1, 2, 4, 6 or 8 of them.
 TEST(Dispatch, RowTileGeometryFollowsTheShape) {
   StaticRegistry reg = StaticRegistry::all_present();
   auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
@@ -102,7 +106,31 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
   ASSERT_EQ(p.body, Body::tc_rows_strip);
   EXPECT_EQ(p.grid, (Dim3{2, 1, 1}));
   EXPECT_EQ(p.dynamic_smem, narrow8);
-  EXPECT_EQ(plan(33, 51200, 128).body, Body::m64_tile);
+  EXPECT_EQ(p.kernel, KernelId::tc_rows);
+  p = plan(32, 51200, 128);
+  EXPECT_EQ(p.kernel, KernelId::tc_rows);
+  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 32 * (256 + 32)));
+  p = plan(33, 51200, 128);  // wide, 6 row blocks, 2 stages, in the 64-row symbol
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.kernel, KernelId::tc_rows_m64);
+  EXPECT_EQ(p.grid, (Dim3{400, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 2u * (128 * (128 + 16) + 48 * (256 + 32)));
+  p = plan(49, 8065, 128);  // wide, 8 row blocks
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{64, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 2u * (128 * (128 + 16) + 64 * (256 + 32)));
+  p = plan(48, 8064, 128);  // mid: 64 columns, 2 warps per tile, 2-step rounds
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.kernel, KernelId::tc_rows_m64);
+  EXPECT_EQ(p.grid, (Dim3{126, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 2u * (64 * (2 * 128 + 16) + 48 * (2 * 256 + 32)) + 2u * 2 * 4 * 6 * 128 * 4);
+  p = plan(64, 3969, 25600);
+  ASSERT_EQ(p.body, Body::tc_rows_strip);
+  EXPECT_EQ(p.grid, (Dim3{63, 1, 1}));
+  EXPECT_EQ(p.dynamic_smem, 2u * (64 * (2 * 128 + 16) + 64 * (2 * 256 + 32)) + 2u * 2 * 4 * 8 * 128 * 4);
+  EXPECT_LE(p.dynamic_smem, DeviceLimits::h200().max_dynamic_smem_per_block);
+  EXPECT_EQ(plan(33, 3968, 25600).body, Body::m64_tile);
+  EXPECT_EQ(plan(65, 51200, 128).body, Body::m64_tile);
   EXPECT_EQ(plan(17, 10112, 128).body, Body::m64_tile);
 }
 
@@ -116,11 +144,11 @@ Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, b
   if (m == 0 || !k_ok(k)) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};
   const bool tc_takes = tc && tc_rule(m, n, k);
   if (m <= 32 && m32) {
-    if (tc_takes) return {false, KernelId::tc_rows, Body::tc_rows_strip};
+    if (tc_takes) return {false, tc_kernel(m), Body::tc_rows_strip};
     return {false, KernelId::gemm_pipelined_m32, (m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile};
   }
   if (m >= 33 && m <= 64 && m64) {
-    if (tc_takes) return {false, KernelId::tc_rows, Body::tc_rows_strip};
+    if (tc_takes) return {false, tc_kernel(m), Body::tc_rows_strip};
     return {false, KernelId::gemm_pipelined_m64, Body::m64_tile};
   }
   if (!full) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};  // kernel_missing
@@ -133,8 +161,9 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
     const bool full = mask & 1, m32 = mask & 2, m64 = mask & 4, tc = mask & 8;
     StaticRegistry reg = StaticRegistry::all_present();
     reg.set_present(KernelId::tc_rows, tc);
+    reg.set_present(KernelId::tc_rows_m64, tc);
     for (std::uint32_t m = 0; m <= 200; ++m)
-      for (std::uint32_t n : {33u, 4096u, 10113u})
+      for (std::uint32_t n : {33u, 3968u, 4096u, 10113u})
       for (std::uint32_t k : kKs) {
         if (static_cast<std::uint64_t>(n) * k > kMaxElementOffsets) continue;  // refused for its size
         Call c;
@@ -162,8 +191,9 @@ TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
   for (bool tc : {false, true}) {
     StaticRegistry reg = StaticRegistry::all_present();
     reg.set_present(KernelId::tc_rows, tc);
+    reg.set_present(KernelId::tc_rows_m64, tc);
     for (std::uint32_t m = 1; m <= 200; ++m)
-      for (std::uint32_t n : {40u, 4096u, 10113u})
+      for (std::uint32_t n : {40u, 3968u, 4096u, 10113u})
       for (std::uint32_t k : {128u, 5120u, 5248u}) {
         for (Entry e : {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64_strided}) {
           const bool is32 = e == Entry::gemm_pipelined_m32_strided;
@@ -178,6 +208,7 @@ TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
           Body want = is32 ? ((m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile) : Body::m64_tile;
           if (tc && tc_rule(m, n, k)) want = Body::tc_rows_strip;
           EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " n=" << n << " k=" << k << " tc=" << tc;
+          if (want == Body::tc_rows_strip) EXPECT_EQ(p.plan.kernel, tc_kernel(m)) << "m=" << m;
         }
       }
   }

@@ -69,15 +69,17 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
     }
   };
   // Seed lines 124-139: the strided twins (and the contiguous ones, which call them) try the
-  // row-tile kernel first; it takes the shapes device::tc_rows_takes names, if it is present.
-  const bool tc_takes = present(KernelId::tc_rows) && device::tc_rows_takes(m, n, k);
+  // row-tile kernel first; it takes the shapes device::tc_rows_takes names, if the symbol for its
+  // rows (w8a16_tc_rows at 1..32, w8a16_tc_rows_m64 at 33..64) is present.
+  const KernelId tc = m <= 32 ? KernelId::tc_rows : KernelId::tc_rows_m64;
+  const bool tc_takes = present(tc) && device::tc_rows_takes(m, n, k);
   auto twin32 = [&] {
-    if (tc_takes) body(Body::tc_rows_strip, KernelId::tc_rows);
+    if (tc_takes) body(Body::tc_rows_strip, tc);
     else if (m <= 16 && k <= 5120) body(Body::m32_skinny, KernelId::gemm_pipelined_m32);  // seed line 141
     else body(Body::m32_tile, KernelId::gemm_pipelined_m32);
   };
   auto twin64 = [&] {
-    if (tc_takes) body(Body::tc_rows_strip, KernelId::tc_rows);
+    if (tc_takes) body(Body::tc_rows_strip, tc);
     else body(Body::m64_tile, KernelId::gemm_pipelined_m64);
   };
   switch (c.entry) {

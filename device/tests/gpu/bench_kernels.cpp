@@ -113,7 +113,9 @@ int main(int argc, char** argv) {
       {"w8a16_gemm_pipelined_m32 (skinny)", KernelId::gemm_pipelined_m32, Body::m32_skinny, 1, 16, device::kSkinnyMaxK},
       {"w8a16_gemm_pipelined_m32 (tile)", KernelId::gemm_pipelined_m32, Body::m32_tile, 17, 1u << 30, 1u << 30},
       {"w8a16_gemm_pipelined_m64", KernelId::gemm_pipelined_m64, Body::m64_tile, 1, 1u << 30, 1u << 30},
-      {"w8a16_tc_rows", KernelId::tc_rows, Body::tc_rows_strip, 1, device::kTcRowsMaxRows, 1u << 30},
+      {"w8a16_tc_rows", KernelId::tc_rows, Body::tc_rows_strip, 1, device::kTcRowsSmallMaxRows, 1u << 30},
+      {"w8a16_tc_rows_m64", KernelId::tc_rows_m64, Body::tc_rows_strip, device::kTcRowsSmallMaxRows + 1,
+       device::kTcRowsMaxRows, 1u << 30},
       {"w8a16_gemv_batch4_strided", KernelId::gemv_batch4_strided, Body::gemv_strip, 1, 4, 1u << 30},
       {"w8a16_gemv_batch16_strided", KernelId::gemv_batch16_strided, Body::gemv_strip, 1, 16, 1u << 30},
   };

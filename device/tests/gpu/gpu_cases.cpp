@@ -202,13 +202,15 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       case Body::m32_tile: c.m = edge_m(17, 130); c.k = pick_k(128, 32768); break;
       case Body::m32_skinny: c.m = edge_m(1, 16); c.k = pick_k(128, 5120); break;
       case Body::tc_rows_strip:
-        // Its four regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols): 32-column strips
+        // Its six regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols): 32-column strips
         // at long K, 32-column strips at short K and N > 3968, 128-column strips at 1..16 rows and
-        // N > 12160, 128-column strips at 17..32 rows and N >= 10113. The last three need a large
-        // N, so they set N themselves below and keep K short instead of shrinking N to the cap.
-        tc_region = static_cast<int>(r.below(4));
-        c.m = tc_region < 3 ? edge_m(1, 16) : edge_m(17, 32);
-        c.k = tc_region == 0 ? pick_k(5248, 32768) : pick_k(128, 384);
+        // N > 12160, 128-column strips at 17..32 rows and N >= 10113, and in w8a16_tc_rows_m64
+        // 64-column strips at 33..64 rows and 3969 <= N <= 8064, 128-column strips at 33..64 rows
+        // and N > 8064. All but the first need a large N, so they set N themselves below and keep
+        // K short instead of shrinking N to the cap.
+        tc_region = static_cast<int>(r.below(6));
+        c.m = tc_region < 3 ? edge_m(1, 16) : tc_region == 3 ? edge_m(17, 32) : edge_m(33, 64);
+        c.k = tc_region == 0 ? pick_k(5248, 32768) : tc_region == 4 ? pick_k(128, 640) : pick_k(128, 384);
         break;
       case Body::m64_tile:
         if (r.chance(1, 3)) { c.m = edge_m(1, 16); c.k = pick_k(128, 5120); }
@@ -226,8 +228,8 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
                                                 135, 191, 255, 256, 257, 383, 385, 500, 639, 641, 777, 1000};
     c.n = r.chance(1, 3) ? static_cast<std::uint32_t>(r.in_range(1, 1100)) : kNEdges[r.below(std::size(kNEdges))];
     if (tc_region > 0) {  // N past the region's threshold, off every multiple of 32 and 128 most of the time
-      static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113};
-      c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(700));
+      static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 8065};
+      c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(tc_region == 4 ? 4096 : 700));
     }
     const std::uint64_t mk = static_cast<std::uint64_t>(c.m) * c.k;
     if (tc_region <= 0 && mk * c.n > work_cap) {

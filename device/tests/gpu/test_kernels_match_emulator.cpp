@@ -173,10 +173,10 @@ TEST_F(GpuKernels, GemmPipelinedM32StridedMatchesEmulatorBitForBit) {
                true);
 }
 TEST_F(GpuKernels, GemmPipelinedM64MatchesEmulatorBitForBit) {
-  run_campaign(cases_for(Entry::gemm_pipelined_m64, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 150}}), true);
+  run_campaign(cases_for(Entry::gemm_pipelined_m64, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 210}}), true);
 }
 TEST_F(GpuKernels, GemmPipelinedM64StridedMatchesEmulatorBitForBit) {
-  run_campaign(cases_for(Entry::gemm_pipelined_m64_strided, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 150}}),
+  run_campaign(cases_for(Entry::gemm_pipelined_m64_strided, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 210}}),
                true);
 }
 TEST_F(GpuKernels, GemmPipelinedByMMatchesEmulatorBitForBit) {
@@ -215,6 +215,8 @@ std::vector<GpuCase> awkward_cases() {
       mk(Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip, 5, 3999, 640, 648, 4001, Dist::specials),
       mk(Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip, 13, 12171, 384, 392, 12173, Dist::specials),
       mk(Entry::gemm_pipelined_m64_strided, Body::tc_rows_strip, 29, 10133, 256, 264, 10135, Dist::specials),
+      mk(Entry::gemm_pipelined_m64_strided, Body::tc_rows_strip, 41, 4099, 640, 648, 4101, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip, 57, 8075, 256, 264, 8077, Dist::specials),
       mk(Entry::gemm_pipelined_m64_strided, Body::m64_tile, 65, 33, 640, 648, 35, Dist::specials),
       mk(Entry::gemv_batch4_strided, Body::gemv_strip, 3, 9, 640, 648, 11, Dist::specials),
       mk(Entry::gemv_batch16_strided, Body::gemv_strip, 13, 17, 256, 264, 19, Dist::specials),

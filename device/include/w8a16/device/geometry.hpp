@@ -56,34 +56,49 @@ inline constexpr std::uint32_t kM64TileRows = 64;      // seed W8A16_M64_TILE_RO
 inline constexpr std::uint32_t kM64TileCols = 32;
 inline constexpr std::uint32_t kM64SmemBytes = 0;
 
-// ---- w8a16_tc_rows: the row-tile kernel the twins try first ------------------------------
-// CTA x owns columns [cols x, cols x + cols) of every row [0, M), M <= 32, where cols depends on
-// the shape: the kernel (device/kernels/w8a16_tc_rows.cu, w8a16_rows_stream.cuh) and the launch
+// ---- w8a16_tc_rows, w8a16_tc_rows_m64: the row-tile kernel the twins try first ------------
+// CTA x owns columns [cols x, cols x + cols) of every row [0, M), M <= 64, where cols depends on
+// the shape: the kernels (device/kernels/w8a16_tc_rows.cu, w8a16_rows_stream.cuh) and the launch
 // both compute it from (m, n) with the functions below, as they do the skinny body rule. Which
-// shapes it takes is device/launch's tc_rows_takes(); it declines every other shape.
-//   narrow:  32 columns, four warps per 16-column tile splitting each 4-step round, 2 stages;
+// shapes it takes is device/launch's tc_rows_takes(); it declines every other shape. Two kernel
+// symbols share the body, split by register budget: w8a16_tc_rows (1..32 rows) is held to 80
+// registers so that its narrow strip fits three CTAs on an SM; w8a16_tc_rows_m64 (33..64 rows)
+// needs up to 128 (64 partial sums and 64 running sums per warp at 64 rows) and fits two.
+//   narrow: 32 columns, four warps per 16-column tile splitting each 4-step round, 2 stages;
 //           1..8 rows always, 9..16 rows when N gives fewer than kTcRowsWideMinCtas wide strips.
 //           At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
-//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step, 4 stages.
+//   mid:    64 columns, two warps per tile splitting each 2-step round, 2 stages; 33..64 rows
+//           when N gives fewer than kTcRowsWideMinCtas wide strips;
+//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 4 stages at
+//           9..32 rows, 2 at 33..64 (the registers allow two CTAs, and 2 stages measured as fast
+//           as 3 or 4).
 // Measured on the H200 (device/kernels/PERF_NOTES.md): at 1..8 rows this narrow strip led at
 // every N of issue 9 but (5120, 25600), where a 3-stage narrow strip was 6% faster; at 16 rows
-// the wide strip led at N = 10240, 12288 and 51200 and the narrow one at N = 5120.
-// Rows are staged in blocks of 8 (1, 2 or 4 blocks: the fewest that hold M). 64 rows (8 blocks)
-// were tried and dropped: their 64 partial-sum registers per chain pushed the kernel past 128
-// registers into spills, and 48..64 rows ran at half the 64-row twin's speed (PERF_NOTES.md).
-inline constexpr std::uint32_t kTcRowsMaxRows = 32;
+// the wide strip led at N = 10240, 12288 and 51200 and the narrow one at N = 5120; at 48 and 64
+// rows the wide strip led at N >= 10240 and the mid one at N = 5120 (40 wide strips).
+// Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (at 48
+// rows 6 blocks ran 12-16% faster than 8).
+inline constexpr std::uint32_t kTcRowsMaxRows = 64;
+inline constexpr std::uint32_t kTcRowsSmallMaxRows = 32;  // w8a16_tc_rows; above: w8a16_tc_rows_m64
 inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;
 inline constexpr std::uint32_t kTcRowsWideCols = 128;
+inline constexpr std::uint32_t kTcRowsMidCols = 64;
 inline constexpr std::uint32_t kTcRowsNarrowCols = 32;
 inline constexpr std::uint32_t kTcRowsWideMinCtas = 64;
+W8A16_HOST_DEVICE constexpr bool tc_rows_few_wide_strips(std::uint32_t n) {
+  return (n + kTcRowsWideCols - 1) / kTcRowsWideCols < kTcRowsWideMinCtas;
+}
 W8A16_HOST_DEVICE constexpr bool tc_rows_narrow(std::uint32_t m, std::uint32_t n) {
-  return m <= 8 || (m <= kTcRowsNarrowMaxRows && (n + kTcRowsWideCols - 1) / kTcRowsWideCols < kTcRowsWideMinCtas);
+  return m <= 8 || (m <= kTcRowsNarrowMaxRows && tc_rows_few_wide_strips(n));
+}
+W8A16_HOST_DEVICE constexpr bool tc_rows_mid(std::uint32_t m, std::uint32_t n) {
+  return m > kTcRowsSmallMaxRows && tc_rows_few_wide_strips(n);
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_cols(std::uint32_t m, std::uint32_t n) {
-  return tc_rows_narrow(m, n) ? kTcRowsNarrowCols : kTcRowsWideCols;
+  return tc_rows_narrow(m, n) ? kTcRowsNarrowCols : tc_rows_mid(m, n) ? kTcRowsMidCols : kTcRowsWideCols;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_row_blocks(std::uint32_t m) {
-  return m <= 8 ? 1 : m <= 16 ? 2 : 4;
+  return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : m <= 48 ? 6 : 8;
 }
 // The layout of one configuration (w8a16_rows_stream.cuh): kStages stages of W (cols rows of
 // round * 128 codes + 16) and A (8 * row_blocks rows of round * 128 BF16 + 16), plus, when
@@ -96,9 +111,10 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t col
          (kg > 1 ? 2 * round * (8 / kg) * row_blocks * 128 * 4 : 0);
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, std::uint32_t n) {
-  return tc_rows_narrow(m, n)
-             ? tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, tc_rows_row_blocks(m))
-             : tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, 4, tc_rows_row_blocks(m));
+  const std::uint32_t blocks = tc_rows_row_blocks(m);
+  if (tc_rows_narrow(m, n)) return tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, blocks);
+  if (tc_rows_mid(m, n)) return tc_rows_layout_bytes(kTcRowsMidCols, 2, 2, 2, blocks);
+  return tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, m > kTcRowsSmallMaxRows ? 2 : 4, blocks);
 }
 
 // ---- w8a16_gemv_batch4_strided / w8a16_gemv_batch16_strided: scalar GEMVs -----------------

@@ -16,14 +16,16 @@ enum class KernelId : std::uint8_t {
   gemm_pipelined,        // w8a16_gemm_pipelined: the 128-row tile
   gemm_pipelined_m32,    // w8a16_gemm_pipelined_m32: the 32-row twin and its skinny body
   gemm_pipelined_m64,    // w8a16_gemm_pipelined_m64: the 64-row twin
-  tc_rows,               // w8a16_tc_rows: the row-tile kernel the strided twins try first
+  tc_rows,               // w8a16_tc_rows: the row-tile kernel the twins try first, 1..32 rows
+  tc_rows_m64,           // w8a16_tc_rows_m64: the same body at 33..64 rows (geometry.hpp)
   gemv_batch4_strided,   // w8a16_gemv_batch4_strided: scalar GEMV, M <= 4
   gemv_batch16_strided,  // w8a16_gemv_batch16_strided: scalar GEMV, M <= 16
 };
-inline constexpr std::size_t kKernelCount = 6;
+inline constexpr std::size_t kKernelCount = 7;
 inline constexpr std::array<KernelId, kKernelCount> kAllKernels = {
-    KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32,   KernelId::gemm_pipelined_m64,
-    KernelId::tc_rows,        KernelId::gemv_batch4_strided, KernelId::gemv_batch16_strided};
+    KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64,
+    KernelId::tc_rows,        KernelId::tc_rows_m64,        KernelId::gemv_batch4_strided,
+    KernelId::gemv_batch16_strided};
 
 const char* kernel_name(KernelId id);
 // False for a name that is not one of the family's.

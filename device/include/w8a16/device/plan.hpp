@@ -64,19 +64,27 @@ constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_ke
   return m >= kM32TileRows + 1 && m <= kM64TileRows && k >= kKBlock && k % kKBlock == 0 &&
          m64_kernel.value != 0;
 }
-// Which shapes the row-tile kernel w8a16_tc_rows takes when a twin tries it first (it declines
-// every other shape, and a zero handle declines everything). Measured on the H200 (`w8a16check
-// bench`, device/kernels/PERF_NOTES.md):
+// Which shapes the row-tile kernel takes when a twin tries it first (it declines every other
+// shape, and a zero handle for the kernel symbol its rows need, tc_rows_kernel(m), declines it).
+// Measured on the H200 (`w8a16check bench` and a kernel-variant harness, PERF_NOTES.md):
 //   1..16 rows: every shape except K <= 5120 with N <= 3968 (fewer than 32 strips of 128
 //     columns), where the skinny body's 8-column strips keep more SMs busy (at (N, K) = (2048,
 //     4096) the skinny body reached 0.25 of the memory floor, no row-tile configuration tried more
 //     than 0.22);
 //   17..32 rows: N >= 10113 (at least 80 wide strips); below that the 32-row tile was faster
-//     (at N = 5120 and 2048). 33..64 rows stay with the 64-row twin (geometry.hpp kTcRowsMaxRows).
+//     (at N = 5120 and 2048);
+//   33..64 rows: N >= 3969 (at least 32 wide strips). The 64-row twin was slower at every such
+//     shape of issue 9 (its four row warps decode the same weights): 1.5-2.0x at N >= 10240 against
+//     the wide strip, 1.5-1.7x at N = 5120 against the mid strip. Below 3969 the twin stays.
 constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   const std::uint32_t wide_ctas = (n + kTcRowsWideCols - 1) / kTcRowsWideCols;
   if (m >= 1 && m <= kTcRowsNarrowMaxRows) return !(k <= kSkinnyMaxK && wide_ctas < 32);
-  return m > kTcRowsNarrowMaxRows && m <= kTcRowsMaxRows && wide_ctas >= 80;
+  if (m > kTcRowsNarrowMaxRows && m <= kTcRowsSmallMaxRows) return wide_ctas >= 80;
+  return m > kTcRowsSmallMaxRows && m <= kTcRowsMaxRows && wide_ctas >= 32;
+}
+// The kernel symbol that runs the row-tile body at m rows (geometry.hpp: split by registers).
+constexpr KernelId tc_rows_kernel(std::uint32_t m) {
+  return m > kTcRowsSmallMaxRows ? KernelId::tc_rows_m64 : KernelId::tc_rows;
 }
 
 // ---- plans ------------------------------------------------------------------------------
@@ -97,7 +105,7 @@ enum class Body : std::uint8_t {
   m32_tile,       // w8a16_gemm_pipelined_m32: 32 x 32 tiles
   m32_skinny,     // w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
   m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
-  tc_rows_strip,  // w8a16_tc_rows: 32- or 128-column strips (geometry.hpp tc_rows_cols), M <= 32
+  tc_rows_strip,  // w8a16_tc_rows(_m64): 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
   gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
 };
 const char* body_name(Body b);
