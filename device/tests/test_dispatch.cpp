@@ -51,11 +51,11 @@ TEST(Predicates, PrefersM64IsTheSeedRule) {
 }
 
 // The row-tile kernel's rule (plan.hpp), restated: 1..16 rows unless K <= 5120 and N <= 3968
-// (fewer than 32 strips of 128 columns), 17..32 rows when N >= 10113 (at least 80 such strips),
-// 33..64 rows when N >= 3969. 1..32 rows run in w8a16_tc_rows, 33..64 in w8a16_tc_rows_m64.
+// (fewer than 32 strips of 128 columns), 17..32 rows always, 33..64 rows when N >= 3969.
+// 1..32 rows run in w8a16_tc_rows, 33..64 in w8a16_tc_rows_m64.
 bool tc_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   if (m >= 1 && m <= 16) return k > 5120 || n > 3968;
-  if (m >= 17 && m <= 32) return n >= 10113;
+  if (m >= 17 && m <= 32) return true;
   return m >= 33 && m <= 64 && n >= 3969;
 }
 KernelId tc_kernel(std::uint32_t m) { return m <= 32 ? KernelId::tc_rows : KernelId::tc_rows_m64; }
@@ -67,11 +67,12 @@ TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
       for (std::uint32_t k : kKs) EXPECT_EQ(tc_rows_takes(m, n, k), tc_rule(m, n, k)) << m << " " << n << " " << k;
 }
 
-// The strip width the launch sizes the grid with: 32 columns at 1..8 rows, and at 9..16 rows when
-// N <= 8064 (fewer than 64 strips of 128 columns); 64 columns at 33..64 rows when N <= 8064; 128
-// otherwise. Shared memory as geometry.hpp's layout formula gives it, written out: stages x (W
-// rows x (round x 128 + 16) + A rows x (round x 256 + 32)) + two rounds of partial sums when
-// several warps share a tile. Rows in blocks of 8: 1, 2, 4, 6 or 8 of them.
+// The strip width the launch sizes the grid with: 32 columns at 1..8 rows, at 9..16 rows when
+// N <= 10112 (fewer than 80 strips of 128 columns) and at 17..32 rows when N <= 3968 (fewer than
+// 32); 64 columns at 17..64 rows otherwise below N = 10113; 128 from N = 10113. Shared memory as
+// geometry.hpp's layout formula gives it, written out: stages x (W rows x (round x 128 + 16) + A
+// rows x (round x 256 + 32)) + two rounds of partial sums (round x groups x row blocks x 128
+// FP32) when several warps share a tile. Rows in blocks of 8: 1, 2, 4, 6 or 8 of them.
 TEST(Dispatch, RowTileGeometryFollowsTheShape) {
   StaticRegistry reg = StaticRegistry::all_present();
   auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
@@ -83,55 +84,49 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
     EXPECT_TRUE(p.ok()) << p.status.message;
     return p.plan;
   };
-  const std::uint32_t narrow8 = 2u * (32 * (4 * 128 + 16) + 8 * (4 * 256 + 32)) + 2u * 4 * 2 * 1 * 128 * 4;
-  const std::uint32_t narrow16 = 2u * (32 * (4 * 128 + 16) + 16 * (4 * 256 + 32)) + 2u * 4 * 2 * 2 * 128 * 4;
-  Plan p = plan(8, 51200, 128);
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{1600, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, narrow8);
-  EXPECT_EQ(narrow8, 58880u);  // three CTAs per SM (geometry.hpp)
-  p = plan(16, 8064, 128);
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{252, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, narrow16);
-  p = plan(9, 8065, 128);
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{64, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 16 * (256 + 32)));
-  p = plan(32, 10113, 128);
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{80, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 32 * (256 + 32)));
-  p = plan(1, 33, 5248);
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{2, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, narrow8);
-  EXPECT_EQ(p.kernel, KernelId::tc_rows);
-  p = plan(32, 51200, 128);
-  EXPECT_EQ(p.kernel, KernelId::tc_rows);
-  EXPECT_EQ(p.dynamic_smem, 4u * (128 * (128 + 16) + 32 * (256 + 32)));
-  p = plan(33, 51200, 128);  // wide, 6 row blocks, 2 stages, in the 64-row symbol
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.kernel, KernelId::tc_rows_m64);
-  EXPECT_EQ(p.grid, (Dim3{400, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 2u * (128 * (128 + 16) + 48 * (256 + 32)));
-  p = plan(49, 8065, 128);  // wide, 8 row blocks
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{64, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 2u * (128 * (128 + 16) + 64 * (256 + 32)));
-  p = plan(48, 8064, 128);  // mid: 64 columns, 2 warps per tile, 2-step rounds
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.kernel, KernelId::tc_rows_m64);
-  EXPECT_EQ(p.grid, (Dim3{126, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 2u * (64 * (2 * 128 + 16) + 48 * (2 * 256 + 32)) + 2u * 2 * 4 * 6 * 128 * 4);
-  p = plan(64, 3969, 25600);
-  ASSERT_EQ(p.body, Body::tc_rows_strip);
-  EXPECT_EQ(p.grid, (Dim3{63, 1, 1}));
-  EXPECT_EQ(p.dynamic_smem, 2u * (64 * (2 * 128 + 16) + 64 * (2 * 256 + 32)) + 2u * 2 * 4 * 8 * 128 * 4);
-  EXPECT_LE(p.dynamic_smem, DeviceLimits::h200().max_dynamic_smem_per_block);
+  auto narrow = [](std::uint32_t blocks) {
+    return 2u * (32 * (4 * 128 + 16) + 8 * blocks * (4 * 256 + 32)) + 2u * 4 * 2 * blocks * 128 * 4;
+  };
+  auto mid = [](std::uint32_t blocks) {
+    return 2u * (64 * (2 * 128 + 16) + 8 * blocks * (2 * 256 + 32)) + 2u * 2 * 4 * blocks * 128 * 4;
+  };
+  auto wide = [](std::uint32_t blocks, std::uint32_t stages) {
+    return stages * (128 * (128 + 16) + 8 * blocks * (256 + 32));
+  };
+  struct Want {
+    std::uint32_t m, n, k;
+    KernelId kernel;
+    std::uint32_t grid_x, smem;
+  };
+  const Want wants[] = {
+      {8, 51200, 128, KernelId::tc_rows, 1600, narrow(1)},
+      {1, 33, 5248, KernelId::tc_rows, 2, narrow(1)},
+      {16, 10112, 128, KernelId::tc_rows, 316, narrow(2)},
+      {9, 10113, 128, KernelId::tc_rows, 80, wide(2, 4)},
+      {17, 3968, 128, KernelId::tc_rows, 124, narrow(4)},
+      {17, 3969, 128, KernelId::tc_rows, 63, mid(4)},
+      {32, 10112, 128, KernelId::tc_rows, 158, mid(4)},
+      {32, 10113, 128, KernelId::tc_rows, 80, wide(4, 4)},
+      {32, 51200, 128, KernelId::tc_rows, 400, wide(4, 4)},
+      {33, 3969, 25600, KernelId::tc_rows_m64, 63, mid(6)},
+      {48, 10112, 128, KernelId::tc_rows_m64, 158, mid(6)},
+      {49, 8064, 128, KernelId::tc_rows_m64, 126, mid(8)},
+      {64, 3969, 25600, KernelId::tc_rows_m64, 63, mid(8)},
+      {33, 51200, 128, KernelId::tc_rows_m64, 400, wide(6, 2)},
+      {64, 10113, 128, KernelId::tc_rows_m64, 80, wide(8, 2)},
+  };
+  for (const Want& w : wants) {
+    const Plan p = plan(w.m, w.n, w.k);
+    ASSERT_EQ(p.body, Body::tc_rows_strip) << w.m << " " << w.n;
+    EXPECT_EQ(p.kernel, w.kernel) << w.m << " " << w.n;
+    EXPECT_EQ(p.grid, (Dim3{w.grid_x, 1, 1})) << w.m << " " << w.n;
+    EXPECT_EQ(p.dynamic_smem, w.smem) << w.m << " " << w.n;
+    EXPECT_LE(p.dynamic_smem, DeviceLimits::h200().max_dynamic_smem_per_block) << w.m << " " << w.n;
+  }
+  EXPECT_EQ(narrow(1), 58880u);  // three CTAs per SM (geometry.hpp)
+  EXPECT_EQ(mid(8), 169984u);
   EXPECT_EQ(plan(33, 3968, 25600).body, Body::m64_tile);
   EXPECT_EQ(plan(65, 51200, 128).body, Body::m64_tile);
-  EXPECT_EQ(plan(17, 10112, 128).body, Body::m64_tile);
 }
 
 // The seed's by_m, written out: which kernel and body a contiguous call must get.
@@ -227,8 +222,9 @@ TEST(Dispatch, GeometryIsTheSeeds) {
     EXPECT_TRUE(p.ok()) << p.status.message;
     return p.plan;
   };
-  Plan p = plan(Entry::gemm_pipelined_m32, 17, 300, 256);  // tile body
-  EXPECT_EQ(p.grid, (Dim3{10, 1, 1}));
+  Plan p = plan(Entry::gemm_pipelined_m32, 33, 300, 256);  // tile body (the row-tile kernel declines N < 3969)
+  EXPECT_EQ(p.body, Body::m32_tile);
+  EXPECT_EQ(p.grid, (Dim3{10, 2, 1}));
   EXPECT_EQ(p.block, (Dim3{256, 1, 1}));
   EXPECT_EQ(p.dynamic_smem, 44032u);
   p = plan(Entry::gemm_pipelined_m32, 16, 300, 5120);  // skinny body

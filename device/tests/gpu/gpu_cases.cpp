@@ -199,22 +199,34 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
     int tc_region = -1;
     switch (by_m ? Body::gemm128_tile : target) {
       case Body::gemm128_tile: c.m = edge_m(1, 130); c.k = pick_k(128, 32768); break;
-      case Body::m32_tile: c.m = edge_m(17, 130); c.k = pick_k(128, 32768); break;
+      // The row-tile kernel takes every shape at 17..32 rows (plan.hpp tc_rows_takes), so the
+      // twins' own tiles are aimed at the rows it leaves them: 33.. rows at N <= 1100 (below its
+      // 33..64-row threshold), where the partial last row tile is still exercised.
+      case Body::m32_tile: c.m = edge_m(33, 130); c.k = pick_k(128, 32768); break;
       case Body::m32_skinny: c.m = edge_m(1, 16); c.k = pick_k(128, 5120); break;
       case Body::tc_rows_strip:
-        // Its six regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols): 32-column strips
-        // at long K, 32-column strips at short K and N > 3968, 128-column strips at 1..16 rows and
-        // N > 12160, 128-column strips at 17..32 rows and N >= 10113, and in w8a16_tc_rows_m64
-        // 64-column strips at 33..64 rows and 3969 <= N <= 8064, 128-column strips at 33..64 rows
-        // and N > 8064. All but the first need a large N, so they set N themselves below and keep
-        // K short instead of shrinking N to the cap.
-        tc_region = static_cast<int>(r.below(6));
-        c.m = tc_region < 3 ? edge_m(1, 16) : tc_region == 3 ? edge_m(17, 32) : edge_m(33, 64);
-        c.k = tc_region == 0 ? pick_k(5248, 32768) : tc_region == 4 ? pick_k(128, 640) : pick_k(128, 384);
+        // Its eight regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols), by rows and N:
+        //   0: 1..16, narrow at long K;          1: 1..16, narrow at short K and N > 3968;
+        //   2: 1..16, wide (9..16) at N > 12160; 3: 17..32, wide at N >= 10113;
+        //   4: 33..64, mid at 3969..10112;       5: 33..64, wide at N >= 10113;
+        //   6: 17..32, mid at 3969..10112;       7: 17..32, narrow at N <= 3968, any K.
+        // Regions 1..6 need a large N, so they set N themselves below and keep K short instead of
+        // shrinking N to the cap.
+        tc_region = static_cast<int>(r.below(8));
+        switch (tc_region) {
+          case 0: c.m = edge_m(1, 16); c.k = pick_k(5248, 32768); break;
+          case 1:
+          case 2: c.m = edge_m(1, 16); c.k = pick_k(128, 384); break;
+          case 3: c.m = edge_m(17, 32); c.k = pick_k(128, 384); break;
+          case 4: c.m = edge_m(33, 64); c.k = pick_k(128, 512); break;
+          case 5: c.m = edge_m(33, 64); c.k = pick_k(128, 384); break;
+          case 6: c.m = edge_m(17, 32); c.k = pick_k(128, 640); break;
+          default: c.m = edge_m(17, 32); c.k = pick_k(128, 32768); break;
+        }
         break;
       case Body::m64_tile:
         if (r.chance(1, 3)) { c.m = edge_m(1, 16); c.k = pick_k(128, 5120); }
-        else { c.m = edge_m(17, 130); c.k = pick_k(128, 32768); }
+        else { c.m = edge_m(33, 130); c.k = pick_k(128, 32768); }
         break;
       case Body::gemv_strip:
         c.m = edge_m(1, entry == Entry::gemv_batch4_strided ? 4 : 16);
@@ -227,12 +239,14 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
                                                 31,  32,  33,  47,  63,  64,  65,  95,  127, 128, 129, 130,
                                                 135, 191, 255, 256, 257, 383, 385, 500, 639, 641, 777, 1000};
     c.n = r.chance(1, 3) ? static_cast<std::uint32_t>(r.in_range(1, 1100)) : kNEdges[r.below(std::size(kNEdges))];
-    if (tc_region > 0) {  // N past the region's threshold, off every multiple of 32 and 128 most of the time
-      static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 8065};
-      c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(tc_region == 4 ? 4096 : 700));
+    const bool sets_n = tc_region >= 1 && tc_region <= 6;
+    if (sets_n) {  // N past the region's threshold, off every multiple of 32 and 128 most of the time
+      static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 10113, 3969};
+      const bool mid = tc_region == 4 || tc_region == 6;
+      c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(mid ? 6144 : 700));
     }
     const std::uint64_t mk = static_cast<std::uint64_t>(c.m) * c.k;
-    if (tc_region <= 0 && mk * c.n > work_cap) {
+    if (!sets_n && mk * c.n > work_cap) {
       c.n = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, work_cap / mk));
       if (c.n > 8 && c.n % 8 == 0 && r.chance(3, 4)) c.n -= 1 + r.below(7);
     }

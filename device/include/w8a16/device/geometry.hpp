@@ -63,19 +63,20 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 // shapes it takes is device/launch's tc_rows_takes(); it declines every other shape. Two kernel
 // symbols share the body, split by register budget: w8a16_tc_rows (1..32 rows) is held to 80
 // registers so that its narrow strip fits three CTAs on an SM; w8a16_tc_rows_m64 (33..64 rows)
-// needs up to 128 (64 partial sums and 64 running sums per warp at 64 rows) and fits two.
+// needs up to 128 (at 64 rows a wide-strip warp holds 32 partial and 32 running sums) and fits two.
+// Three strip widths; "wide strips" below = ceil(N / 128):
 //   narrow: 32 columns, four warps per 16-column tile splitting each 4-step round, 2 stages;
-//           1..8 rows always, 9..16 rows when N gives fewer than kTcRowsWideMinCtas wide strips.
-//           At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
-//   mid:    64 columns, two warps per tile splitting each 2-step round, 2 stages; 33..64 rows
-//           when N gives fewer than kTcRowsWideMinCtas wide strips;
-//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 4 stages at
-//           9..32 rows, 2 at 33..64 (the registers allow two CTAs, and 2 stages measured as fast
-//           as 3 or 4).
-// Measured on the H200 (device/kernels/PERF_NOTES.md): at 1..8 rows this narrow strip led at
-// every N of issue 9 but (5120, 25600), where a 3-stage narrow strip was 6% faster; at 16 rows
-// the wide strip led at N = 10240, 12288 and 51200 and the narrow one at N = 5120; at 48 and 64
-// rows the wide strip led at N >= 10240 and the mid one at N = 5120 (40 wide strips).
+//           1..8 rows always, 9..16 rows under kTcRowsWideMinCtas wide strips, 17..32 rows under
+//           kTcRowsMidMinCtas. At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
+//   mid:    64 columns, two warps per tile splitting each 2-step round, 2 stages; 17..64 rows
+//           from kTcRowsMidMinCtas (17..32) or any N (33..64) up to kTcRowsWideMinCtas;
+//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 9..64 rows from
+//           kTcRowsWideMinCtas wide strips; 4 stages up to 32 rows, 2 above (the registers allow
+//           two CTAs an SM, and 2 stages measured as fast as 3 or 4).
+// Measured on the H200 (device/kernels/PERF_NOTES.md, "strip widths"): the wide strip led from
+// N = 10240 (80 strips) at 16..64 rows and lost at N <= 8192 (64 strips: narrow 1.4x faster at 16
+// rows, mid 1.4x at 32); at 17..32 rows mid led at N = 5120 and 8192 and narrow at N = 2048; at
+// 1..8 rows narrow led at every N of issue 9.
 // Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (at 48
 // rows 6 blocks ran 12-16% faster than 8).
 inline constexpr std::uint32_t kTcRowsMaxRows = 64;
@@ -84,18 +85,18 @@ inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;
 inline constexpr std::uint32_t kTcRowsWideCols = 128;
 inline constexpr std::uint32_t kTcRowsMidCols = 64;
 inline constexpr std::uint32_t kTcRowsNarrowCols = 32;
-inline constexpr std::uint32_t kTcRowsWideMinCtas = 64;
-W8A16_HOST_DEVICE constexpr bool tc_rows_few_wide_strips(std::uint32_t n) {
-  return (n + kTcRowsWideCols - 1) / kTcRowsWideCols < kTcRowsWideMinCtas;
-}
-W8A16_HOST_DEVICE constexpr bool tc_rows_narrow(std::uint32_t m, std::uint32_t n) {
-  return m <= 8 || (m <= kTcRowsNarrowMaxRows && tc_rows_few_wide_strips(n));
-}
-W8A16_HOST_DEVICE constexpr bool tc_rows_mid(std::uint32_t m, std::uint32_t n) {
-  return m > kTcRowsSmallMaxRows && tc_rows_few_wide_strips(n);
+inline constexpr std::uint32_t kTcRowsWideMinCtas = 80;  // N >= 10113
+inline constexpr std::uint32_t kTcRowsMidMinCtas = 32;   // N >= 3969
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_wide_strips(std::uint32_t n) {
+  return n / kTcRowsWideCols + (n % kTcRowsWideCols != 0);
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_cols(std::uint32_t m, std::uint32_t n) {
-  return tc_rows_narrow(m, n) ? kTcRowsNarrowCols : tc_rows_mid(m, n) ? kTcRowsMidCols : kTcRowsWideCols;
+  const std::uint32_t strips = tc_rows_wide_strips(n);
+  if (m <= 8) return kTcRowsNarrowCols;
+  if (strips >= kTcRowsWideMinCtas) return kTcRowsWideCols;
+  if (m <= kTcRowsNarrowMaxRows) return kTcRowsNarrowCols;
+  if (m <= kTcRowsSmallMaxRows && strips < kTcRowsMidMinCtas) return kTcRowsNarrowCols;
+  return kTcRowsMidCols;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_row_blocks(std::uint32_t m) {
   return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : m <= 48 ? 6 : 8;
@@ -111,9 +112,9 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t col
          (kg > 1 ? 2 * round * (8 / kg) * row_blocks * 128 * 4 : 0);
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, std::uint32_t n) {
-  const std::uint32_t blocks = tc_rows_row_blocks(m);
-  if (tc_rows_narrow(m, n)) return tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, blocks);
-  if (tc_rows_mid(m, n)) return tc_rows_layout_bytes(kTcRowsMidCols, 2, 2, 2, blocks);
+  const std::uint32_t blocks = tc_rows_row_blocks(m), cols = tc_rows_cols(m, n);
+  if (cols == kTcRowsNarrowCols) return tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, blocks);
+  if (cols == kTcRowsMidCols) return tc_rows_layout_bytes(kTcRowsMidCols, 2, 2, 2, blocks);
   return tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, m > kTcRowsSmallMaxRows ? 2 : 4, blocks);
 }
 

@@ -71,15 +71,18 @@ constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_ke
 //     columns), where the skinny body's 8-column strips keep more SMs busy (at (N, K) = (2048,
 //     4096) the skinny body reached 0.25 of the memory floor, no row-tile configuration tried more
 //     than 0.22);
-//   17..32 rows: N >= 10113 (at least 80 wide strips); below that the 32-row tile was faster
-//     (at N = 5120 and 2048);
-//   33..64 rows: N >= 3969 (at least 32 wide strips). The 64-row twin was slower at every such
-//     shape of issue 9 (its four row warps decode the same weights): 1.5-2.0x at N >= 10240 against
-//     the wide strip, 1.5-1.7x at N = 5120 against the mid strip. Below 3969 the twin stays.
+//   17..32 rows: every shape; the 32-row tile was slower at each N measured: 1.44x at (2048,
+//     4096) against the narrow strip, 1.47x at (5120, 25600) against the mid strip, and the wide
+//     strip led it from N = 10240;
+//   33..64 rows: N >= 3969 (at least 32 strips of 128 columns). The 64-row twin (whose four row
+//     warps decode the same weights) was slower at every such shape of issue 9: 1.5-2.0x at
+//     N >= 10240 against the wide strip, 1.5-1.7x at N = 5120 against the mid strip. At (2048,
+//     4096) the two were even (mid strip 0.94x the twin's time at 33..48 rows, 1.06x at 64), and
+//     the twin stays below 3969.
 constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
-  const std::uint32_t wide_ctas = (n + kTcRowsWideCols - 1) / kTcRowsWideCols;
+  const std::uint32_t wide_ctas = tc_rows_wide_strips(n);
   if (m >= 1 && m <= kTcRowsNarrowMaxRows) return !(k <= kSkinnyMaxK && wide_ctas < 32);
-  if (m > kTcRowsNarrowMaxRows && m <= kTcRowsSmallMaxRows) return wide_ctas >= 80;
+  if (m > kTcRowsNarrowMaxRows && m <= kTcRowsSmallMaxRows) return true;
   return m > kTcRowsSmallMaxRows && m <= kTcRowsMaxRows && wide_ctas >= 32;
 }
 // The kernel symbol that runs the row-tile body at m rows (geometry.hpp: split by registers).
