@@ -36,7 +36,7 @@ constexpr bool sized_for(std::uint32_t m, std::uint32_t n) {
 constexpr std::uint32_t kManyCols = 51200, kMidN = 5120, kFewCols = 2048;  // wide, mid, narrow N
 static_assert(sized_for<Narrow<1>>(1, kManyCols) && sized_for<Narrow<1>>(8, kFewCols) &&
                   sized_for<Narrow<2>>(16, kMidN) && sized_for<Narrow<4>>(32, kFewCols) &&
-                  sized_for<Mid<4>>(17, kMidN) && sized_for<Wide<2>>(9, kManyCols) &&
+                  sized_for<Mid<4>>(17, kMidN) && sized_for<Mid<2>>(9, kManyCols) &&
                   sized_for<Wide<4>>(32, kManyCols),
               "w8a16_tc_rows: geometry.hpp");
 static_assert(sized_for<Mid<6>>(33, kMidN) && sized_for<Mid<8>>(64, kFewCols) &&
@@ -64,11 +64,12 @@ extern "C" __global__ void __launch_bounds__(256, 3)
     else
       Narrow<4>::run(W8A16_TC_ROWS_ARGS);
   } else if (cols == dev::kTcRowsMidCols) {
-    Mid<4>::run(W8A16_TC_ROWS_ARGS);  // 17..32 rows
-  } else if (blocks == 2) {
-    Wide<2>::run(W8A16_TC_ROWS_ARGS);
+    if (blocks == 2)
+      Mid<2>::run(W8A16_TC_ROWS_ARGS);
+    else
+      Mid<4>::run(W8A16_TC_ROWS_ARGS);
   } else {
-    Wide<4>::run(W8A16_TC_ROWS_ARGS);
+    Wide<4>::run(W8A16_TC_ROWS_ARGS);  // 17..32 rows
   }
 }
 

@@ -69,7 +69,8 @@ TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
 
 // The strip width the launch sizes the grid with: 32 columns at 1..8 rows, at 9..16 rows when
 // N <= 10112 (fewer than 80 strips of 128 columns) and at 17..32 rows when N <= 3968 (fewer than
-// 32); 64 columns at 17..64 rows otherwise below N = 10113; 128 from N = 10113. Shared memory as
+// 32); 64 columns at 9..16 rows from N = 10113 and at 17..64 rows below it; 128 columns at 17..64
+// rows from N = 10113. Shared memory as
 // geometry.hpp's layout formula gives it, written out: stages x (W rows x (round x 128 + 16) + A
 // rows x (round x 256 + 32)) + two rounds of partial sums (round x groups x row blocks x 128
 // FP32) when several warps share a tile. Rows in blocks of 8: 1, 2, 4, 6 or 8 of them.
@@ -102,7 +103,8 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
       {8, 51200, 128, KernelId::tc_rows, 1600, narrow(1)},
       {1, 33, 5248, KernelId::tc_rows, 2, narrow(1)},
       {16, 10112, 128, KernelId::tc_rows, 316, narrow(2)},
-      {9, 10113, 128, KernelId::tc_rows, 80, wide(2, 4)},
+      {9, 10113, 128, KernelId::tc_rows, 159, mid(2)},
+      {16, 51200, 128, KernelId::tc_rows, 800, mid(2)},
       {17, 3968, 128, KernelId::tc_rows, 124, narrow(4)},
       {17, 3969, 128, KernelId::tc_rows, 63, mid(4)},
       {32, 10112, 128, KernelId::tc_rows, 158, mid(4)},
@@ -203,7 +205,9 @@ TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
           Body want = is32 ? ((m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile) : Body::m64_tile;
           if (tc && tc_rule(m, n, k)) want = Body::tc_rows_strip;
           EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " n=" << n << " k=" << k << " tc=" << tc;
-          if (want == Body::tc_rows_strip) EXPECT_EQ(p.plan.kernel, tc_kernel(m)) << "m=" << m;
+          if (want == Body::tc_rows_strip) {
+            EXPECT_EQ(p.plan.kernel, tc_kernel(m)) << "m=" << m;
+          }
         }
       }
   }

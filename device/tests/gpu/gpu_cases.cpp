@@ -207,7 +207,7 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       case Body::tc_rows_strip:
         // Its eight regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols), by rows and N:
         //   0: 1..16, narrow at long K;          1: 1..16, narrow at short K and N > 3968;
-        //   2: 1..16, wide (9..16) at N > 12160; 3: 17..32, wide at N >= 10113;
+        //   2: 1..16, mid (9..16) at N > 12160;  3: 17..32, wide at N >= 10113;
         //   4: 33..64, mid at 3969..10112;       5: 33..64, wide at N >= 10113;
         //   6: 17..32, mid at 3969..10112;       7: 17..32, narrow at N <= 3968, any K.
         // Regions 1..6 need a large N, so they set N themselves below and keep K short instead of

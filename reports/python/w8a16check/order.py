@@ -227,8 +227,10 @@ def _leaf_text(leaves: np.ndarray) -> str:
 # outputs back, rebuilds each tree and compares it with the order of the contract the entry must
 # meet: the canonical fold (NUMERICS.md 2.1) for the tensor-core entries, the GEMV order (2.2) for
 # gemv_batch*. Rows per launch follow the launch layer's rules (device/include/w8a16/device/plan.hpp,
-# geometry.hpp): at these N (1 column) the skinny body and the row-tile kernel take at most 16 rows
-# (the row-tile kernel takes 17..32 only at N >= 10113), the GEMVs 4 and 16.
+# geometry.hpp): at these N (1 column) the skinny body takes at most 16 rows and the row-tile kernel
+# 1..32 (probed here at 16, its 32-column strip; its 64- and 128-column strips need N >= 3969 and
+# are checked byte for byte by the GPU tests instead), the GEMVs 4 and 16; the twins' tiles are
+# reached with every probe in one launch (32,640 rows).
 PROBE_FORMAT = "w8a16check-order-probes 1"
 SKINNY_MAX_K = 5120        # geometry.hpp kSkinnyMaxK: above it, 1..16 rows go to w8a16_tc_rows
 TC_ROWS_K = 5248           # the smallest K > kSkinnyMaxK that is a multiple of 128

@@ -68,15 +68,16 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 //   narrow: 32 columns, four warps per 16-column tile splitting each 4-step round, 2 stages;
 //           1..8 rows always, 9..16 rows under kTcRowsWideMinCtas wide strips, 17..32 rows under
 //           kTcRowsMidMinCtas. At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
-//   mid:    64 columns, two warps per tile splitting each 2-step round, 2 stages; 17..64 rows
-//           from kTcRowsMidMinCtas (17..32) or any N (33..64) up to kTcRowsWideMinCtas;
-//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 9..64 rows from
+//   mid:    64 columns, two warps per tile splitting each 2-step round, 2 stages; 9..16 rows from
+//           kTcRowsWideMinCtas wide strips, 17..64 rows below that (17..32: from kTcRowsMidMinCtas);
+//   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 17..64 rows from
 //           kTcRowsWideMinCtas wide strips; 4 stages up to 32 rows, 2 above (the registers allow
 //           two CTAs an SM, and 2 stages measured as fast as 3 or 4).
-// Measured on the H200 (device/kernels/PERF_NOTES.md, "strip widths"): the wide strip led from
-// N = 10240 (80 strips) at 16..64 rows and lost at N <= 8192 (64 strips: narrow 1.4x faster at 16
-// rows, mid 1.4x at 32); at 17..32 rows mid led at N = 5120 and 8192 and narrow at N = 2048; at
-// 1..8 rows narrow led at every N of issue 9.
+// Measured on the H200 (device/kernels/PERF_NOTES.md, "strip widths"): from N = 10240 (80 wide
+// strips) the wide strip led at 24..64 rows and the mid one at 16 rows (2-5% ahead of wide); at
+// N <= 8192 (64 wide strips) the wide strip lost (narrow 1.4x faster at 16 rows, mid 1.4x at 32);
+// at 17..32 rows mid led at N = 5120 and 8192 and narrow at N = 2048; at 1..8 rows narrow led at
+// every N of issue 9.
 // Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (at 48
 // rows 6 blocks ran 12-16% faster than 8).
 inline constexpr std::uint32_t kTcRowsMaxRows = 64;
@@ -93,8 +94,8 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_wide_strips(std::uint32_t n) {
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_cols(std::uint32_t m, std::uint32_t n) {
   const std::uint32_t strips = tc_rows_wide_strips(n);
   if (m <= 8) return kTcRowsNarrowCols;
+  if (m <= kTcRowsNarrowMaxRows) return strips >= kTcRowsWideMinCtas ? kTcRowsMidCols : kTcRowsNarrowCols;
   if (strips >= kTcRowsWideMinCtas) return kTcRowsWideCols;
-  if (m <= kTcRowsNarrowMaxRows) return kTcRowsNarrowCols;
   if (m <= kTcRowsSmallMaxRows && strips < kTcRowsMidMinCtas) return kTcRowsNarrowCols;
   return kTcRowsMidCols;
 }
