@@ -15,6 +15,8 @@ namespace {
 namespace dev = w8a16::device;
 namespace kn = w8a16::kernels;
 
+// thin: 16 columns, 8 warps on the one tile, 8-step rounds, 2 stages (1..8 rows).
+using Thin = kn::RowsStream<8, 1, 8, 2, 1>;
 // narrow: 32 columns, 4 warps per tile, 4-step rounds, 2 stages.
 template <int kMb>
 using Narrow = kn::RowsStream<4, 1, 4, 2, kMb>;
@@ -33,8 +35,8 @@ constexpr bool sized_for(std::uint32_t m, std::uint32_t n) {
   return Cfg::kCols == dev::tc_rows_cols(m, n) && Cfg::kRows == 8 * dev::tc_rows_row_blocks(m) &&
          Cfg::kSmemBytes == dev::tc_rows_smem_bytes(m, n);
 }
-constexpr std::uint32_t kManyCols = 51200, kMidN = 5120, kFewCols = 2048;  // wide, mid, narrow N
-static_assert(sized_for<Narrow<1>>(1, kManyCols) && sized_for<Narrow<1>>(8, kFewCols) &&
+constexpr std::uint32_t kManyCols = 51200, kMidN = 5120, kFewCols = 2048;  // >= 80, 40, 16 wide strips
+static_assert(sized_for<Thin>(1, kFewCols) && sized_for<Thin>(8, kMidN) && sized_for<Narrow<1>>(1, kManyCols) &&
                   sized_for<Narrow<2>>(16, kMidN) && sized_for<Narrow<4>>(32, kFewCols) &&
                   sized_for<Mid<4>>(17, kMidN) && sized_for<Mid<2>>(9, kManyCols) &&
                   sized_for<Wide<4>>(32, kManyCols),
@@ -48,15 +50,17 @@ static_assert(sized_for<Mid<6>>(33, kMidN) && sized_for<Mid<8>>(64, kFewCols) &&
 #define W8A16_TC_ROWS_ARGS smem, input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride
 
 // Grid (ceil(N / tc_rows_cols(m, n)), 1), 256 threads, tc_rows_smem_bytes(m, n) of dynamic shared
-// memory, 1 <= m <= 32. At most 80 registers, so that the narrow strip at 1..8 rows (58,880
-// bytes) fits three CTAs on an SM; the other configurations fit one or two by shared memory.
+// memory, 1 <= m <= 32. At most 80 registers, so that the thin and narrow strips at 1..8 rows
+// (74,752 and 58,880 bytes) fit three CTAs on an SM; the others fit one to three by shared memory.
 extern "C" __global__ void __launch_bounds__(256, 3)
     w8a16_tc_rows(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                   const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                   uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
   extern __shared__ __align__(16) unsigned char smem[];
   const uint32_t cols = dev::tc_rows_cols(m, n), blocks = dev::tc_rows_row_blocks(m);
-  if (cols == dev::kTcRowsNarrowCols) {
+  if (cols == dev::kTcRowsThinCols) {
+    Thin::run(W8A16_TC_ROWS_ARGS);
+  } else if (cols == dev::kTcRowsNarrowCols) {
     if (blocks == 1)
       Narrow<1>::run(W8A16_TC_ROWS_ARGS);
     else if (blocks == 2)

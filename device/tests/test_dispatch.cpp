@@ -67,13 +67,14 @@ TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
       for (std::uint32_t k : kKs) EXPECT_EQ(tc_rows_takes(m, n, k), tc_rule(m, n, k)) << m << " " << n << " " << k;
 }
 
-// The strip width the launch sizes the grid with: 32 columns at 1..8 rows, at 9..16 rows when
+// The strip width the launch sizes the grid with: 16 columns at 1..8 rows when N <= 8064 (fewer
+// than 64 strips of 128 columns); 32 columns at 1..8 rows otherwise, at 9..16 rows when
 // N <= 10112 (fewer than 80 strips of 128 columns) and at 17..32 rows when N <= 3968 (fewer than
 // 32); 64 columns at 9..16 rows from N = 10113 and at 17..64 rows below it; 128 columns at 17..64
-// rows from N = 10113. Shared memory as
-// geometry.hpp's layout formula gives it, written out: stages x (W rows x (round x 128 + 16) + A
-// rows x (round x 256 + 32)) + two rounds of partial sums (round x groups x row blocks x 128
-// FP32) when several warps share a tile. Rows in blocks of 8: 1, 2, 4, 6 or 8 of them.
+// rows from N = 10113. Shared memory as geometry.hpp's layout formula gives it, written out:
+// stages x (W rows x (round x 128 + 16) + A rows x (round x 256 + 32)) + two rounds of partial
+// sums (round x groups x row blocks x 128 FP32) when several warps share a tile. Rows in blocks of
+// 8: 1, 2, 4, 6 or 8 of them.
 TEST(Dispatch, RowTileGeometryFollowsTheShape) {
   StaticRegistry reg = StaticRegistry::all_present();
   auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
@@ -85,6 +86,7 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
     EXPECT_TRUE(p.ok()) << p.status.message;
     return p.plan;
   };
+  const std::uint32_t thin = 2u * (16 * (8 * 128 + 16) + 8 * (8 * 256 + 32)) + 2u * 8 * 1 * 1 * 128 * 4;
   auto narrow = [](std::uint32_t blocks) {
     return 2u * (32 * (4 * 128 + 16) + 8 * blocks * (4 * 256 + 32)) + 2u * 4 * 2 * blocks * 128 * 4;
   };
@@ -101,7 +103,9 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
   };
   const Want wants[] = {
       {8, 51200, 128, KernelId::tc_rows, 1600, narrow(1)},
-      {1, 33, 5248, KernelId::tc_rows, 2, narrow(1)},
+      {1, 8065, 128, KernelId::tc_rows, 253, narrow(1)},
+      {8, 8064, 128, KernelId::tc_rows, 504, thin},
+      {1, 33, 5248, KernelId::tc_rows, 3, thin},
       {16, 10112, 128, KernelId::tc_rows, 316, narrow(2)},
       {9, 10113, 128, KernelId::tc_rows, 159, mid(2)},
       {16, 51200, 128, KernelId::tc_rows, 800, mid(2)},
@@ -126,6 +130,7 @@ TEST(Dispatch, RowTileGeometryFollowsTheShape) {
     EXPECT_LE(p.dynamic_smem, DeviceLimits::h200().max_dynamic_smem_per_block) << w.m << " " << w.n;
   }
   EXPECT_EQ(narrow(1), 58880u);  // three CTAs per SM (geometry.hpp)
+  EXPECT_EQ(thin, 74752u);       // three as well
   EXPECT_EQ(mid(8), 169984u);
   EXPECT_EQ(plan(33, 3968, 25600).body, Body::m64_tile);
   EXPECT_EQ(plan(65, 51200, 128).body, Body::m64_tile);
@@ -242,9 +247,9 @@ TEST(Dispatch, GeometryIsTheSeeds) {
   p = plan(Entry::gemm_pipelined, 129, 129, 128);
   EXPECT_EQ(p.grid, (Dim3{3, 2, 1}));
   EXPECT_EQ(p.dynamic_smem, kGemm128SmemBytes);
-  p = plan(Entry::gemm_pipelined_m32, 3, 33, 5248);  // row-tile kernel, 32-column strips
+  p = plan(Entry::gemm_pipelined_m32, 3, 33, 5248);  // row-tile kernel, 16-column strips
   EXPECT_EQ(p.kernel, KernelId::tc_rows);
-  EXPECT_EQ(p.grid, (Dim3{2, 1, 1}));
+  EXPECT_EQ(p.grid, (Dim3{3, 1, 1}));
   p = plan(Entry::gemv_batch16_strided, 16, 33, 128);
   EXPECT_EQ(p.grid, (Dim3{5, 1, 1}));
   EXPECT_EQ(p.contract, Contract::gemv);

@@ -172,7 +172,8 @@ def test_plan_case_is_the_launch_layers_dispatch():
     p = core.plan_case(line.format(m=1, n=12288, k=2048))
     assert (p["kernel"], p["body"], p["contract"], p["grid"]) == ("w8a16_tc_rows", "tc_rows_strip", "canonical",
                                                                   (384, 1, 1))
-    assert core.plan_case(line.format(m=16, n=12288, k=2048))["grid"] == (96, 1, 1)
+    assert core.plan_case(line.format(m=16, n=12288, k=2048))["grid"] == (192, 1, 1)   # 64-column strips
+    assert core.plan_case(line.format(m=8, n=2048, k=8192))["grid"] == (128, 1, 1)     # 16-column strips
     assert core.plan_case(line.format(m=33, n=40, k=128))["body"] == "m32_tile"
     gemv = line.replace("gemm_pipelined_m32_strided", "gemv_batch4_strided")
     assert core.plan_case(gemv.format(m=4, n=40, k=128))["contract"] == "gemv"

@@ -205,14 +205,15 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       case Body::m32_tile: c.m = edge_m(33, 130); c.k = pick_k(128, 32768); break;
       case Body::m32_skinny: c.m = edge_m(1, 16); c.k = pick_k(128, 5120); break;
       case Body::tc_rows_strip:
-        // Its eight regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols), by rows and N:
-        //   0: 1..16, narrow at long K;          1: 1..16, narrow at short K and N > 3968;
-        //   2: 1..16, mid (9..16) at N > 12160;  3: 17..32, wide at N >= 10113;
-        //   4: 33..64, mid at 3969..10112;       5: 33..64, wide at N >= 10113;
-        //   6: 17..32, mid at 3969..10112;       7: 17..32, narrow at N <= 3968, any K.
-        // Regions 1..6 need a large N, so they set N themselves below and keep K short instead of
-        // shrinking N to the cap.
-        tc_region = static_cast<int>(r.below(8));
+        // Its nine regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols), by rows and N:
+        //   0: 1..16, thin (1..8) / narrow at long K;  1: 1..16, thin / narrow at short K and N > 3968;
+        //   2: 1..16, narrow (1..8) / mid at N > 12160; 3: 17..32, wide at N >= 10113;
+        //   4: 33..64, mid at 3969..10112;           5: 33..64, wide at N >= 10113;
+        //   6: 17..32, mid at 3969..10112;           7: 17..32, narrow at N <= 3968, any K;
+        //   8: 1..8, narrow at 8065..10112.
+        // Regions 1..6 and 8 need a large N, so they set N themselves below and keep K short
+        // instead of shrinking N to the cap.
+        tc_region = static_cast<int>(r.below(9));
         switch (tc_region) {
           case 0: c.m = edge_m(1, 16); c.k = pick_k(5248, 32768); break;
           case 1:
@@ -221,7 +222,8 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
           case 4: c.m = edge_m(33, 64); c.k = pick_k(128, 512); break;
           case 5: c.m = edge_m(33, 64); c.k = pick_k(128, 384); break;
           case 6: c.m = edge_m(17, 32); c.k = pick_k(128, 640); break;
-          default: c.m = edge_m(17, 32); c.k = pick_k(128, 32768); break;
+          case 7: c.m = edge_m(17, 32); c.k = pick_k(128, 32768); break;
+          default: c.m = edge_m(1, 8); c.k = pick_k(128, 1024); break;
         }
         break;
       case Body::m64_tile:
@@ -239,11 +241,11 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
                                                 31,  32,  33,  47,  63,  64,  65,  95,  127, 128, 129, 130,
                                                 135, 191, 255, 256, 257, 383, 385, 500, 639, 641, 777, 1000};
     c.n = r.chance(1, 3) ? static_cast<std::uint32_t>(r.in_range(1, 1100)) : kNEdges[r.below(std::size(kNEdges))];
-    const bool sets_n = tc_region >= 1 && tc_region <= 6;
-    if (sets_n) {  // N past the region's threshold, off every multiple of 32 and 128 most of the time
-      static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 10113, 3969};
-      const bool mid = tc_region == 4 || tc_region == 6;
-      c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(mid ? 6144 : 700));
+    const bool sets_n = tc_region >= 1 && tc_region != 7;
+    if (sets_n) {  // N past the region's threshold, off every multiple of 16, 32 and 128 most of the time
+      static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 10113, 3969, 0, 8065};
+      static constexpr std::uint32_t kSpan[] = {0, 700, 700, 700, 6144, 700, 6144, 0, 2048};
+      c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(kSpan[tc_region]));
     }
     const std::uint64_t mk = static_cast<std::uint64_t>(c.m) * c.k;
     if (!sets_n && mk * c.n > work_cap) {

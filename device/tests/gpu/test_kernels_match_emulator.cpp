@@ -164,12 +164,12 @@ TEST_F(GpuKernels, GemmPipelinedMatchesEmulatorBitForBit) {
 }
 TEST_F(GpuKernels, GemmPipelinedM32MatchesEmulatorBitForBit) {
   run_campaign(cases_for(Entry::gemm_pipelined_m32,
-                         {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 100}}),
+                         {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 150}}),
                true);
 }
 TEST_F(GpuKernels, GemmPipelinedM32StridedMatchesEmulatorBitForBit) {
   run_campaign(cases_for(Entry::gemm_pipelined_m32_strided,
-                         {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 100}}),
+                         {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 150}}),
                true);
 }
 TEST_F(GpuKernels, GemmPipelinedM64MatchesEmulatorBitForBit) {

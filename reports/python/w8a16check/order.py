@@ -228,9 +228,9 @@ def _leaf_text(leaves: np.ndarray) -> str:
 # meet: the canonical fold (NUMERICS.md 2.1) for the tensor-core entries, the GEMV order (2.2) for
 # gemv_batch*. Rows per launch follow the launch layer's rules (device/include/w8a16/device/plan.hpp,
 # geometry.hpp): at these N (1 column) the skinny body takes at most 16 rows and the row-tile kernel
-# 1..32 (probed here at 16, its 32-column strip; its 64- and 128-column strips need N >= 3969 and
-# are checked byte for byte by the GPU tests instead), the GEMVs 4 and 16; the twins' tiles are
-# reached with every probe in one launch (32,640 rows).
+# 1..32 (probed here at 8 rows, its 16-column strip, and at 16, its 32-column strip; its 64- and
+# 128-column strips need N >= 3969 and are checked byte for byte by the GPU tests instead), the
+# GEMVs 4 and 16; the twins' tiles are reached with every probe in one launch (32,640 rows).
 PROBE_FORMAT = "w8a16check-order-probes 1"
 SKINNY_MAX_K = 5120        # geometry.hpp kSkinnyMaxK: above it, 1..16 rows go to w8a16_tc_rows
 TC_ROWS_K = 5248           # the smallest K > kSkinnyMaxK that is a multiple of 128
@@ -255,6 +255,7 @@ PROBE_PLAN = (
     ("m32_skinny", "gemm_pipelined_m32", "m32_skinny", 256, 16),
     ("m64_tile", "gemm_pipelined_m64", "m64_tile", 256, 0),
     ("m64_strided_m64_tile", "gemm_pipelined_m64_strided", "m64_tile", 256, 0),
+    ("m32_strided_tc_rows_thin", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 8),
     ("m32_strided_tc_rows", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 16),
     ("m64_strided_tc_rows", "gemm_pipelined_m64_strided", "tc_rows_strip", TC_ROWS_K, 16),
     ("gemv_batch4", "gemv_batch4_strided", "gemv_strip", 256, 4),

@@ -64,10 +64,12 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 // symbols share the body, split by register budget: w8a16_tc_rows (1..32 rows) is held to 80
 // registers so that its narrow strip fits three CTAs on an SM; w8a16_tc_rows_m64 (33..64 rows)
 // needs up to 128 (at 64 rows a wide-strip warp holds 32 partial and 32 running sums) and fits two.
-// Three strip widths; "wide strips" below = ceil(N / 128):
+// Four strip widths; "wide strips" below = ceil(N / 128):
+//   thin:   16 columns, all eight warps on one tile splitting each 8-step round, 2 stages; 1..8
+//           rows under kTcRowsThinMaxCtas wide strips (74,752 bytes: three CTAs an SM);
 //   narrow: 32 columns, four warps per 16-column tile splitting each 4-step round, 2 stages;
-//           1..8 rows always, 9..16 rows under kTcRowsWideMinCtas wide strips, 17..32 rows under
-//           kTcRowsMidMinCtas. At 1..8 rows it needs 58,880 bytes, so three CTAs share an SM;
+//           1..8 rows from kTcRowsThinMaxCtas wide strips, 9..16 rows under kTcRowsWideMinCtas,
+//           17..32 rows under kTcRowsMidMinCtas. At 1..8 rows it needs 58,880 bytes: three CTAs;
 //   mid:    64 columns, two warps per tile splitting each 2-step round, 2 stages; 9..16 rows from
 //           kTcRowsWideMinCtas wide strips, 17..64 rows below that (17..32: from kTcRowsMidMinCtas);
 //   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 17..64 rows from
@@ -76,8 +78,10 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 // Measured on the H200 (device/kernels/PERF_NOTES.md, "strip widths"): from N = 10240 (80 wide
 // strips) the wide strip led at 24..64 rows and the mid one at 16 rows (2-5% ahead of wide); at
 // N <= 8192 (64 wide strips) the wide strip lost (narrow 1.4x faster at 16 rows, mid 1.4x at 32);
-// at 17..32 rows mid led at N = 5120 and 8192 and narrow at N = 2048; at 1..8 rows narrow led at
-// every N of issue 9.
+// at 17..32 rows mid led at N = 5120 and 8192 and narrow at N = 2048; at 1..8 rows thin led
+// narrow by 12-23% at N = 5120 and 2048 (160 and 64 narrow strips leave SMs idle) and lost by
+// 15-27% at N = 10240 and 12288; the threshold sits between, where the narrow strips would not
+// give every SM two CTAs (N <= 8064: at most 252 of them).
 // Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (at 48
 // rows 6 blocks ran 12-16% faster than 8).
 inline constexpr std::uint32_t kTcRowsMaxRows = 64;
@@ -86,6 +90,8 @@ inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;
 inline constexpr std::uint32_t kTcRowsWideCols = 128;
 inline constexpr std::uint32_t kTcRowsMidCols = 64;
 inline constexpr std::uint32_t kTcRowsNarrowCols = 32;
+inline constexpr std::uint32_t kTcRowsThinCols = 16;
+inline constexpr std::uint32_t kTcRowsThinMaxCtas = 64;  // thin at N <= 8064
 inline constexpr std::uint32_t kTcRowsWideMinCtas = 80;  // N >= 10113
 inline constexpr std::uint32_t kTcRowsMidMinCtas = 32;   // N >= 3969
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_wide_strips(std::uint32_t n) {
@@ -93,7 +99,7 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_wide_strips(std::uint32_t n) {
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_cols(std::uint32_t m, std::uint32_t n) {
   const std::uint32_t strips = tc_rows_wide_strips(n);
-  if (m <= 8) return kTcRowsNarrowCols;
+  if (m <= 8) return strips < kTcRowsThinMaxCtas ? kTcRowsThinCols : kTcRowsNarrowCols;
   if (m <= kTcRowsNarrowMaxRows) return strips >= kTcRowsWideMinCtas ? kTcRowsMidCols : kTcRowsNarrowCols;
   if (strips >= kTcRowsWideMinCtas) return kTcRowsWideCols;
   if (m <= kTcRowsSmallMaxRows && strips < kTcRowsMidMinCtas) return kTcRowsNarrowCols;
@@ -114,6 +120,7 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t col
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, std::uint32_t n) {
   const std::uint32_t blocks = tc_rows_row_blocks(m), cols = tc_rows_cols(m, n);
+  if (cols == kTcRowsThinCols) return tc_rows_layout_bytes(kTcRowsThinCols, 8, 8, 2, blocks);
   if (cols == kTcRowsNarrowCols) return tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, blocks);
   if (cols == kTcRowsMidCols) return tc_rows_layout_bytes(kTcRowsMidCols, 2, 2, 2, blocks);
   return tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, m > kTcRowsSmallMaxRows ? 2 : 4, blocks);
