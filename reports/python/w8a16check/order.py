@@ -405,7 +405,7 @@ def main(argv=None) -> int:
         m = write_probes(args.out, args.reduced)
         total = sum(x["bundle_bytes"] for x in m["probes"])
         for x in m["probes"]:
-            print(f"{x['name']:22s} {x['entry']:28s} K={x['k']:5d} {len(x['leaves']):3d} leaves, "
+            print(f"{x['name']:24s} {x['entry']:28s} K={x['k']:5d} {len(x['leaves']):3d} leaves, "
                   f"{x['pairs']:6d} probes, {x['launches']:5d} launches of {x['m']}, {x['bundle_bytes'] / 1e6:.2f} MB")
         print(f"write-probes: {len(m['probes'])} bundles, {total / 1e6:.1f} MB in {args.out}")
         return 0
@@ -415,7 +415,7 @@ def main(argv=None) -> int:
         json.dump(res, f, indent=1)
     for x in res["results"]:
         verdict = "ERROR " + x["error"] if x["error"] else ("same tree" if x["matches_documented"] else "DIFFERENT TREE")
-        print(f"{x['name']:22s} {x['entry']:28s} body {x.get('body')}: {verdict}")
+        print(f"{x['name']:24s} {x['entry']:28s} body {x.get('body')}: {verdict}")
     print(f"recover: {'every tree is the documented one' if res['all_match'] else 'MISMATCH or error'}; {out}")
     return 0 if res["all_match"] else 1
 
