@@ -97,3 +97,5 @@ extern "C" __global__ void __launch_bounds__(256, 2)
     Wide64<8>::run(W8A16_TC_ROWS_ARGS);
   }
 }
+
+#undef W8A16_TC_ROWS_ARGS

@@ -160,5 +160,17 @@ TEST(PlantedBug, GemvAboveItsRowLimitIsCaught) {
   f.expect_caught(FindingKind::body_mismatch);
 }
 
+TEST(PlantedBug, RowTileBodyInTheWrongSymbolIsCaught) {
+  Fixture f(Entry::gemm_pipelined_m64_strided, Shape{40, 3969, 128, 136, 3971});
+  ASSERT_EQ(f.plan.body, Body::tc_rows_strip);
+  ASSERT_EQ(f.plan.kernel, KernelId::tc_rows_m64);
+  f.plan.kernel = KernelId::tc_rows;  // the 80-register symbol, which has no 33..64-row configuration
+  f.plan.kernel_name = kernel_name(KernelId::tc_rows);
+  f.expect_caught(FindingKind::body_mismatch);
+  bool names_the_symbol = false;
+  for (const Finding& x : f.sim.findings()) names_the_symbol |= x.message.find("w8a16_tc_rows_m64") != std::string::npos;
+  EXPECT_TRUE(names_the_symbol);
+}
+
 }  // namespace
 }  // namespace w8a16::device

@@ -75,8 +75,8 @@ constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_ke
 //     4096) against the narrow strip, 1.47x at (5120, 25600) against the mid strip, and the wide
 //     strip led it from N = 10240;
 //   33..64 rows: N >= 3969 (at least 32 strips of 128 columns). The 64-row twin (whose four row
-//     warps decode the same weights) was slower at every such shape of issue 9: 1.5-2.0x at
-//     N >= 10240 against the wide strip, 1.5-1.7x at N = 5120 against the mid strip. At (2048,
+//     warps decode the same weights) was slower at every such shape of issue 9: 1.4-2.0x at
+//     N >= 10240 against the wide strip, 1.4-1.7x at N = 5120 against the mid strip. At (2048,
 //     4096) the two were even (mid strip 0.94x the twin's time at 33..48 rows, 1.06x at 64), and
 //     the twin stays below 3969.
 constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
@@ -108,7 +108,7 @@ enum class Body : std::uint8_t {
   m32_tile,       // w8a16_gemm_pipelined_m32: 32 x 32 tiles
   m32_skinny,     // w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
   m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
-  tc_rows_strip,  // w8a16_tc_rows(_m64): 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
+  tc_rows_strip,  // w8a16_tc_rows(_m64): 16-, 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
   gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
 };
 const char* body_name(Body b);
