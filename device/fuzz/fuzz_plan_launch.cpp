@@ -136,7 +136,11 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   need((p.contract == Contract::gemv) == (p.body == Body::gemv_strip), "contract does not match the body");
   // Bodies and their row/K limits (geometry.hpp).
   const bool tc = p.body == Body::tc_rows_strip;
-  if (tc) need(tc_rows_takes(a.m, a.n, a.k) && reg.resolve(KernelId::tc_rows), "row-tile kernel outside its rule");
+  if (tc) {
+    // Two symbols share the body, split by rows (plan.hpp tc_rows_kernel); the one for m must be present.
+    need(tc_rows_takes(a.m, a.n, a.k) && reg.resolve(tc_rows_kernel(a.m)), "row-tile kernel outside its rule");
+    need(p.kernel == tc_rows_kernel(a.m) && p.handle == reg.resolve(p.kernel), "row-tile body in the wrong symbol");
+  }
   if (p.body == Body::m32_skinny || p.body == Body::m32_tile)
     need((p.body == Body::m32_skinny) == skinny_body_runs(a.m, a.k), "m32 body disagrees with skinny_body_runs");
   switch (call.entry) {
