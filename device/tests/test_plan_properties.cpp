@@ -27,7 +27,7 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   const std::uint32_t lda_pad = 8 * *rc::gen::inRange<std::uint32_t>(0, 3);
   const std::uint32_t ldc_pad = *rc::gen::inRange<std::uint32_t>(0, 9);
   StaticRegistry reg = StaticRegistry::all_present();
-  for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows})
+  for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows, KernelId::tc_rows_m64})
     reg.set_present(id, *rc::gen::arbitrary<bool>());
   reg.set_present(KernelId::gemm_pipelined, true);
 

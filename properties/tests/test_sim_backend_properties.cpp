@@ -21,10 +21,11 @@ std::string findings_text(const device::SimBackend& sim) {
 }
 
 // A registry with the row-tile kernel and the twins each present or not, so the same entry point
-// reaches each of its bodies (the strided twins try w8a16_tc_rows first; by_m needs the twins).
+// reaches each of its bodies (the strided twins try the row-tile kernel first; by_m needs the twins).
 device::StaticRegistry gen_registry() {
   device::StaticRegistry reg = device::StaticRegistry::all_present();
   reg.set_present(device::KernelId::tc_rows, *rc::gen::arbitrary<bool>());
+  reg.set_present(device::KernelId::tc_rows_m64, *rc::gen::arbitrary<bool>());
   reg.set_present(device::KernelId::gemm_pipelined_m32, *rc::gen::weightedElement<bool>({{3, true}, {1, false}}));
   reg.set_present(device::KernelId::gemm_pipelined_m64, *rc::gen::weightedElement<bool>({{3, true}, {1, false}}));
   return reg;
