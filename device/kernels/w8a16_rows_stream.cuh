@@ -71,6 +71,19 @@ struct RowsStream {
   static constexpr int kOutPerThread = kGroupOuts >= 32 * kKG ? kGroupOuts / (32 * kKG) : 1;
   static_assert(kGroupOuts % (32 * kKG) == 0 || (32 * kKG) % kGroupOuts == 0, "fold split");
 
+  // f(i, u, mb, q) for every register of a round's partial sums p[kChains][kNt][kMb][4], unrolled.
+  template <class F>
+  __device__ __forceinline__ static void each_partial(F f) {
+#pragma unroll
+    for (int i = 0; i < kChains; ++i)
+#pragma unroll
+      for (int u = 0; u < kNt; ++u)
+#pragma unroll
+        for (int mb = 0; mb < kMb; ++mb)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) f(i, u, mb, q);
+  }
+
   // Round r: the codes of kCols rows of W and A rows [0, m), for its steps. Steps past the
   // round's last and columns past n are zero-filled without reading (their partials are never
   // folded / their outputs never written). Rows past m are not touched: run() zeroed them.
@@ -137,14 +150,7 @@ struct RowsStream {
     const unsigned char* wrow = stage + (group * kNt * 16 + g) * kWPitch + 4 * t;
     const unsigned char* arow = stage + kWBytes + g * kAPitch + 8 * t;
     uint32_t nan_probe = 0;
-#pragma unroll
-    for (int i = 0; i < kChains; ++i)
-#pragma unroll
-      for (int u = 0; u < kNt; ++u)
-#pragma unroll
-        for (int mb = 0; mb < kMb; ++mb)
-#pragma unroll
-          for (int q = 0; q < 4; ++q) p[i][u][mb][q] = 0.0f;  // every chain starts from +0
+    each_partial([&](int i, int u, int mb, int q) { p[i][u][mb][q] = 0.0f; });  // every chain starts from +0
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
 #pragma unroll
@@ -260,14 +266,7 @@ struct RowsStream {
         // never has its address taken and stays in registers on the integer path.
         float q[kChains][kNt][kMb][4];
         round_partials_exact(q, stage, group, kg);
-#pragma unroll
-        for (int i = 0; i < kChains; ++i)
-#pragma unroll
-          for (int u = 0; u < kNt; ++u)
-#pragma unroll
-            for (int mb = 0; mb < kMb; ++mb)
-#pragma unroll
-              for (int x = 0; x < 4; ++x) p[i][u][mb][x] = q[i][u][mb][x];
+        each_partial([&](int i, int u, int mb, int x) { p[i][u][mb][x] = q[i][u][mb][x]; });
       }
       if constexpr (kKG == 1) {
 #pragma unroll
