@@ -23,6 +23,17 @@ void store_u16(std::vector<std::uint8_t>& out, std::uint16_t v) {
 
 }  // namespace
 
+const char* mmav_kind_instruction(std::uint32_t kind) {
+  switch (kind) {
+    case kMmavKindM16n8k16Bf16: return "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
+    case kMmavKindWgmmaSsD1: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from shared memory, scale-d 1";
+    case kMmavKindWgmmaRsD1: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from registers, scale-d 1";
+    case kMmavKindWgmmaSsD0: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from shared memory, scale-d 0";
+    case kMmavKindWgmmaRsD0: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from registers, scale-d 0";
+  }
+  return "";
+}
+
 bool parse_mmav(const std::uint8_t* data, std::size_t size, MmavFile* out, std::string* error) {
   if (size < kMmavHeaderBytes) {
     *error = "truncated header: " + std::to_string(size) + " bytes, need " + std::to_string(kMmavHeaderBytes);
@@ -34,8 +45,9 @@ bool parse_mmav(const std::uint8_t* data, std::size_t size, MmavFile* out, std::
   }
   const std::uint32_t count = load_u32(data + 8);
   const std::uint32_t kind = load_u32(data + 12);
-  if (kind != kMmavKindM16n8k16Bf16) {
-    *error = "unknown kind " + std::to_string(kind) + " (known: 1 = m16n8k16 bf16 -> f32)";
+  if (mmav_kind_instruction(kind)[0] == '\0') {
+    *error = "unknown kind " + std::to_string(kind) +
+             " (known: 1 = mma.sync m16n8k16, 2..5 = wgmma m64n8k16 ss/rs with scale-d 1/0)";
     return false;
   }
   const std::size_t body = size - kMmavHeaderBytes;

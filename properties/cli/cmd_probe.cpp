@@ -25,14 +25,31 @@ namespace w8a16::cli {
 namespace {
 namespace fs = std::filesystem;
 
-// The probe kernel's exported name (device/kernels/w8a16_probe_mma.cu).
+// The probe kernels' exported names (device/kernels/w8a16_probe_mma.cu, w8a16_probe_wgmma.cu).
 constexpr const char* kProbeKernel = "w8a16_probe_mma_m16n8k16_bf16";
+constexpr const char* kProbeWgmmaKernel = "w8a16_probe_wgmma_m64n8k16_bf16";
+
+// One recorded instruction form: its .mmav kind, the tag its files carry ("" for mma.sync, whose
+// files keep their original names), and how the probe kernel runs it.
+struct Variant {
+  std::uint32_t kind;
+  const char* tag;
+  bool wgmma, a_from_regs, scale_d;
+};
+constexpr Variant kMmaSync{golden::kMmavKindM16n8k16Bf16, "", false, false, true};
+constexpr Variant kWgmmaVariants[] = {
+    {golden::kMmavKindWgmmaSsD1, "wgmma_m64n8k16_ss_d1", true, false, true},
+    {golden::kMmavKindWgmmaRsD1, "wgmma_m64n8k16_rs_d1", true, true, true},
+    {golden::kMmavKindWgmmaSsD0, "wgmma_m64n8k16_ss_d0", true, false, false},
+    {golden::kMmavKindWgmmaRsD0, "wgmma_m64n8k16_rs_d0", true, true, false},
+};
 
 struct ProbeArgs {
   std::string out_root = W8A16_SOURCE_DIR "/golden/mma";
   std::uint32_t cases = 256;
   std::string seed_text = "0x5eed000000000001";
   std::string source = "cuda";
+  std::string instruction = "mma.sync";
   bool overwrite = false;
   int show = 3;
 };
@@ -43,8 +60,9 @@ class MmaSource {
   virtual ~MmaSource() = default;
   virtual GpuIdentity identity() const = 0;
   virtual bool is_hardware() const = 0;
-  // Fills every case's d; false with *error on failure (the cases are then unusable).
-  virtual bool run(std::vector<golden::MmavCase>* cases, std::string* error) = 0;
+  // Fills every case's d under the variant; with scale-d 0 it also sets c to +0 (what the
+  // instruction computed from). False with *error on failure (the cases are then unusable).
+  virtual bool run(const Variant& v, std::vector<golden::MmavCase>* cases, std::string* error) = 0;
 };
 
 // For testing the probe's file handling without a GPU: D from the emulator's sm90 policy. What it
@@ -55,10 +73,12 @@ class EmulatorSource final : public MmaSource {
     return {"emulator sm90 (simulation, not hardware)", "none", "none", "none"};
   }
   bool is_hardware() const override { return false; }
-  bool run(std::vector<golden::MmavCase>* cases, std::string*) override {
-    for (golden::MmavCase& c : *cases)
+  bool run(const Variant& v, std::vector<golden::MmavCase>* cases, std::string*) override {
+    for (golden::MmavCase& c : *cases) {
+      if (!v.scale_d) c.c.fill(0);
       for (int m = 0; m < 16; ++m)
         for (int n = 0; n < 8; ++n) c.d[m * 8 + n] = ref::mma_k16_bits(ref::kMmaSm90, c.c[m * 8 + n], &c.a[m * 16], &c.bt[n * 16]);
+    }
     return true;
   }
 };
@@ -73,10 +93,12 @@ class GpuSource final : public MmaSource {
             cuda_version_text(i.driver_cuda_version)};
   }
   bool is_hardware() const override { return true; }
-  bool run(std::vector<golden::MmavCase>* cases, std::string* error) override {
+  bool run(const Variant& v, std::vector<golden::MmavCase>* cases, std::string* error) override {
     const std::size_t count = cases->size();
+    // wgmma: each case's D once per warp of the warpgroup (4 x 128 words).
+    const std::size_t d_words = v.wgmma ? 512 : 128;
     std::vector<std::uint16_t> a(count * 256), bt(count * 128);
-    std::vector<std::uint32_t> c(count * 128), d(count * 128, 0xDEADBEEFu);
+    std::vector<std::uint32_t> c(count * 128), d(count * d_words, 0xDEADBEEFu);
     for (std::size_t i = 0; i < count; ++i) {
       const golden::MmavCase& x = (*cases)[i];
       std::copy(x.a.begin(), x.a.end(), a.begin() + 256 * i);
@@ -95,13 +117,27 @@ class GpuSource final : public MmaSource {
     if (st = bd->upload(d.data(), d.size() * 4); !st.ok()) return fail(st, error);
     device::DevPtr pa = ba->address(), pb = bb->address(), pc = bc->address(), pd = bd->address();
     std::uint32_t n = static_cast<std::uint32_t>(count);
-    void* args[] = {&pa, &pb, &pc, &pd, &n};
-    // One warp per case (the kernel's contract): grid = count, block = 32.
-    if (st = gpu_->launch_by_name(kProbeKernel, device::Dim3{n, 1, 1}, device::Dim3{32, 1, 1}, args); !st.ok())
+    std::uint32_t regs = v.a_from_regs ? 1 : 0, scale_d = v.scale_d ? 1 : 0;
+    void* args[] = {&pa, &pb, &pc, &pd, &n, &regs, &scale_d};
+    // One warp (mma.sync) or one warpgroup (wgmma) per case: grid = count.
+    if (st = gpu_->launch_by_name(v.wgmma ? kProbeWgmmaKernel : kProbeKernel, device::Dim3{n, 1, 1},
+                                  device::Dim3{v.wgmma ? 128u : 32u, 1, 1}, args);
+        !st.ok())
       return fail(st, error);
     if (st = bd->download(d.data(), d.size() * 4); !st.ok()) return fail(st, error);
-    for (std::size_t i = 0; i < count; ++i)
-      std::copy(d.begin() + 128 * i, d.begin() + 128 * (i + 1), (*cases)[i].d.begin());
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto first = d.begin() + static_cast<std::ptrdiff_t>(d_words * i);
+      // The instruction's four 16-row slices computed the same case: they must agree bit for bit.
+      for (std::size_t w = 1; v.wgmma && w < 4; ++w)
+        if (!std::equal(first, first + 128, first + static_cast<std::ptrdiff_t>(128 * w))) {
+          *error = "case " + std::to_string(i) + ": warp " + std::to_string(w) +
+                   " of the warpgroup computed other bits than warp 0 for the same operands";
+          return false;
+        }
+      golden::MmavCase& x = (*cases)[i];
+      std::copy(first, first + 128, x.d.begin());
+      if (!v.scale_d) x.c.fill(0);
+    }
     return true;
   }
 
@@ -181,6 +217,15 @@ int run_probe(const ProbeArgs& a) {
     std::fprintf(stderr, "probe: --source '%s' must be cuda or sim\n", a.source.c_str());
     return 2;
   }
+  std::vector<Variant> variants;
+  if (a.instruction == "mma.sync") {
+    variants = {kMmaSync};
+  } else if (a.instruction == "wgmma") {
+    variants.assign(std::begin(kWgmmaVariants), std::end(kWgmmaVariants));
+  } else {
+    std::fprintf(stderr, "probe: --instruction '%s' must be mma.sync or wgmma\n", a.instruction.c_str());
+    return 2;
+  }
   const GpuIdentity id = source->identity();
   const std::string slug = source->is_hardware() ? golden::gpu_slug(id.name) : "emulator-sm90-not-hardware";
   const fs::path dir = fs::path(a.out_root) / slug;
@@ -189,13 +234,19 @@ int run_probe(const ProbeArgs& a) {
     std::fprintf(stderr, "probe: %s exists and is not a folder\n", dir.string().c_str());
     return 2;
   }
+  // The names this run writes: <slug>_<i>_<regime>.mmav, or <slug>_<tag>_<i>_<regime>.mmav.
+  auto file_name = [&](const Variant& v, int r) {
+    return slug + "_" + (v.tag[0] ? std::string(v.tag) + "_" : std::string()) + std::to_string(r) + "_" +
+           std::string(golden::probe_regime_name(static_cast<golden::ProbeRegime>(r))) + ".mmav";
+  };
   if (fs::is_directory(dir, ec) && !a.overwrite) {
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.path().extension() == ".mmav") {
-        std::fprintf(stderr, "probe: %s already holds recordings (%s); pass --overwrite to replace them\n",
-                     dir.string().c_str(), e.path().filename().string().c_str());
-        return 2;
-      }
+    for (const Variant& v : variants)
+      for (int r = 0; r < golden::kProbeRegimeCount; ++r)
+        if (fs::exists(dir / file_name(v, r), ec)) {
+          std::fprintf(stderr, "probe: %s already holds recordings (%s); pass --overwrite to replace them\n",
+                       dir.string().c_str(), file_name(v, r).c_str());
+          return 2;
+        }
   }
   std::printf("probe: %s (compute capability %s, driver %s, CUDA %s), %u cases per regime, seed 0x%016" PRIx64 "\n",
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str(), a.cases, seed);
@@ -205,27 +256,33 @@ int run_probe(const ProbeArgs& a) {
 
   // Run everything first; write only when every regime ran, so a failure leaves no partial set.
   std::vector<std::pair<std::string, golden::MmavFile>> files;
-  for (int r = 0; r < golden::kProbeRegimeCount; ++r) {
-    const auto regime = static_cast<golden::ProbeRegime>(r);
-    golden::MmavFile f;
-    f.cases = golden::probe_regime_cases(regime, a.cases, seed);
-    std::string error;
-    if (!source->run(&f.cases, &error)) {
-      std::fprintf(stderr, "probe: regime %s: %s\nprobe: nothing was written\n",
-                   std::string(golden::probe_regime_name(regime)).c_str(), error.c_str());
-      return 2;
+  for (const Variant& v : variants)
+    for (int r = 0; r < golden::kProbeRegimeCount; ++r) {
+      const auto regime = static_cast<golden::ProbeRegime>(r);
+      golden::MmavFile f;
+      f.kind = v.kind;
+      f.cases = regime == golden::ProbeRegime::targeted ? golden::probe_targeted_cases()
+                                                         : golden::probe_regime_cases(regime, a.cases, seed);
+      std::string error;
+      if (!source->run(v, &f.cases, &error)) {
+        std::fprintf(stderr, "probe: %s, regime %s: %s\nprobe: nothing was written\n",
+                     golden::mmav_kind_instruction(v.kind), std::string(golden::probe_regime_name(regime)).c_str(),
+                     error.c_str());
+        return 2;
+      }
+      files.emplace_back(file_name(v, r), std::move(f));
     }
-    files.emplace_back(slug + "_" + std::to_string(r) + "_" + std::string(golden::probe_regime_name(regime)) + ".mmav",
-                       std::move(f));
-  }
   fs::create_directories(dir, ec);
   if (ec) {
     std::fprintf(stderr, "probe: cannot create %s: %s\n", dir.string().c_str(), ec.message().c_str());
     return 2;
   }
+  const bool wgmma = variants.front().wgmma;
   std::string manifest = std::string("# SPDX-License-Identifier: MIT OR Apache-2.0\n") +
-                         "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n" +
-                         "# (format: shared/vectors/README.md; inputs: golden/src/mma_probe.cpp).\n" +
+                         (wgmma ? "# wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 (A from shared memory: ss, from "
+                                  "registers: rs; scale-d 1: d1, 0: d0) recorded by `w8a16check probe --instruction wgmma`\n"
+                                : "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n") +
+                         "# (format: golden/README.md; inputs: golden/src/mma_probe.cpp).\n" +
                          "hardware: " + (source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
                          "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
                          "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " +
@@ -236,12 +293,13 @@ int run_probe(const ProbeArgs& a) {
       std::fprintf(stderr, "probe: %s\n", error.c_str());
       return 2;
     }
-    manifest += "file: " + name + " " + std::to_string(f.cases.size()) + " cases\n";
+    manifest += "file: " + name + " " + std::to_string(f.cases.size()) + " cases, kind " + std::to_string(f.kind) + ": " +
+                golden::mmav_kind_instruction(f.kind) + "\n";
   }
   {
     std::string error;
     std::vector<std::uint8_t> bytes(manifest.begin(), manifest.end());
-    if (!write_bytes(dir / "MANIFEST.txt", bytes, &error)) {
+    if (!write_bytes(dir / (wgmma ? "MANIFEST-wgmma_m64n8k16.txt" : "MANIFEST.txt"), bytes, &error)) {
       std::fprintf(stderr, "probe: %s\n", error.c_str());
       return 2;
     }
@@ -280,13 +338,15 @@ int run_probe(const ProbeArgs& a) {
                 dots);
     if (verified) verified_mismatches = total;
   }
-  // The targeted cases one by one, with what NUMERICS.md 1.1 states for each.
-  {
+  // The targeted cases one by one, with what NUMERICS.md 1.1 states for each (forms that add C).
+  for (const Variant& v : variants) {
+    if (!v.scale_d) continue;
     golden::MmavFile back;
     std::string error;
-    const std::string& name = files.back().first;
+    const std::string name = file_name(v, static_cast<int>(golden::ProbeRegime::targeted));
     if (golden::read_mmav_file((dir / name).string(), &back, &error)) {
-      std::printf("targeted cases (NUMERICS.md 1.1 / 3), device D[0][0] vs the value NUMERICS.md states:\n");
+      std::printf("targeted cases (NUMERICS.md 1.1 / 3) of %s, device D[0][0] vs the value NUMERICS.md states:\n",
+                  golden::mmav_kind_instruction(v.kind));
       const auto& targets = golden::probe_targets();
       for (std::size_t i = 0; i < targets.size() && i < back.cases.size(); ++i) {
         const std::uint32_t got = back.cases[i].d[0];
@@ -303,13 +363,16 @@ int run_probe(const ProbeArgs& a) {
 
 void add_probe(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
-      "probe", "Record mma.sync m16n8k16 BF16 on the GPU (10 regimes + targeted cases) as .mmav files under "
+      "probe", "Record mma.sync m16n8k16 or wgmma m64n8k16 BF16 on the GPU (10 regimes + targeted cases) as .mmav files under "
                "OUT/<gpu>/, then replay them against the emulator (exit 0: recorded and matching, 1: mismatch "
                "against the verified policy, 2: no GPU or an error; nothing recorded)");
   auto a = std::make_shared<ProbeArgs>();
   cmd->add_option("--out", a->out_root, "parent folder; files go to OUT/<gpu name>/")->capture_default_str();
   cmd->add_option("--cases", a->cases, "cases (MMAs) per regime, 1..65536 (each 1,792 bytes)")->capture_default_str();
   cmd->add_option("--seed", a->seed_text, "seed of the input generators (decimal or 0x hex)")->capture_default_str();
+  cmd->add_option("--instruction", a->instruction,
+                  "mma.sync (m16n8k16) or wgmma (m64n8k16: A from shared memory and from registers, scale-d 1 and 0)")
+      ->capture_default_str();
   cmd->add_option("--source", a->source, "cuda (the GPU) or sim (emulator sm90: tests the file handling only)")
       ->capture_default_str();
   cmd->add_flag("--overwrite", a->overwrite, "replace .mmav files already in OUT/<gpu>/");

@@ -2,7 +2,9 @@
 // The sm90 policy reproduces every MMA recorded on the H200 (shared/vectors/), bit for bit.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "w8a16/golden/mmav.hpp"
@@ -53,25 +55,40 @@ namespace {
 TEST(ProjectMmaRecordings, Sm90MatchesEveryCommittedH200File) {
   const fs::path root = fs::path(W8A16_SOURCE_DIR) / "golden" / "mma" / "h200";
   ASSERT_TRUE(fs::is_directory(root)) << root << " is missing: the H200 probe recordings are committed there";
-  std::size_t files = 0, dots = 0, mismatches = 0;
+  // Per instruction form (the file's kind): files, dot products, mismatches.
+  std::map<std::uint32_t, std::array<std::size_t, 3>> by_kind;
   for (const auto& entry : fs::directory_iterator(root)) {
     if (entry.path().extension() != ".mmav") continue;
     MmavFile file;
     std::string error;
     ASSERT_TRUE(w8a16::golden::read_mmav_file(entry.path().string(), &file, &error)) << entry.path() << ": " << error;
+    auto& [files, dots, mismatches] = by_kind[file.kind];
     ++files;
+    const bool scale_d0 = file.kind == w8a16::golden::kMmavKindWgmmaSsD0 || file.kind == w8a16::golden::kMmavKindWgmmaRsD0;
     for (const auto& c : file.cases)
       for (int m = 0; m < 16; ++m)
         for (int n = 0; n < 8; ++n, ++dots) {
+          // scale-d = 0 reads no C: the file records C = +0, which is what the result must equal.
+          if (scale_d0) EXPECT_EQ(c.c[m * 8 + n], 0u) << entry.path().filename();
           const std::uint32_t got =
               w8a16::ref::mma_k16_bits(w8a16::ref::Arch::sm90, c.c[m * 8 + n], &c.a[m * 16], &c.bt[n * 16]);
           if (got != c.d[m * 8 + n] && ++mismatches <= 5)
             ADD_FAILURE() << entry.path().filename() << std::hex << " device=" << c.d[m * 8 + n] << " emulator=" << got;
         }
   }
-  EXPECT_EQ(files, 11u);
-  EXPECT_GT(dots, 300000u);
-  EXPECT_EQ(mismatches, 0u) << "of " << dots << " dot products";
+  // mma.sync m16n8k16 and the four wgmma m64n8k16 forms (A from shared memory or registers, scale-d 1
+  // or 0), each over the 10 regimes and the targeted cases: what lets the kernels use them
+  // (NUMERICS.md 3).
+  for (std::uint32_t kind : {w8a16::golden::kMmavKindM16n8k16Bf16, w8a16::golden::kMmavKindWgmmaSsD1,
+                             w8a16::golden::kMmavKindWgmmaRsD1, w8a16::golden::kMmavKindWgmmaSsD0,
+                             w8a16::golden::kMmavKindWgmmaRsD0}) {
+    const auto& [files, dots, mismatches] = by_kind[kind];
+    SCOPED_TRACE(w8a16::golden::mmav_kind_instruction(kind));
+    EXPECT_EQ(files, 11u);
+    EXPECT_GT(dots, kind == w8a16::golden::kMmavKindM16n8k16Bf16 ? 300000u : 150000u);
+    EXPECT_EQ(mismatches, 0u) << "of " << dots << " dot products";
+  }
+  EXPECT_EQ(by_kind.size(), 5u) << "a recording of an instruction form this test does not know";
 }
 
 }  // namespace

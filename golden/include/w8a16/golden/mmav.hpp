@@ -10,7 +10,19 @@
 namespace w8a16::golden {
 
 inline constexpr char kMmavMagic[8] = {'M', 'M', 'A', 'V', '0', '0', '0', '1'};
-inline constexpr std::uint32_t kMmavKindM16n8k16Bf16 = 1;  // m16n8k16 row.col f32 <- bf16 x bf16 + f32
+// The instruction a file recorded. Every kind stores the same case: 16 x 8 dot products of length 16,
+// D[m][n] = MMA(C[m][n]; A[m][0..15], Bt[n][0..15]), so every kind replays the same way.
+inline constexpr std::uint32_t kMmavKindM16n8k16Bf16 = 1;  // mma.sync m16n8k16 row.col f32 <- bf16 x bf16 + f32
+// wgmma.mma_async m64n8k16 f32 <- bf16 x bf16, its 64 rows the case's 16 four times (all four
+// warps' results equal, or the probe records nothing). A from shared memory (ss) or registers (rs);
+// scale-d = 1 adds C, scale-d = 0 reads no C and the file stores C = +0 (what it computed).
+inline constexpr std::uint32_t kMmavKindWgmmaSsD1 = 2;
+inline constexpr std::uint32_t kMmavKindWgmmaRsD1 = 3;
+inline constexpr std::uint32_t kMmavKindWgmmaSsD0 = 4;
+inline constexpr std::uint32_t kMmavKindWgmmaRsD0 = 5;
+// The instruction of a kind as text ("" for an unknown kind), e.g.
+// "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from registers, scale-d 0".
+const char* mmav_kind_instruction(std::uint32_t kind);
 inline constexpr std::size_t kMmavHeaderBytes = 16;
 inline constexpr std::size_t kMmavCaseBytes = 1792;
 

@@ -34,9 +34,13 @@ inline constexpr int kSm90MinAlignExp = -133;
 inline constexpr int kNoAlignFloor = -(1 << 20);  // below every exponent a term can have
 
 // sm_90 (H100/H200): one fused step of 17 terms, 2 extra bits. Verified: NUMERICS.md 1.1, the
-// 10 recorded regimes in shared/vectors/.
-inline constexpr MmaPolicy kMmaSm90{"sm90", 1, 2, kSm90MinAlignExp, true,
-                                    "H200 recordings: shared/vectors (NUMERICS.md 1.1) and golden/mma/h200"};
+// 10 recorded regimes in shared/vectors/, and the project's probe recordings of both instructions
+// the kernels use: mma.sync m16n8k16 and wgmma m64n8k16 (A from shared memory and from registers,
+// scale-d 1 and 0), golden/mma/h200.
+inline constexpr MmaPolicy kMmaSm90{
+    "sm90", 1, 2, kSm90MinAlignExp, true,
+    "H200 recordings of mma.sync.m16n8k16 (shared/vectors, NUMERICS.md 1.1; golden/mma/h200/h200_<i>_*.mmav) and "
+    "wgmma.mma_async.m64n8k16 ss/rs, scale-d 1/0 (golden/mma/h200/h200_wgmma_m64n8k16_*.mmav)"};
 // sm_80 (A100): two chained blocks of 8 products with 1 extra bit, as published; NOT verified
 // here: no A100 recording confirms it.
 // Its alignment floor is unknown: no floor is assumed.
