@@ -111,7 +111,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
     if (!ok) finding(what, call, st);
   };
   need(p.entry == call.entry && p.handle.value != 0, "plan for another entry, or a zero handle");
-  need(p.block == (Dim3{256, 1, 1}), "block is not (256, 1, 1)");
+  need(p.block == (Dim3{body_threads(p.body), 1, 1}), "block is not the body's");
   need(p.grid.x >= 1 && p.grid.y >= 1 && p.grid.z == 1, "empty grid or grid.z != 1");
   need(p.grid.x <= lim.max_grid_x && p.grid.y <= lim.max_grid_y && p.grid.z <= lim.max_grid_z,
        "grid over the device limits");
@@ -120,12 +120,26 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   const TileMap t = documented_tile_map(p.body, a.m, a.n);
   need(p.tile.kind == t.kind && p.tile.rows == t.rows && p.tile.cols == t.cols && p.tile.row_origin == 0,
        "tile map is not the body's documented map");
-  // The grid covers [M, N] and has no CTA wholly outside it.
-  need(p.grid.x == div_ceil(a.n, t.cols), "grid.x does not cover N exactly");
-  if (t.kind == TileKind::tile)
-    need(p.grid.y == div_ceil(a.m, t.rows), "grid.y does not cover M exactly");
-  else
-    need(p.grid.y == 1, "a column-strip body with grid.y != 1");
+  // The grid covers [M, N] and has no CTA wholly outside it; the persistent tier has one CTA per
+  // SM, at most one per unit, and the workspace of that grid.
+  const bool hopper = p.body == Body::wgmma_units;
+  if (hopper) {
+    need(p.grid.x == wgmma_ctas(a.m, a.n, lim.multiprocessors) && p.grid.y == 1, "Hopper tier grid is not min(SMs, units)");
+    need(p.workspace_bytes == wgmma_workspace_bytes(a.m, p.grid.x), "Hopper tier workspace is not its need");
+    need(wgmma_takes(a.m, a.n, a.k) && reg.resolve(KernelId::wgmma_rows) && p.kernel == KernelId::wgmma_rows,
+         "Hopper tier outside its rule or without its symbol");
+  } else {
+    need(p.workspace_bytes == 0, "a workspace for a body that needs none");
+    need(p.grid.x == div_ceil(a.n, t.cols), "grid.x does not cover N exactly");
+    if (t.kind == TileKind::tile)
+      need(p.grid.y == div_ceil(a.m, t.rows), "grid.y does not cover M exactly");
+    else
+      need(p.grid.y == 1, "a column-strip body with grid.y != 1");
+  }
+  // Every tensor-core entry tries the Hopper tier first.
+  const bool gemv_entry = call.entry == Entry::gemv_batch4_strided || call.entry == Entry::gemv_batch16_strided;
+  need(hopper == (!gemv_entry && reg.resolve(KernelId::wgmma_rows) && wgmma_takes(a.m, a.n, a.k)),
+       "the Hopper tier taken by a GEMV, or passed over where it is present");
   const KernelParams& q = p.params;
   need(q.input == a.input && q.weight == a.weight && q.block_scale == a.block_scale && q.output == a.output &&
            q.m == a.m && q.n == a.n && q.k == a.k && q.a_row_stride == a.a_row_stride &&
@@ -143,6 +157,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   }
   if (p.body == Body::m32_skinny || p.body == Body::m32_tile)
     need((p.body == Body::m32_skinny) == skinny_body_runs(a.m, a.k), "m32 body disagrees with skinny_body_runs");
+  if (hopper) return;
   switch (call.entry) {
     case Entry::gemm_pipelined: need(p.body == Body::gemm128_tile, "gemm_pipelined off the 128-row tile"); break;
     case Entry::gemm_pipelined_m32:
@@ -189,6 +204,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lim.max_grid_y = pick_u32(in);
     lim.max_grid_z = pick_u32(in);
     lim.max_dynamic_smem_per_block = pick_u32(in);
+    lim.multiprocessors = in.ConsumeIntegralInRange<std::uint32_t>(1, 1024);
   }
   Args& a = call.args;
   a.m = pick_u32(in);

@@ -106,6 +106,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
     CUdevice_attribute attr;
     std::uint32_t* out;
   } attrs[] = {{CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &b->limits_.max_dynamic_smem_per_block},
+               {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &b->limits_.multiprocessors},
                {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &b->limits_.max_grid_x},
                {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &b->limits_.max_grid_y},
                {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &b->limits_.max_grid_z}};
@@ -146,6 +147,11 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
 }
 
 CudaBackend::~CudaBackend() {
+  if (context_) {
+    ContextScope scope(drv_, context_);
+    for (const auto& [stream, w] : workspaces_)
+      if (w.ptr) drv_->cuMemFree(static_cast<CUdeviceptr>(w.ptr));
+  }
   if (module_) {
     ContextScope scope(drv_, context_);
     drv_->cuModuleUnload(static_cast<CUmodule>(module_));
@@ -168,6 +174,66 @@ std::unique_ptr<Buffer> CudaBackend::allocate(std::size_t bytes, Status* status)
   return std::make_unique<DeviceBuffer>(drv_, context_, p, bytes);
 }
 
+// Call with the context current.
+Status CudaBackend::workspace_for(Stream stream, std::uint64_t bytes, std::uint64_t* ptr) {
+  std::lock_guard<std::mutex> lock(workspaces_mutex_);
+  Workspace& w = workspaces_[stream];
+  if (w.bytes < bytes) {
+    // The old one may still be in use by a launch on this stream: wait for the stream first.
+    if (w.ptr) {
+      if (CUresult r = drv_->cuStreamSynchronize(reinterpret_cast<CUstream>(stream)); r != CUDA_SUCCESS)
+        return driver_error(drv_, "cuStreamSynchronize (growing the workspace)", r);
+      drv_->cuMemFree(static_cast<CUdeviceptr>(w.ptr));
+      w = Workspace{};
+    }
+    CUdeviceptr p = 0;
+    if (CUresult r = drv_->cuMemAlloc(&p, bytes); r != CUDA_SUCCESS)
+      return driver_error(drv_, "cuMemAlloc(workspace " + std::to_string(bytes) + ")", r);
+    if (CUresult r = drv_->cuMemsetD8(p, 0, bytes); r != CUDA_SUCCESS) {
+      drv_->cuMemFree(p);
+      return driver_error(drv_, "cuMemsetD8(workspace)", r);
+    }
+    w = Workspace{static_cast<std::uint64_t>(p), bytes};
+  }
+  *ptr = w.ptr;
+  return Status::success();
+}
+
+namespace {
+
+// The tensor maps of w8a16_wgmma_rows (its ABI, device/README.md): W as UINT8 {k, n} (row pitch k)
+// in boxes of {128, 64}; A as UINT16 {k, m} (row pitch 2 a_row_stride bytes) in boxes of {64, rows};
+// both in the 128-byte swizzle, out-of-range elements read as zero.
+Status encode_maps(const cuda::Driver* d, const Plan& p, CUtensorMap* wmap, CUtensorMap* amap) {
+  const KernelParams& q = p.params;
+  const cuuint32_t unit_stride[2] = {1, 1};
+  {
+    const cuuint64_t dims[2] = {q.k, q.n};
+    const cuuint64_t strides[1] = {q.k};
+    const cuuint32_t box[2] = {kKBlock, kWgUnitCols};
+    if (CUresult r = d->cuTensorMapEncodeTiled(wmap, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, reinterpret_cast<void*>(q.weight),
+                                               dims, strides, box, unit_stride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        r != CUDA_SUCCESS)
+      return driver_error(d, std::string("cuTensorMapEncodeTiled (W of ") + p.kernel_name + ")", r);
+  }
+  {
+    const cuuint64_t dims[2] = {q.k, q.m};
+    const cuuint64_t strides[1] = {cuuint64_t{2} * q.a_row_stride};
+    const cuuint32_t box[2] = {64, wgmma_tile_rows(q.m)};
+    if (CUresult r = d->cuTensorMapEncodeTiled(amap, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, reinterpret_cast<void*>(q.input),
+                                               dims, strides, box, unit_stride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        r != CUDA_SUCCESS)
+      return driver_error(d, std::string("cuTensorMapEncodeTiled (A of ") + p.kernel_name + ")", r);
+  }
+  return Status::success();
+}
+
+}  // namespace
+
 Status CudaBackend::execute(const Plan& p) {
   if (!p.handle) return Status::error(Errc::kernel_missing, std::string(p.kernel_name) + ": zero handle");
   const CUfunction f = reinterpret_cast<CUfunction>(p.handle.value);
@@ -181,7 +247,16 @@ Status CudaBackend::execute(const Plan& p) {
   // The kernels' parameters, in order: 4 pointers then 5 uint32_t (kernels.hpp).
   CUdeviceptr input = p.params.input, weight = p.params.weight, scale = p.params.block_scale, output = p.params.output;
   std::uint32_t m = p.params.m, n = p.params.n, k = p.params.k, lda = p.params.a_row_stride, ldc = p.params.c_row_stride;
-  void* args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc};
+  void* base_args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc};
+  // w8a16_wgmma_rows: then the workspace and the two tensor maps (kernels.hpp).
+  std::uint64_t workspace = 0;
+  alignas(64) CUtensorMap wmap, amap;
+  void* tma_args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc, &workspace, &wmap, &amap};
+  if (p.workspace_bytes != 0)
+    if (Status st = workspace_for(p.stream, p.workspace_bytes, &workspace); !st.ok()) return st;
+  if (kernel_uses_tma(p.kernel))
+    if (Status st = encode_maps(drv_, p, &wmap, &amap); !st.ok()) return st;
+  void** args = kernel_uses_tma(p.kernel) ? tma_args : base_args;
   const CUresult r = drv_->cuLaunchKernel(f, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
                                           p.dynamic_smem, reinterpret_cast<CUstream>(p.stream), args, nullptr);
   return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuLaunchKernel ") + p.kernel_name, r);

@@ -15,9 +15,9 @@ namespace w8a16::device::cuda {
 #define W8A16_CUDA_DRIVER_FUNCTIONS(X)                                                                       \
   X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDeviceGetAttribute)                    \
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent)          \
-  X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)   \
+  X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)   \
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)        \
-  X(cuDeviceGetName) X(cuDriverGetVersion)
+  X(cuDeviceGetName) X(cuDriverGetVersion) X(cuTensorMapEncodeTiled)
 
 struct Driver {
 #define W8A16_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

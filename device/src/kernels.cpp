@@ -13,6 +13,7 @@ const char* kernel_name(KernelId id) {
     case KernelId::tc_rows_m64: return "w8a16_tc_rows_m64";
     case KernelId::gemv_batch4_strided: return "w8a16_gemv_batch4_strided";
     case KernelId::gemv_batch16_strided: return "w8a16_gemv_batch16_strided";
+    case KernelId::wgmma_rows: return "w8a16_wgmma_rows";
   }
   return "unknown";
 }
@@ -34,6 +35,8 @@ StaticRegistry StaticRegistry::all_present() {
 }
 
 StaticRegistry StaticRegistry::none_present() { return StaticRegistry{}; }
+
+StaticRegistry StaticRegistry::without_hopper_tier() { return all_present().set_present(KernelId::wgmma_rows, false); }
 
 StaticRegistry& StaticRegistry::set_present(KernelId id, bool present) {
   const auto i = static_cast<std::size_t>(id);

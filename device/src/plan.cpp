@@ -19,6 +19,7 @@ KernelId kernel_of(Body b, Entry e, std::uint32_t m) {
     case Body::tc_rows_strip: return tc_rows_kernel(m);
     case Body::gemv_strip:
       return e == Entry::gemv_batch4_strided ? KernelId::gemv_batch4_strided : KernelId::gemv_batch16_strided;
+    case Body::wgmma_units: return KernelId::wgmma_rows;
   }
   return KernelId::gemm_pipelined;
 }
@@ -65,6 +66,7 @@ const char* body_name(Body b) {
     case Body::m64_tile: return "m64_tile";
     case Body::tc_rows_strip: return "tc_rows_strip";
     case Body::gemv_strip: return "gemv_strip";
+    case Body::wgmma_units: return "wgmma_units";
   }
   return "unknown";
 }
@@ -77,9 +79,12 @@ TileMap documented_tile_map(Body b, std::uint32_t m, std::uint32_t n) {
     case Body::m64_tile: return {TileKind::tile, kM64TileRows, kM64TileCols, 0};
     case Body::tc_rows_strip: return {TileKind::column_strip, 0, tc_rows_cols(m, n), 0};
     case Body::gemv_strip: return {TileKind::column_strip, 0, kGemvColsPerCta, 0};
+    case Body::wgmma_units: return {TileKind::stream_units, wgmma_tile_rows(m), kWgUnitCols, 0};
   }
   return {};
 }
+
+std::uint32_t body_threads(Body b) { return b == Body::wgmma_units ? kWgThreads : kThreadsPerCta; }
 
 std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   switch (b) {
@@ -89,6 +94,7 @@ std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uin
     case Body::m64_tile: return kM64SmemBytes;  // seed: the m64 launch sets no dynamic smem
     case Body::tc_rows_strip: return tc_rows_smem_bytes(m, n);
     case Body::gemv_strip: return kGemvSmemBytes;
+    case Body::wgmma_units: return wgmma_smem_bytes(m);
   }
   return 0;
 }
@@ -122,7 +128,13 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
       handle = h;
     }
   };
-  switch (e) {
+  // Every tensor-core entry tries the Hopper tier first; the GEMVs keep their own contract.
+  const KernelHandle wg = registry.resolve(KernelId::wgmma_rows);
+  const bool tensor_core = e != Entry::gemv_batch4_strided && e != Entry::gemv_batch16_strided;
+  if (tensor_core && wg && wgmma_takes(a.m, a.n, a.k)) {
+    body = Body::wgmma_units;
+    handle = wg;
+  } else switch (e) {
     case Entry::gemm_pipelined: body = Body::gemm128_tile; break;
     case Entry::gemm_pipelined_m32:
     case Entry::gemm_pipelined_m32_strided: twin32(call.kernel); break;
@@ -150,10 +162,15 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
   p.body = body;
   p.tile = documented_tile_map(body, a.m, a.n);
   p.contract = body == Body::gemv_strip ? Contract::gemv : Contract::canonical;
-  p.block = Dim3{kThreadsPerCta, 1, 1};
-  p.grid = p.tile.kind == TileKind::tile ? Dim3{div_ceil(a.n, p.tile.cols), div_ceil(a.m, p.tile.rows), 1}
-                                         : Dim3{div_ceil(a.n, p.tile.cols), 1, 1};
+  p.block = Dim3{body_threads(body), 1, 1};
+  if (p.tile.kind == TileKind::tile)
+    p.grid = Dim3{div_ceil(a.n, p.tile.cols), div_ceil(a.m, p.tile.rows), 1};
+  else if (p.tile.kind == TileKind::stream_units)
+    p.grid = Dim3{wgmma_ctas(a.m, a.n, limits.multiprocessors), 1, 1};
+  else
+    p.grid = Dim3{div_ceil(a.n, p.tile.cols), 1, 1};
   p.dynamic_smem = body_smem_bytes(body, a.m, a.n, a.k);
+  if (body == Body::wgmma_units) p.workspace_bytes = wgmma_workspace_bytes(a.m, p.grid.x);
   p.params = KernelParams{a.input, a.weight, a.block_scale, a.output, a.m, a.n, a.k, a.a_row_stride, a.c_row_stride};
   p.extent = OutputExtent{a.output, a.m, a.n, a.c_row_stride};
   p.stream = a.stream;

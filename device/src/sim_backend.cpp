@@ -67,6 +67,9 @@ const char* finding_kind_name(FindingKind k) {
     case FindingKind::body_mismatch: return "body_mismatch";
     case FindingKind::tile_map_mismatch: return "tile_map_mismatch";
     case FindingKind::unknown_pointer: return "unknown_pointer";
+    case FindingKind::step_coverage: return "step_coverage";
+    case FindingKind::workspace_chain: return "workspace_chain";
+    case FindingKind::workspace_mismatch: return "workspace_mismatch";
   }
   return "unknown";
 }
@@ -174,9 +177,48 @@ Status SimBackend::execute(const Plan& p) {
     log.finish();
     return Status::error(Errc::simulation_finding, std::string(p.kernel_name) + ": invalid output extent");
   }
+  // One output rectangle a CTA writes: rows [r0, r1), columns [c0, c1), already clipped.
+  struct Rect {
+    std::uint64_t r0, r1, c0, c1;
+  };
+  auto write_rect = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z, const Rect& rect) {
+    for (std::uint64_t r = rect.r0; r < rect.r1; ++r)
+      for (std::uint64_t c = rect.c0; c < rect.c1; ++c) {
+        const std::uint64_t addr = q.output + 2 * (r * q.c_row_stride + c);
+        const std::string who = cta(x, y, z) + " writes " + rc(r, c);
+        if (addr < ext.output || (addr - ext.output) % 2 != 0) {
+          log.add(FindingKind::write_outside, who + ": before C's first element");
+          continue;
+        }
+        const std::uint64_t idx = (addr - ext.output) / 2;
+        const std::uint64_t row = idx / ext.c_row_stride, col = idx % ext.c_row_stride;
+        if (row >= ext.m) {
+          log.add(FindingKind::write_outside, who + ": lands in row " + std::to_string(row) + " >= M=" +
+                                                  std::to_string(ext.m));
+          continue;
+        }
+        if (col >= ext.n) {
+          log.add(FindingKind::write_into_padding, who + ": lands in column " + std::to_string(col) +
+                                                       " >= N=" + std::to_string(ext.n) + " (pitch padding)");
+          continue;
+        }
+        std::uint8_t& n_writes = count[row * ext.n + col];
+        if (++n_writes == 2) log.add(FindingKind::written_twice, who + ": already written by another CTA");
+        if (n_writes > 2) n_writes = 2;
+        std::uint8_t* dst = memory_->locate(addr, 2);
+        if (!dst) {
+          log.add(FindingKind::unknown_pointer, who + ": the address is in no simulation buffer");
+          continue;
+        }
+        if (!expected.empty()) std::memcpy(dst, &expected[r * q.n + c], 2);
+      }
+  };
   const std::uint64_t ctas = std::uint64_t{p.grid.x} * p.grid.y * p.grid.z;
   if (ctas > (std::uint64_t{1} << 28)) {
     log.add(FindingKind::grid_over_limit, "grid of " + std::to_string(ctas) + " CTAs: too large to simulate");
+  } else if (p.tile.kind == TileKind::stream_units) {
+    sim::run_stream_units(p, log, [&](std::uint32_t x, std::uint64_t r0, std::uint64_t r1, std::uint64_t c0,
+                                      std::uint64_t c1) { write_rect(x, 0, 0, Rect{r0, r1, c0, c1}); });
   } else {
     for (std::uint32_t z = 0; z < p.grid.z; ++z)
       for (std::uint32_t y = 0; y < p.grid.y; ++y)
@@ -187,37 +229,7 @@ Status SimBackend::execute(const Plan& p) {
             r1 = std::min<std::uint64_t>(r0 + p.tile.rows, q.m);
           }
           const std::uint64_t c0 = std::uint64_t{p.tile.cols} * x;
-          const std::uint64_t c1 = std::min<std::uint64_t>(c0 + p.tile.cols, q.n);
-          for (std::uint64_t r = r0; r < r1; ++r)
-            for (std::uint64_t c = c0; c < c1; ++c) {
-              const std::uint64_t addr = q.output + 2 * (r * q.c_row_stride + c);
-              const std::string who = cta(x, y, z) + " writes " + rc(r, c);
-              if (addr < ext.output || (addr - ext.output) % 2 != 0) {
-                log.add(FindingKind::write_outside, who + ": before C's first element");
-                continue;
-              }
-              const std::uint64_t idx = (addr - ext.output) / 2;
-              const std::uint64_t row = idx / ext.c_row_stride, col = idx % ext.c_row_stride;
-              if (row >= ext.m) {
-                log.add(FindingKind::write_outside, who + ": lands in row " + std::to_string(row) + " >= M=" +
-                                                        std::to_string(ext.m));
-                continue;
-              }
-              if (col >= ext.n) {
-                log.add(FindingKind::write_into_padding, who + ": lands in column " + std::to_string(col) +
-                                                             " >= N=" + std::to_string(ext.n) + " (pitch padding)");
-                continue;
-              }
-              std::uint8_t& n_writes = count[row * ext.n + col];
-              if (++n_writes == 2) log.add(FindingKind::written_twice, who + ": already written by another CTA");
-              if (n_writes > 2) n_writes = 2;
-              std::uint8_t* dst = memory_->locate(addr, 2);
-              if (!dst) {
-                log.add(FindingKind::unknown_pointer, who + ": the address is in no simulation buffer");
-                continue;
-              }
-              if (!expected.empty()) std::memcpy(dst, &expected[r * q.n + c], 2);
-            }
+          write_rect(x, y, z, Rect{r0, r1, c0, std::min<std::uint64_t>(c0 + p.tile.cols, q.n)});
         }
   }
   for (std::uint64_t r = 0; r < ext.m; ++r)

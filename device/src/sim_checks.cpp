@@ -21,6 +21,7 @@ bool body_belongs_to(Body b, KernelId k) {
     case KernelId::tc_rows_m64: return b == Body::tc_rows_strip;
     case KernelId::gemv_batch4_strided:
     case KernelId::gemv_batch16_strided: return b == Body::gemv_strip;
+    case KernelId::wgmma_rows: return b == Body::wgmma_units;
   }
   return false;
 }
@@ -31,8 +32,20 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
   const KernelParams& q = p.params;
   const std::string who = std::string(p.kernel_name) + " (" + body_name(p.body) + "): ";
 
-  if (!(p.block == Dim3{kThreadsPerCta, 1, 1}))
-    log.add(FindingKind::block_mismatch, who + "block " + dims(p.block) + " is not the kernel's (256, 1, 1)");
+  const std::uint32_t threads = body_threads(p.body);
+  if (!(p.block == Dim3{threads, 1, 1}))
+    log.add(FindingKind::block_mismatch,
+            who + "block " + dims(p.block) + " is not the body's (" + std::to_string(threads) + ", 1, 1)");
+  const std::uint64_t workspace = p.body == Body::wgmma_units ? wgmma_workspace_bytes(q.m, p.grid.x) : 0;
+  if (p.workspace_bytes != workspace)
+    log.add(FindingKind::workspace_mismatch, who + "workspace_bytes=" + std::to_string(p.workspace_bytes) +
+                                                 " differs from the body's need " + std::to_string(workspace) +
+                                                 " at grid.x=" + std::to_string(p.grid.x) + " (geometry.hpp)");
+  if (p.body == Body::wgmma_units && q.m >= 1 && q.n >= 1 && q.k >= kKBlock &&
+      (p.grid.x < 1 || p.grid.x > wgmma_units(q.m, q.n) || p.grid.y != 1 || p.grid.z != 1))
+    log.add(FindingKind::grid_over_limit,
+            who + "grid " + dims(p.grid) + ": the persistent tier needs 1 <= grid.x <= its " +
+                std::to_string(wgmma_units(q.m, q.n)) + " units (every CTA's range at least one unit), grid.y = grid.z = 1");
 
   const std::uint32_t need = body_smem_bytes(p.body, q.m, q.n, q.k);
   if (p.dynamic_smem != need)
@@ -81,6 +94,73 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
             who + "tile map (rows " + std::to_string(p.tile.rows) + ", cols " + std::to_string(p.tile.cols) +
                 ", row origin " + std::to_string(p.tile.row_origin) + ") is not the documented (rows " +
                 std::to_string(doc.rows) + ", cols " + std::to_string(doc.cols) + ", row origin 0)");
+}
+
+}  // namespace w8a16::device::sim
+
+namespace w8a16::device::sim {
+
+void run_stream_units(const Plan& p, FindingLog& log, const UnitWrite& write) {
+  const KernelParams& q = p.params;
+  if (q.m < 1 || q.n < 1 || q.k < kKBlock || q.k % kKBlock != 0 || p.tile.rows == 0 || p.tile.cols == 0) return;
+  const std::uint32_t steps = q.k / kKBlock;
+  const std::uint32_t row_tiles = q.m / p.tile.rows + (q.m % p.tile.rows != 0);
+  const std::uint32_t col_units = q.n / p.tile.cols + (q.n % p.tile.cols != 0);
+  const std::uint32_t units = row_tiles * col_units, ctas = p.grid.x;
+  if (ctas < 1 || ctas > units) return;  // reported by check_launch_shape
+  // next[u]: the first step of unit u not yet folded; a piece must start there.
+  std::vector<std::uint32_t> next(units, 0);
+  struct Slot {
+    bool set = false;
+    std::uint32_t unit = 0, step = 0;
+  };
+  std::vector<Slot> slots(ctas);
+  auto piece = [&](std::uint32_t c, const WgPiece& pc) {
+    const std::string who = "CTA (" + std::to_string(c) + ", 0, 0) unit " + std::to_string(pc.unit) + " steps [" +
+                            std::to_string(pc.begin) + ", " + std::to_string(pc.end) + ")";
+    if (pc.unit >= units || pc.end > steps || pc.begin >= pc.end) {
+      log.add(FindingKind::step_coverage, who + ": outside the " + std::to_string(units) + " units of " +
+                                              std::to_string(steps) + " steps");
+      return;
+    }
+    if (pc.kind == WgPieceKind::tail) {
+      const Slot& in = c > 0 ? slots[c - 1] : Slot{};
+      if (c == 0 || !in.set || in.unit != pc.unit || in.step != pc.begin)
+        log.add(FindingKind::workspace_chain, who + ": starts from workspace slot " + std::to_string(c) + " - 1, which " +
+                                                  (c == 0 || !in.set ? std::string("nothing wrote")
+                                                                     : "holds unit " + std::to_string(in.unit) +
+                                                                           " after step " + std::to_string(in.step)));
+      if (c > 0) slots[c - 1].set = false;  // read once
+    }
+    if (next[pc.unit] != pc.begin)
+      log.add(FindingKind::step_coverage, who + ": the unit's fold is at step " + std::to_string(next[pc.unit]));
+    next[pc.unit] = pc.end;
+    if (pc.kind == WgPieceKind::head) {
+      slots[c] = Slot{true, pc.unit, pc.end};
+      return;
+    }
+    if (pc.end != steps) {
+      log.add(FindingKind::step_coverage, who + ": writes C before the unit's last step");
+      return;
+    }
+    const std::uint64_t cu = pc.unit / row_tiles, rt = pc.unit % row_tiles;
+    const std::uint64_t r0 = rt * p.tile.rows, c0 = cu * p.tile.cols;
+    write(c, r0, std::min<std::uint64_t>(r0 + p.tile.rows, q.m), c0, std::min<std::uint64_t>(c0 + p.tile.cols, q.n));
+  };
+  for (std::uint32_t c = 0; c < ctas; ++c) {
+    const WgPieces pcs = wgmma_cta_pieces(c, ctas, units, steps);
+    if (pcs.has_head) piece(c, pcs.head);
+    for (std::uint32_t u = pcs.full_begin; u < pcs.full_end; ++u) piece(c, WgPiece{u, 0, steps, WgPieceKind::full});
+    if (pcs.has_tail) piece(c, pcs.tail);
+  }
+  for (std::uint32_t u = 0; u < units; ++u)
+    if (next[u] != steps)
+      log.add(FindingKind::step_coverage, "unit " + std::to_string(u) + ": folded up to step " + std::to_string(next[u]) +
+                                              " of " + std::to_string(steps));
+  for (std::uint32_t c = 0; c < ctas; ++c)
+    if (slots[c].set)
+      log.add(FindingKind::workspace_chain, "workspace slot " + std::to_string(c) + " (unit " +
+                                                std::to_string(slots[c].unit) + ") is written and never read");
 }
 
 }  // namespace w8a16::device::sim

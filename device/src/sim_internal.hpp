@@ -2,6 +2,8 @@
 // Internals of the simulation backend shared by its two source files.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,5 +27,13 @@ class FindingLog {
 };
 
 void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log);
+
+// The persistent stream_units map (geometry.hpp, wgmma_cta_pieces): runs the plan's CTAs in index
+// order over their pieces, checks that every unit's 128-K steps are folded exactly once and in
+// order (a head's workspace slot read by the next CTA's tail of the same unit, from the step it
+// ended at), and calls write(cta, r0, r1, c0, c1) for each unit at the CTA that folds its last step.
+using UnitWrite = std::function<void(std::uint32_t cta, std::uint64_t r0, std::uint64_t r1, std::uint64_t c0,
+                                     std::uint64_t c1)>;
+void run_stream_units(const Plan& p, FindingLog& log, const UnitWrite& write);
 
 }  // namespace w8a16::device::sim

@@ -61,7 +61,7 @@ TEST(Api, NamedEntryPointsKeepTheSeedsArgumentOrder) {
 }
 
 TEST(Api, ByMTakesItsThreeHandlesInTheSeedsOrder) {
-  RecordingBackend rec;
+  RecordingBackend rec(StaticRegistry::without_hopper_tier());  // the seed's by_m, below the Hopper tier
   Launcher api(rec);
   const KernelHandle full{11}, m32{12}, m64{13};
   // m = 5: the 32-row twin, on the second handle (seed line 332).

@@ -76,7 +76,7 @@ TEST(Predicates, TcRowsTakesItsMeasuredShapes) {
 // sums (round x groups x row blocks x 128 FP32) when several warps share a tile. Rows in blocks of
 // 8: 1, 2, 4, 6 or 8 of them.
 TEST(Dispatch, RowTileGeometryFollowsTheShape) {
-  StaticRegistry reg = StaticRegistry::all_present();
+  StaticRegistry reg = StaticRegistry::without_hopper_tier();
   auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
     Call c;
     c.entry = Entry::gemm_pipelined_m64_strided;
@@ -142,8 +142,11 @@ struct Expect {
   KernelId kernel;
   Body body;
 };
-Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, bool m32, bool m64, bool tc) {
+Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, bool m32, bool m64, bool tc,
+                 bool wg) {
   if (m == 0 || !k_ok(k)) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};
+  if (wg) return {false, KernelId::wgmma_rows, Body::wgmma_units};  // the Hopper tier goes first
+
   const bool tc_takes = tc && tc_rule(m, n, k);
   if (m <= 32 && m32) {
     if (tc_takes) return {false, tc_kernel(m), Body::tc_rows_strip};
@@ -159,11 +162,12 @@ Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, b
 
 TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
   int planned = 0;
-  for (int mask = 0; mask < 16; ++mask) {
-    const bool full = mask & 1, m32 = mask & 2, m64 = mask & 4, tc = mask & 8;
+  for (int mask = 0; mask < 32; ++mask) {
+    const bool full = mask & 1, m32 = mask & 2, m64 = mask & 4, tc = mask & 8, wg = mask & 16;
     StaticRegistry reg = StaticRegistry::all_present();
     reg.set_present(KernelId::tc_rows, tc);
     reg.set_present(KernelId::tc_rows_m64, tc);
+    reg.set_present(KernelId::wgmma_rows, wg);
     for (std::uint32_t m = 0; m <= 200; ++m)
       for (std::uint32_t n : {33u, 3968u, 4096u, 10113u})
       for (std::uint32_t k : kKs) {
@@ -175,7 +179,7 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
         c.m64_kernel = m64 ? reg.resolve(KernelId::gemm_pipelined_m64) : kZero;
         c.args = args_for(m, n, k);
         const Planned p = plan_launch(c, reg, DeviceLimits::h200());
-        const Expect e = by_m_rule(m, n, k, full, m32, m64, tc);
+        const Expect e = by_m_rule(m, n, k, full, m32, m64, tc, wg);
         ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask << ": "
                                     << p.status.message;
         if (!p.ok()) continue;
@@ -191,7 +195,7 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
 
 TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
   for (bool tc : {false, true}) {
-    StaticRegistry reg = StaticRegistry::all_present();
+    StaticRegistry reg = StaticRegistry::without_hopper_tier();
     reg.set_present(KernelId::tc_rows, tc);
     reg.set_present(KernelId::tc_rows_m64, tc);
     for (std::uint32_t m = 1; m <= 200; ++m)
@@ -220,7 +224,7 @@ TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
 
 // Grid, block and shared memory per body: the seed's numbers (lines 88-89, 141-153, 261-267).
 TEST(Dispatch, GeometryIsTheSeeds) {
-  StaticRegistry reg = StaticRegistry::all_present();
+  StaticRegistry reg = StaticRegistry::without_hopper_tier();
   const DeviceLimits lim = DeviceLimits::h200();
   auto plan = [&](Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
     Call c;
@@ -254,6 +258,76 @@ TEST(Dispatch, GeometryIsTheSeeds) {
   EXPECT_EQ(p.grid, (Dim3{5, 1, 1}));
   EXPECT_EQ(p.contract, Contract::gemv);
   EXPECT_EQ(p.kernel, KernelId::gemv_batch16_strided);
+}
+
+// The Hopper tier: every tensor-core entry point tries it first when the module has it, at every
+// shape it takes; the GEMVs never do (their contract is NUMERICS.md 2.2).
+TEST(Dispatch, EveryTensorCoreEntryTriesTheHopperTierFirst) {
+  const StaticRegistry reg = StaticRegistry::all_present();
+  const Entry tensor_core[] = {Entry::gemm_pipelined,     Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
+                               Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided,
+                               Entry::gemm_pipelined_by_m};
+  for (Entry e : tensor_core)
+    for (std::uint32_t m : {1u, 7u, 16u, 33u, 64u, 65u, 129u, 512u})
+      for (std::uint32_t k : {128u, 5248u}) {
+        Call c;
+        c.entry = e;
+        c.kernel = KernelHandle{};  // the entry's own handle is not needed when the tier takes it
+        c.args = args_for(m, 77, k);
+        const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+        ASSERT_TRUE(p.ok()) << entry_name(e) << " m=" << m << ": " << p.status.message;
+        EXPECT_EQ(p.plan.body, Body::wgmma_units) << entry_name(e) << " m=" << m;
+        EXPECT_EQ(p.plan.kernel, KernelId::wgmma_rows);
+        EXPECT_EQ(p.plan.handle, reg.resolve(KernelId::wgmma_rows));
+        EXPECT_EQ(p.plan.contract, Contract::canonical);
+      }
+  for (Entry e : {Entry::gemv_batch4_strided, Entry::gemv_batch16_strided}) {
+    Call c;
+    c.entry = e;
+    c.kernel = reg.resolve(e == Entry::gemv_batch4_strided ? KernelId::gemv_batch4_strided
+                                                           : KernelId::gemv_batch16_strided);
+    c.args = args_for(3, 77, 256);
+    const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+    ASSERT_TRUE(p.ok()) << p.status.message;
+    EXPECT_EQ(p.plan.body, Body::gemv_strip);
+  }
+}
+
+// The tier's launch: min(SMs, units) CTAs of 384 threads, the shared memory and workspace of its
+// row tile (geometry.hpp), written out here from the layout's parts.
+TEST(Dispatch, HopperTierGeometryFollowsTheRows) {
+  const StaticRegistry reg = StaticRegistry::all_present();
+  DeviceLimits lim = DeviceLimits::h200();
+  auto plan = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+    Call c;
+    c.entry = Entry::gemm_pipelined_by_m;
+    c.args = args_for(m, n, k);
+    const Planned p = plan_launch(c, reg, lim);
+    EXPECT_TRUE(p.ok()) << p.status.message;
+    return p.plan;
+  };
+  struct Want {
+    std::uint32_t m, rows, stages;
+  };
+  for (const Want& w : {Want{1, 8, 8}, Want{9, 16, 8}, Want{17, 24, 8}, Want{32, 32, 8}, Want{33, 48, 8},
+                        Want{64, 64, 6}, Want{65, 96, 5}, Want{97, 128, 4}, Want{512, 128, 4}}) {
+    const Plan p = plan(w.m, 51200, 5120);
+    const std::uint32_t stage = 64 * 128 + w.rows * 256, handover = 2 * 64 * w.rows * 4;
+    EXPECT_EQ(p.tile.kind, TileKind::stream_units) << w.m;
+    EXPECT_EQ(p.tile.rows, w.rows) << w.m;
+    EXPECT_EQ(p.tile.cols, 64u);
+    EXPECT_EQ(p.block, (Dim3{384, 1, 1}));
+    EXPECT_EQ(p.grid, (Dim3{132, 1, 1})) << w.m;  // 800 column units or more: one CTA per SM
+    EXPECT_EQ(p.dynamic_smem, 1024 + w.stages * stage + handover + 8 * (2 * w.stages + 4)) << w.m;
+    EXPECT_LE(p.dynamic_smem, lim.max_dynamic_smem_per_block) << w.m;
+    EXPECT_EQ(p.workspace_bytes, 132ull * (4 * 64 * w.rows + 4)) << w.m;
+  }
+  // Fewer units than SMs: one CTA per unit. (2048 columns, 1 row tile) = 32 units; 2 row tiles at 129..256 rows.
+  EXPECT_EQ(plan(5, 2048, 4096).grid, (Dim3{32, 1, 1}));
+  EXPECT_EQ(plan(200, 2048, 4096).grid, (Dim3{64, 1, 1}));
+  EXPECT_EQ(plan(1, 1, 128).grid, (Dim3{1, 1, 1}));
+  lim.multiprocessors = 7;
+  EXPECT_EQ(plan(1, 2048, 128).grid, (Dim3{7, 1, 1}));
 }
 
 TEST(Registry, ResolvesByIdAndByNameAndZeroesWhatIsAbsent) {

@@ -27,14 +27,17 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   const std::uint32_t lda_pad = 8 * *rc::gen::inRange<std::uint32_t>(0, 3);
   const std::uint32_t ldc_pad = *rc::gen::inRange<std::uint32_t>(0, 9);
   StaticRegistry reg = StaticRegistry::all_present();
-  for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows, KernelId::tc_rows_m64})
+  for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows, KernelId::tc_rows_m64,
+                      KernelId::wgmma_rows})
     reg.set_present(id, *rc::gen::arbitrary<bool>());
+  DeviceLimits lim = DeviceLimits::h200();
+  lim.multiprocessors = *rc::gen::inRange<std::uint32_t>(1, 140);
   reg.set_present(KernelId::gemm_pipelined, true);
 
   const bool contiguous = entry_is_contiguous(e);
   const testing::Shape sh{m, n, k, contiguous ? k : k + lda_pad, contiguous ? n : n + ldc_pad};
   const testing::Operands& o = testing::operands_for(sh);
-  SimBackend sim(reg);
+  SimBackend sim(reg, lim);
   auto a = sim.allocate(o.a.size() * 2), w = sim.allocate(o.w.size()), s = sim.allocate(o.s.size() * 4);
   const std::size_t c_elems = std::size_t{m + testing::kRowsPastM} * sh.ldc;
   auto c = sim.allocate(c_elems * 2);
@@ -67,6 +70,7 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   RC_CLASSIFY(sim.plans().front().body == Body::m64_tile, "m64 tile");
   RC_CLASSIFY(sim.plans().front().body == Body::gemm128_tile, "128 tile");
   RC_CLASSIFY(sim.plans().front().body == Body::gemv_strip, "gemv");
+  RC_CLASSIFY(sim.plans().front().body == Body::wgmma_units, "hopper tier");
   std::vector<std::uint16_t> got(c_elems);
   RC_ASSERT(c->download(got.data(), c_elems * 2).ok());
   RC_ASSERT(got == testing::expected_for(sh, sim.plans().front().contract == Contract::gemv));

@@ -21,7 +21,9 @@ struct Fixture {
   std::unique_ptr<Buffer> a, w, s, c;
   Plan plan;
 
-  Fixture(Entry e, Shape shape, StaticRegistry reg = StaticRegistry::all_present(),
+  // The seed's bodies by default: every kernel but the Hopper tier, which would take every
+  // tensor-core call first (its own tests below pass all_present()).
+  Fixture(Entry e, Shape shape, StaticRegistry reg = StaticRegistry::without_hopper_tier(),
           DeviceLimits lim = DeviceLimits::h200())
       : sh(shape), sim(reg, lim) {
     const testing::Operands& o = testing::operands_for(sh);
@@ -35,7 +37,9 @@ struct Fixture {
     call.entry = e;
     call.kernel = KernelHandle{99};
     call.args = Args{a->address(), w->address(), s->address(), c->address(), sh.m, sh.n, sh.k, sh.lda, sh.ldc, 0};
-    const Planned p = plan_launch(call, reg, DeviceLimits::h200());
+    DeviceLimits plan_lim = DeviceLimits::h200();  // the plan a real device would make; `lim` is the simulated device's
+    plan_lim.multiprocessors = lim.multiprocessors;
+    const Planned p = plan_launch(call, reg, plan_lim);
     EXPECT_TRUE(p.ok()) << p.status.message;
     plan = p.plan;
   }
@@ -92,7 +96,7 @@ TEST(PlantedBug, TileMapOffByOneRowIsCaught) {
 }
 
 TEST(PlantedBug, SkinnyBodyChosenAtK5248IsCaught) {
-  StaticRegistry no_tc = StaticRegistry::all_present();
+  StaticRegistry no_tc = StaticRegistry::without_hopper_tier();
   no_tc.set_present(KernelId::tc_rows, false);
   Fixture f(Entry::gemm_pipelined_m32_strided, Shape{8, 33, 5248, 5248, 33}, no_tc);
   ASSERT_EQ(f.plan.body, Body::m32_tile);
@@ -119,7 +123,8 @@ TEST(PlantedBug, SharedMemoryOtherThanTheDeclaredNeedIsCaught) {
 TEST(PlantedBug, SharedMemoryPastTheDeviceLimitIsCaught) {
   DeviceLimits small = DeviceLimits::h200();
   small.max_dynamic_smem_per_block = 40000;
-  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{17, 33, 128, 128, 33}, StaticRegistry::all_present(), small);
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{17, 33, 128, 128, 33}, StaticRegistry::without_hopper_tier(),
+            small);
   f.expect_caught(FindingKind::smem_over_limit);
 }
 
@@ -170,6 +175,50 @@ TEST(PlantedBug, RowTileBodyInTheWrongSymbolIsCaught) {
   bool names_the_symbol = false;
   for (const Finding& x : f.sim.findings()) names_the_symbol |= x.message.find("w8a16_tc_rows_m64") != std::string::npos;
   EXPECT_TRUE(names_the_symbol);
+}
+
+// ---- the Hopper tier's persistent map ---------------------------------------------------------
+// 7 SMs over 9 column units of 5 steps: every CTA's range cuts a unit, so heads, tails and the
+// workspace chain are all exercised.
+DeviceLimits seven_sms() {
+  DeviceLimits l = DeviceLimits::h200();
+  l.multiprocessors = 7;
+  return l;
+}
+
+TEST(PlantedBug, HopperTierUnmutatedPlanHasNoFinding) {
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  ASSERT_EQ(f.plan.body, Body::wgmma_units);
+  ASSERT_EQ(f.plan.grid, (Dim3{7, 1, 1}));
+  const Status st = f.sim.execute(f.plan);
+  EXPECT_TRUE(st.ok()) << st.message;
+}
+
+TEST(PlantedBug, HopperTierWorkspaceOtherThanTheNeedIsCaught) {
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  f.plan.workspace_bytes -= 4;  // one flag short
+  f.expect_caught(FindingKind::workspace_mismatch);
+}
+
+TEST(PlantedBug, HopperTierGridPastItsUnitsIsCaught) {
+  // 10 CTAs over 9 units: some range would be shorter than a unit (a unit cut twice).
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  f.plan.grid.x = 10;
+  f.plan.workspace_bytes = wgmma_workspace_bytes(5, 10);
+  f.expect_caught(FindingKind::grid_over_limit);
+}
+
+TEST(PlantedBug, HopperTierWithTheSeedsBlockIsCaught) {
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  f.plan.block.x = 256;  // two warpgroups: no producer, or one consumer short
+  f.expect_caught(FindingKind::block_mismatch);
+}
+
+TEST(PlantedBug, HopperTierRowTileOtherThanTheDocumentedIsCaught) {
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  ASSERT_EQ(f.plan.tile.rows, 24u);
+  f.plan.tile.rows = 16;  // the kernel tiles 20 rows as one 24-row tile, not two of 16
+  f.expect_caught(FindingKind::tile_map_mismatch);
 }
 
 }  // namespace

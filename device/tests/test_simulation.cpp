@@ -32,14 +32,17 @@ std::uint32_t max_rows(Entry e) {
 
 // Runs one entry point on the simulation and compares the whole C buffer with the expectation.
 // Returns the plan's body, so callers can see which bodies a sweep reached.
+// The default module lacks the Hopper tier, so the seed's bodies are reached; the tier's own tests
+// pass all_present() (and, to cut units between CTAs, fewer SMs).
 Body simulate_and_compare(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda_pad,
-                          std::uint32_t ldc_pad, StaticRegistry reg = StaticRegistry::all_present()) {
+                          std::uint32_t ldc_pad, StaticRegistry reg = StaticRegistry::without_hopper_tier(),
+                          DeviceLimits limits = DeviceLimits::h200()) {
   const bool contiguous = entry_is_contiguous(e);
   const Shape sh{m, n, k, contiguous ? k : k + lda_pad, contiguous ? n : n + ldc_pad};
   SCOPED_TRACE(std::string(entry_name(e)) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
                " k=" + std::to_string(k) + " lda=" + std::to_string(sh.lda) + " ldc=" + std::to_string(sh.ldc));
   const testing::Operands& o = testing::operands_for(sh);
-  SimBackend sim(reg);
+  SimBackend sim(reg, limits);
   auto a = sim.allocate(o.a.size() * 2), w = sim.allocate(o.w.size()), s = sim.allocate(o.s.size() * 4);
   const std::size_t c_elems = std::size_t{m + testing::kRowsPastM} * sh.ldc;
   auto c = sim.allocate(c_elems * 2);
@@ -81,8 +84,28 @@ TEST(Simulation, EveryEntryCoversEveryAwkwardShapeAtK128) {
   for (Entry e : kEntries)
     for (std::uint32_t m : kMs) {
       if (m > max_rows(e)) continue;
-      for (std::uint32_t n : kNs) simulate_and_compare(e, m, n, 128, 8, 3);
+      for (std::uint32_t n : kNs) {
+        simulate_and_compare(e, m, n, 128, 8, 3);
+        const Body hopper = simulate_and_compare(e, m, n, 128, 8, 3, StaticRegistry::all_present());
+        if (max_rows(e) == ~0u) EXPECT_EQ(hopper, Body::wgmma_units) << entry_name(e);
+      }
     }
+}
+
+// The Hopper tier's persistent map with few SMs, so that units are cut between CTAs at every
+// step boundary the shapes allow: every output written once, by the CTA that folds the last step.
+TEST(Simulation, HopperTierCutsUnitsBetweenCtasAndCoversEveryOutput) {
+  for (std::uint32_t sms : {1u, 2u, 3u, 5u, 7u, 132u}) {
+    DeviceLimits lim = DeviceLimits::h200();
+    lim.multiprocessors = sms;
+    for (std::uint32_t m : {1u, 9u, 24u, 65u, 130u})
+      for (std::uint32_t n : {1u, 64u, 65u, 300u})
+        for (std::uint32_t k : {128u, 640u, 1152u})
+          EXPECT_EQ(simulate_and_compare(Entry::gemm_pipelined_m32_strided, m, n, k, 8, 3, StaticRegistry::all_present(),
+                                         lim),
+                    Body::wgmma_units)
+              << "sms=" << sms;
+  }
 }
 
 // K around the skinny body's limit: 256 and 5120 run it (M <= 16), 5248 goes to the row-tile
@@ -101,7 +124,7 @@ TEST(Simulation, EveryEntryAroundTheSkinnyKLimit) {
 }
 
 TEST(Simulation, WithoutTheRowTileKernelTheTwinsTileBodyTakesFewRowsAtLargeK) {
-  StaticRegistry reg = StaticRegistry::all_present();
+  StaticRegistry reg = StaticRegistry::without_hopper_tier();
   reg.set_present(KernelId::tc_rows, false);
   for (std::uint32_t m : {1u, 16u}) {
     EXPECT_EQ(simulate_and_compare(Entry::gemm_pipelined_m32_strided, m, 33, 5248, 8, 1, reg), Body::m32_tile);

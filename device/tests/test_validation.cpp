@@ -17,11 +17,13 @@ namespace {
 
 constexpr std::uint8_t kPoison = 0xA5;
 
-// A valid strided call (m32 twin) over real buffers; each test breaks one thing.
+// A valid strided call (m32 twin) over real buffers; each test breaks one thing. The module has
+// every kernel but the Hopper tier (which would take every such call first), so the seed's bodies
+// and limits are what the tests reach.
 struct BadCall {
   Entry entry = Entry::gemm_pipelined_m32_strided;
   std::uint32_t m = 4, n = 40, k = 256, lda = 264, ldc = 48;
-  StaticRegistry registry = StaticRegistry::all_present();
+  StaticRegistry registry = StaticRegistry::without_hopper_tier();
   DeviceLimits limits = DeviceLimits::h200();
   bool zero_handle = false;
   // Applied to the call after it is built from the buffers.
@@ -189,11 +191,16 @@ TEST(Validation, GridYPastTheH200LimitIsRefused) {
   c.entry = Entry::gemm_pipelined_m32_strided;
   c.kernel = KernelHandle{9};
   c.args = Args{0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull, 65535u * 32 + 1, 1, 128, 128, 1, 0};
-  const Planned p = plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200());
+  const Planned p = plan_launch(c, StaticRegistry::without_hopper_tier(), DeviceLimits::h200());
   EXPECT_EQ(p.status.code, Errc::grid_too_large) << p.status.message;
   EXPECT_NE(p.status.message.find("grid.y=65536"), std::string::npos) << p.status.message;
   c.args.m -= 1;
-  EXPECT_TRUE(plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200()).ok());
+  EXPECT_TRUE(plan_launch(c, StaticRegistry::without_hopper_tier(), DeviceLimits::h200()).ok());
+  // The Hopper tier's grid is one CTA per SM at most, whatever M is.
+  const Planned h = plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200());
+  ASSERT_TRUE(h.ok()) << h.status.message;
+  EXPECT_EQ(h.plan.body, Body::wgmma_units);
+  EXPECT_EQ(h.plan.grid, (Dim3{132, 1, 1}));  // N = 1: one column unit of 16,384 row tiles, one CTA per SM
 }
 
 TEST(Validation, SharedMemoryPastTheDeviceLimitIsRefused) {
@@ -201,6 +208,14 @@ TEST(Validation, SharedMemoryPastTheDeviceLimitIsRefused) {
   s.m = 33;  // the 32-row tile body (N = 40 is below the row-tile kernel's 33..64-row rule): 44,032 bytes
   s.limits.max_dynamic_smem_per_block = 44031;
   expect_refused(s, Errc::smem_too_large, {"dynamic_smem=44032", "opt-in limit 44031"});
+}
+
+TEST(Validation, HopperTierSharedMemoryPastTheDeviceLimitIsRefused) {
+  BadCall s;
+  s.registry = StaticRegistry::all_present();
+  s.m = 100;  // 128-row tiles: geometry.hpp's wgmma_smem_bytes(100)
+  s.limits.max_dynamic_smem_per_block = wgmma_smem_bytes(100) - 1;
+  expect_refused(s, Errc::smem_too_large, {"dynamic_smem=" + std::to_string(wgmma_smem_bytes(100)), "wgmma_units"});
 }
 
 TEST(Validation, OutputOverlappingAnOperandIsRefused) {

@@ -857,7 +857,11 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         c.args = device::Args{ds.a->address(), ds.w[0]->address(), ds.s[0]->address(), ds.c->address(), m, sh.n, sh.k,
                               sh.k, sh.n, 0};
         calls.push_back({c.entry, c});
-        if (m <= 16) {  // the strided 32-row twin: tc_rows when it takes the shape, else the skinny body
+        if (reg.resolve(device::KernelId::wgmma_rows)) {
+          // The module has the Hopper tier, which every tensor-core entry tries first: the same call
+          // once more with it taken away shows the tiers below it, timed in the same run.
+          calls.push_back({c.entry, c});
+        } else if (m <= 16) {  // the strided 32-row twin: tc_rows when it takes the shape, else the skinny body
           device::Call s = c;
           s.entry = device::Entry::gemm_pipelined_m32_strided;
           s.kernel = h_m32;
@@ -872,7 +876,11 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         r.entry = device::entry_name(entry);
         r.bytes = floor_bytes(sh, m);
         r.floor_us = r.bytes / copy_bw * 1e6;
-        const device::Planned planned = device::plan_launch(call, reg, backend->limits());
+        const bool below_hopper = &call != &calls.front().second && call.entry == calls.front().first;
+        const device::MaskedRegistry without_hopper(reg, {device::KernelId::wgmma_rows});
+        const device::Planned planned =
+            device::plan_launch(call, below_hopper ? static_cast<const device::KernelRegistry&>(without_hopper) : reg,
+                                backend->limits());
         if (!planned.ok()) {
           r.error = planned.status.message;
           print_row(r);

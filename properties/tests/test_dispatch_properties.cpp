@@ -66,8 +66,21 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
       case Body::m64_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 64), 1}; e.smem = 0; break;       // seed 262-266
       case Body::tc_rows_strip: e.grid = {div_ceil(n, device::tc_rows_cols(m, n)), 1, 1}; e.smem = device::tc_rows_smem_bytes(m, n); break;
       case Body::gemv_strip: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 0; break;
+      case Body::wgmma_units: {  // one CTA per SM, at most one per 64-column x row-tile unit
+        const std::uint32_t rows = device::wgmma_tile_rows(m);
+        const std::uint32_t units = div_ceil(n, 64) * div_ceil(m, rows);
+        e.grid = {std::min<std::uint32_t>(units, device::DeviceLimits::h200().multiprocessors), 1, 1};
+        e.smem = device::wgmma_smem_bytes(m);
+        break;
+      }
     }
   };
+  // Every tensor-core entry tries the Hopper tier first when the module has it.
+  const bool gemv = c.entry == EntryPoint::gemv_batch4_strided || c.entry == EntryPoint::gemv_batch16_strided;
+  if (!gemv && present(KernelId::wgmma_rows) && device::wgmma_takes(m, n, k)) {
+    body(Body::wgmma_units, KernelId::wgmma_rows);
+    return e;
+  }
   // Seed lines 124-139: the strided twins (and the contiguous ones, which call them) try the
   // row-tile kernel first; it takes the shapes device::tc_rows_takes names, if the symbol for its
   // rows (w8a16_tc_rows at 1..32, w8a16_tc_rows_m64 at 33..64) is present.
@@ -129,7 +142,9 @@ RC_GTEST_PROP(Dispatch, everyEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMe
                           std::to_string(want.smem);
   props::test::require(p.body == want.body && p.kernel == want.kernel && p.grid == want.grid && p.dynamic_smem == want.smem,
                        c, "planned " + got + ", the seed's rules give " + exp);
-  props::test::require(p.block == (device::Dim3{256, 1, 1}), c, "block is not (256, 1, 1)");  // seed line 156
+  // Seed line 156: (256, 1, 1); the Hopper tier's three warpgroups: (384, 1, 1).
+  const std::uint32_t threads = want.body == Body::wgmma_units ? 384 : 256;
+  props::test::require(p.block == (device::Dim3{threads, 1, 1}), c, "block is not the body's");
   props::test::require(p.handle == reg.resolve(want.kernel), c, "the plan's handle is not the kernel's");
   props::test::require(p.contract == (golden::entry_point_is_gemv(c.entry) ? device::Contract::gemv : device::Contract::canonical),
                        c, "the plan's contract is not the entry point's");

@@ -196,8 +196,8 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       while (v < lo || v > hi);
       return v;
     };
-    int tc_region = -1;
-    switch (by_m ? Body::gemm128_tile : target) {
+    int tc_region = -1, wg_region = -1;
+    switch (target == Body::wgmma_units || !by_m ? target : Body::gemm128_tile) {
       case Body::gemm128_tile: c.m = edge_m(1, 130); c.k = pick_k(128, 32768); break;
       // The row-tile kernel takes every shape at 17..32 rows (plan.hpp tc_rows_takes), so the
       // twins' own tiles are aimed at the rows it leaves them: 33.. rows at N <= 1100 (below its
@@ -234,6 +234,18 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
         c.m = edge_m(1, entry == Entry::gemv_batch4_strided ? 4 : 16);
         c.k = pick_k(128, 32768);
         break;
+      case Body::wgmma_units:
+        // The Hopper tier (geometry.hpp): 0: any rows and K, fewer units than SMs (no unit cut);
+        // 1: 1..16 rows, 2: 17..128 rows over more than 132 column units, so that most CTAs' ranges
+        // cut a unit (heads, tails, the workspace); 3: 129..300 rows, 2 or 3 row tiles, units cut too.
+        wg_region = static_cast<int>(r.below(4));
+        switch (wg_region) {
+          case 0: c.m = edge_m(1, 130); c.k = pick_k(128, 32768); break;
+          case 1: c.m = edge_m(1, 16); c.k = pick_k(128, 1152); break;
+          case 2: c.m = edge_m(17, 128); c.k = pick_k(128, 384); break;
+          default: c.m = static_cast<std::uint32_t>(r.in_range(129, 300)); c.k = pick_k(128, 384); break;
+        }
+        break;
     }
 
     // N: off every multiple of 8 / 32 / 128 most of the time, shrunk to the work cap.
@@ -241,12 +253,14 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
                                                 31,  32,  33,  47,  63,  64,  65,  95,  127, 128, 129, 130,
                                                 135, 191, 255, 256, 257, 383, 385, 500, 639, 641, 777, 1000};
     c.n = r.chance(1, 3) ? static_cast<std::uint32_t>(r.in_range(1, 1100)) : kNEdges[r.below(std::size(kNEdges))];
-    const bool sets_n = tc_region >= 1 && tc_region != 7;
-    if (sets_n) {  // N past the region's threshold, off every multiple of 16, 32 and 128 most of the time
+    const bool sets_n = (tc_region >= 1 && tc_region != 7) || wg_region >= 1;
+    if (tc_region >= 1 && sets_n) {  // N past the region's threshold, off every multiple of 16, 32 and 128 mostly
       static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 10113, 3969, 0, 8065};
       static constexpr std::uint32_t kSpan[] = {0, 700, 700, 700, 6144, 700, 6144, 0, 2048};
       c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(kSpan[tc_region]));
     }
+    if (wg_region >= 1)  // more than 132 column units (N > 8448), or 2..3 row tiles over N > 2900
+      c.n = (wg_region == 3 ? 2900 : 8449) + static_cast<std::uint32_t>(r.below(wg_region == 3 ? 1200 : 3000));
     const std::uint64_t mk = static_cast<std::uint64_t>(c.m) * c.k;
     if (!sets_n && mk * c.n > work_cap) {
       c.n = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, work_cap / mk));

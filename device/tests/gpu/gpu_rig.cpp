@@ -61,11 +61,18 @@ std::unique_ptr<GpuRig> GpuRig::create(std::string* why) {
   }
   auto rig = std::unique_ptr<GpuRig>(new GpuRig());
   rig->backend_ = std::move(backend);
+  rig->without_hopper_ =
+      std::make_unique<device::MaskedRegistry>(rig->backend_->registry(), std::initializer_list<KernelId>{KernelId::wgmma_rows});
   return rig;
 }
 
+const device::KernelRegistry& GpuRig::registry_for(const GpuCase& c) const {
+  if (c.target == device::Body::wgmma_units) return backend_->registry();
+  return *without_hopper_;
+}
+
 device::Call GpuRig::call_for(const GpuCase& c) const {
-  const auto& reg = backend_->registry();
+  const auto& reg = registry_for(c);
   device::Call call;
   call.entry = c.entry;
   switch (c.entry) {
@@ -117,11 +124,10 @@ GpuRun GpuRig::run(const GpuCase& c, const Inputs& in) {
   call.args.weight = w->address();
   call.args.block_scale = s->address();
   call.args.output = cbuf->address();
-  const device::Planned planned = device::plan_launch(call, backend_->registry(), backend_->limits());
+  const device::Planned planned = device::plan_launch(call, registry_for(c), backend_->limits());
   if (!planned.ok()) return fail("plan", planned.status);
   out.plan = planned.plan;
-  device::Launcher launcher(*backend_);
-  if (st = launcher.launch(call); !st.ok()) return fail("launch", st);
+  if (st = backend_->execute(planned.plan); !st.ok()) return fail("launch", st);
   if (st = backend_->synchronize(); !st.ok()) return fail("synchronize", st);
   out.c.resize(c_elems);
   if (st = cbuf->download(out.c.data(), c_elems * 2); !st.ok()) return fail("download C", st);

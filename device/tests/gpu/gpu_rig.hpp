@@ -40,13 +40,20 @@ class GpuRig {
   // nullptr with the reason in *why when there is no usable GPU (no driver, no device).
   static std::unique_ptr<GpuRig> create(std::string* why);
   device::CudaBackend& backend() { return *backend_; }
+  // The registry a case is planned with: the module's, less the Hopper tier unless the case is
+  // aimed at it.
+  const device::KernelRegistry& registry_for(const GpuCase& c) const;
   // A Call for the case's entry point with the handles a caller would pass.
   device::Call call_for(const GpuCase& c) const;
-  // Plans (for the report) and launches through Launcher::launch, synchronizes, downloads C.
+  // Validates and plans (plan_launch, as Launcher::launch does) over registry_for(c), executes the
+  // plan on the backend, synchronizes, downloads C.
   GpuRun run(const GpuCase& c, const Inputs& in);
 
  private:
   std::unique_ptr<device::CudaBackend> backend_;
+  // The module less the Hopper tier: a case aimed at another body reaches it on an sm_90a module
+  // (every tensor-core entry tries the tier first otherwise).
+  std::unique_ptr<device::MaskedRegistry> without_hopper_;
 };
 
 }  // namespace w8a16::gputest

@@ -131,7 +131,7 @@ TEST(HostileGrids, TheLargestGridsAnH200AcceptsAndOneMoreRowOrColumn) {
     std::uint32_t rows_per_cta = 128;
     if (e == Entry::gemm_pipelined_m32 || e == Entry::gemm_pipelined_m32_strided) rows_per_cta = 32;
     if (e == Entry::gemm_pipelined_m64 || e == Entry::gemm_pipelined_m64_strided) rows_per_cta = 64;
-    device::RecordingBackend rec;
+    device::RecordingBackend rec(device::StaticRegistry::without_hopper_tier());  // the seed's tile bodies
     if (!is_gemv(e)) {
       const std::uint32_t m = 65535 * rows_per_cta;
       const device::Status ok = plan_only(rec, e, m, 1, 128);
@@ -164,7 +164,7 @@ TEST(HostileGrids, TheLargestGridsAnH200AcceptsAndOneMoreRowOrColumn) {
     counter.add(2);
   }
   // Both at once: the 32-row twin at 65535 CTAs down and 64 across (m * n just below 2^32).
-  device::RecordingBackend rec;
+  device::RecordingBackend rec(device::StaticRegistry::without_hopper_tier());
   const device::Status big = plan_only(rec, Entry::gemm_pipelined_m32_strided, 65535u * 32, 2048, 128);
   EXPECT_TRUE(big.ok()) << big.message;
   expect_sound_plan(rec, 65535u * 32, 2048);

@@ -4,7 +4,9 @@
 // is loaded at run time (src/cuda_driver.hpp), so a machine without one gets an error Status, not
 // a binary that fails to start. No CUDA header here; the driver's types stay in the .cpp.
 #pragma once
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "w8a16/device/backend.hpp"
@@ -47,7 +49,9 @@ class CudaBackend final : public Backend {
   DeviceLimits limits() const override { return limits_; }
   const KernelRegistry& registry() const override { return registry_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes, Status* status = nullptr) override;
-  // cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) above 48 KiB, then cuLaunchKernel.
+  // cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) above 48 KiB, then cuLaunchKernel. A plan
+  // with workspace_bytes gets the stream's workspace (allocated on first use, grown when a plan
+  // needs more, flags zero), and a kernel_uses_tma kernel its tensor maps, encoded here.
   Status execute(const Plan& plan) override;
   Status synchronize() override;
 
@@ -70,6 +74,15 @@ class CudaBackend final : public Backend {
   CudaModuleRegistry registry_;
   DeviceLimits limits_;
   CudaDeviceInfo info_;
+  // One workspace per stream: two launches of the persistent tier on one stream run one after the
+  // other, so they may share it; launches on different streams may overlap and must not.
+  struct Workspace {
+    std::uint64_t ptr = 0;  // CUdeviceptr
+    std::uint64_t bytes = 0;
+  };
+  std::map<Stream, Workspace> workspaces_;
+  std::mutex workspaces_mutex_;
+  Status workspace_for(Stream stream, std::uint64_t bytes, std::uint64_t* ptr);
 };
 
 }  // namespace w8a16::device

@@ -126,6 +126,120 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
   return tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, m > kTcRowsSmallMaxRows ? 2 : 4, blocks);
 }
 
+// ---- w8a16_wgmma_rows: the Hopper tier (sm_90a: wgmma fed by the tensor memory accelerator) --
+// The operands are swapped against the other tiers: 64 rows of W (64 output columns) are wgmma's
+// A operand, decoded from E4M3 to BF16 in registers, and a tile of up to 128 rows of A (output rows)
+// is its B operand in shared memory, so the instruction's N is the tile's row count (8..128).
+// A *unit* is 64 columns x one row tile x all of K. The grid is persistent: ctas = min(SMs, units)
+// CTAs, and the units' 128-K steps, in (unit, step) order, are cut into ctas equal ranges, one per
+// CTA (wgmma_cta_pieces). A unit cut between two CTAs keeps its fold order (NUMERICS.md 2.1): the
+// earlier CTA folds the steps before the cut first thing and leaves `acc` in a workspace slot, and
+// the later CTA folds the rest last thing, starting from that slot. Block: one producer warpgroup
+// (TMA) and two consumer warpgroups that take a unit's steps in turn (even and odd); the first
+// folds both in order, the second hands its partial sums over in shared memory.
+inline constexpr std::uint32_t kWgUnitCols = 64;          // one wgmma M
+inline constexpr std::uint32_t kWgThreads = 384;          // 3 warpgroups
+inline constexpr std::uint32_t kWgMaxTileRows = 128;
+inline constexpr std::uint32_t kWgWeightStepBytes = kWgUnitCols * kKBlock;  // one E4M3 step of a unit
+inline constexpr std::uint32_t kWgAlign = 1024;           // 128-byte swizzle atoms: 8 rows of 128 bytes
+// The row tile: the fewest of 8, 16, 24, 32, 48, 64, 96, 128 rows that hold M (above 128 rows,
+// tiles of 128).
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_tile_rows(std::uint32_t m) {
+  return m <= 8 ? 8 : m <= 16 ? 16 : m <= 24 ? 24 : m <= 32 ? 32 : m <= 48 ? 48 : m <= 64 ? 64 : m <= 96 ? 96 : 128;
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_row_tiles(std::uint32_t m) {
+  const std::uint32_t r = wgmma_tile_rows(m);
+  return m / r + (m % r != 0);
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_col_units(std::uint32_t n) {
+  return n / kWgUnitCols + (n % kWgUnitCols != 0);
+}
+// One pipeline stage: a step of W (64 x 128 codes) and a step of the row tile (rows x 128 BF16, as
+// two 64-column halves of 128-byte rows). Each is a multiple of the 1,024-byte swizzle atom.
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stage_bytes(std::uint32_t rows) {
+  return kWgWeightStepBytes + rows * 2 * kKBlock;
+}
+// Stages: as many as fit beside the hand-over buffer, at most 8.
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stages(std::uint32_t rows) {
+  return rows <= 48 ? 8 : rows <= 64 ? 6 : rows <= 96 ? 5 : 4;
+}
+// Two slots of the second consumer's partial sums (64 x rows FP32 each).
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_bytes(std::uint32_t rows) {
+  return 2 * kWgUnitCols * rows * 4;
+}
+// Barriers: full and empty per stage, full and empty per hand-over slot (8 bytes each).
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_barrier_bytes(std::uint32_t rows) {
+  return 8 * (2 * wgmma_stages(rows) + 4);
+}
+// The dynamic shared memory: stages, hand-over, barriers, and the slack that lets the kernel align
+// its base to 1,024 bytes (the launch guarantees only 16).
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_smem_bytes(std::uint32_t m) {
+  const std::uint32_t r = wgmma_tile_rows(m);
+  return kWgAlign + wgmma_stages(r) * wgmma_stage_bytes(r) + wgmma_handover_bytes(r) + wgmma_barrier_bytes(r);
+}
+// The workspace of one launch: per CTA one slot of `acc` (64 x rows FP32, in the consumer threads'
+// register order) and one 32-bit flag; flags are zero between launches (each is set by its writer
+// and cleared by its one reader in the same launch).
+W8A16_HOST_DEVICE constexpr std::uint64_t wgmma_workspace_slot_floats(std::uint32_t m) {
+  return std::uint64_t{kWgUnitCols} * wgmma_tile_rows(m);
+}
+W8A16_HOST_DEVICE constexpr std::uint64_t wgmma_workspace_bytes(std::uint32_t m, std::uint32_t ctas) {
+  return std::uint64_t{ctas} * (4 * wgmma_workspace_slot_floats(m) + 4);
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_units(std::uint32_t m, std::uint32_t n) {
+  return wgmma_col_units(n) * wgmma_row_tiles(m);
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas(std::uint32_t m, std::uint32_t n, std::uint32_t sms) {
+  const std::uint32_t u = wgmma_units(m, n);
+  return u < sms ? u : sms;
+}
+// Unit u covers row tile u % row_tiles and column unit u / row_tiles: the row tiles of one column
+// unit are neighbours in the order, so the CTAs that read the same weights run at the same time
+// and share them in L2.
+// What one CTA does, in order: at most three pieces. kind: head = steps [0, end) of a unit whose
+// rest is the next CTA's (acc goes to this CTA's workspace slot); full = a whole unit; tail =
+// steps [begin, steps) of a unit whose head was the previous CTA's (acc comes from its slot).
+// The head comes first and the tail last, so a tail never waits for a head in practice.
+enum class WgPieceKind : std::uint8_t { head, full, tail };
+struct WgPiece {
+  std::uint32_t unit = 0, begin = 0, end = 0;
+  WgPieceKind kind = WgPieceKind::full;
+};
+struct WgPieces {
+  bool has_head = false;
+  WgPiece head;
+  std::uint32_t full_begin = 0, full_end = 0;  // the whole units [full_begin, full_end), after the head
+  bool has_tail = false;
+  WgPiece tail;
+};
+// The range of CTA c: global steps [total c / ctas, total (c + 1) / ctas) with total = units *
+// steps; ctas <= units makes every range at least one unit long, so a range holds at most one
+// head (its last unit, cut) and one tail (its first unit, cut), never a unit cut twice.
+W8A16_HOST_DEVICE constexpr WgPieces wgmma_cta_pieces(std::uint32_t c, std::uint32_t ctas, std::uint32_t units,
+                                                      std::uint32_t steps) {
+  const std::uint64_t total = std::uint64_t{units} * steps;
+  const std::uint64_t begin = total * c / ctas, end = total * (c + 1) / ctas;
+  WgPieces p{};
+  std::uint32_t u0 = static_cast<std::uint32_t>(begin / steps);
+  const std::uint32_t off0 = static_cast<std::uint32_t>(begin % steps);
+  const std::uint32_t u1 = static_cast<std::uint32_t>((end - 1) / steps);  // last unit touched
+  const std::uint32_t off1 = static_cast<std::uint32_t>(end - std::uint64_t{u1} * steps);  // 1..steps
+  if (off0 != 0) {
+    p.has_tail = true;
+    p.tail = WgPiece{u0, off0, steps, WgPieceKind::tail};
+    ++u0;
+  }
+  std::uint32_t full_end = u1 + 1;
+  if (off1 != steps) {
+    p.has_head = true;
+    p.head = WgPiece{u1, 0, off1, WgPieceKind::head};
+    full_end = u1;
+  }
+  p.full_begin = u0;
+  p.full_end = full_end < u0 ? u0 : full_end;
+  return p;
+}
+
 // ---- w8a16_gemv_batch4_strided / w8a16_gemv_batch16_strided: scalar GEMVs -----------------
 // One warp per output column for all rows (order: reference/include/w8a16/reference/gemv.hpp);
 // 8 warps per CTA: CTA x owns columns [8x, 8x + 8) of every row [0, M).

@@ -13,6 +13,8 @@ struct DeviceLimits {
   std::uint32_t max_grid_x = 2147483647u;  // 2^31 - 1
   std::uint32_t max_grid_y = 65535;
   std::uint32_t max_grid_z = 65535;
+  // cudaDevAttrMultiProcessorCount: the persistent Hopper tier launches at most one CTA per SM.
+  std::uint32_t multiprocessors = 132;
 
   static constexpr DeviceLimits h200() { return DeviceLimits{}; }
 };

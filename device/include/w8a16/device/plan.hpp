@@ -85,6 +85,12 @@ constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) 
   if (m > kTcRowsNarrowMaxRows && m <= kTcRowsSmallMaxRows) return true;
   return m > kTcRowsSmallMaxRows && m <= kTcRowsMaxRows && wide_ctas >= 32;
 }
+// Which shapes the Hopper tier takes when an entry point tries it first (every tensor-core entry
+// does, before its own rules; a zero handle, as in every module without an sm_90a cubin, declines
+// everything).
+constexpr bool wgmma_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+  return m >= 1 && n >= 1 && k >= kKBlock && k % kKBlock == 0;
+}
 // The kernel symbol that runs the row-tile body at m rows (geometry.hpp: split by registers).
 constexpr KernelId tc_rows_kernel(std::uint32_t m) {
   return m > kTcRowsSmallMaxRows ? KernelId::tc_rows_m64 : KernelId::tc_rows;
@@ -99,9 +105,12 @@ struct Dim3 {
 // Which outputs a CTA owns (geometry.hpp documents each kernel's map):
 //   tile:          CTA (x, y) owns rows [row_origin + rows*y, +rows), cols [cols*x, +cols)
 //   column_strip:  CTA x owns cols [cols*x, +cols) of every row [row_origin, m); grid.y must be 1
-// Both clipped to the kernel's m and n parameters, as the kernels clip. row_origin is 0 in every
+//   stream_units:  units of `rows` rows x `cols` columns (row tiles of one column unit adjacent),
+//                  their 128-K steps cut into one equal range per CTA (geometry.hpp,
+//                  wgmma_cta_pieces); the CTA that folds a unit's last step writes it
+// All clipped to the kernel's m and n parameters, as the kernels clip. row_origin is 0 in every
 // real map; it exists so tests can plant an off-by-one map and watch the simulation catch it.
-enum class TileKind : std::uint8_t { tile, column_strip };
+enum class TileKind : std::uint8_t { tile, column_strip, stream_units };
 // The body a kernel runs; each has its own tile map, shared memory need and row limits.
 enum class Body : std::uint8_t {
   gemm128_tile,   // w8a16_gemm_pipelined: 128 x 64 tiles
@@ -110,6 +119,7 @@ enum class Body : std::uint8_t {
   m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
   tc_rows_strip,  // w8a16_tc_rows(_m64): 16-, 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
   gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
+  wgmma_units,    // w8a16_wgmma_rows: persistent CTAs over 64-column units (geometry.hpp), any M
 };
 const char* body_name(Body b);
 
@@ -122,8 +132,10 @@ struct TileMap {
 // The documented map of a body (geometry.hpp); (m, n) matter for the row-tile kernel's strip width.
 TileMap documented_tile_map(Body b, std::uint32_t m, std::uint32_t n);
 // Dynamic shared memory a body declares it needs (geometry.hpp); k matters for the skinny body,
-// (m, n) for the row-tile kernel.
+// (m, n) for the row-tile kernel, m for the Hopper tier.
 std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k);
+// Threads per CTA of a body: 256, or 384 for the Hopper tier's three warpgroups.
+std::uint32_t body_threads(Body b);
 
 // The parameters passed to the kernel, in its parameter order.
 struct KernelParams {
@@ -150,6 +162,8 @@ struct Plan {
   Contract contract = Contract::canonical;
   Dim3 grid, block;
   std::uint32_t dynamic_smem = 0;
+  // Bytes of device workspace the launch needs (the backend provides it, flags zeroed; 0: none).
+  std::uint64_t workspace_bytes = 0;
   KernelParams params;
   OutputExtent extent;
   Stream stream = 0;
