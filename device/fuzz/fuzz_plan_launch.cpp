@@ -122,12 +122,17 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
        "tile map is not the body's documented map");
   // The grid covers [M, N] and has no CTA wholly outside it; the persistent tier has one CTA per
   // SM, at most one per unit, and the workspace of that grid.
-  const bool hopper = p.body == Body::wgmma_units;
+  const bool hopper = is_wgmma_body(p.body);
+  const WgVariant wv = wgmma_variant(p.body);
+  const WgChoice choice = wgmma_choice(
+      a.m, a.n, a.k, lim.multiprocessors,
+      WgPresent{static_cast<bool>(reg.resolve(KernelId::wgmma_rows)), static_cast<bool>(reg.resolve(KernelId::wgmma_rows_n128)),
+                static_cast<bool>(reg.resolve(KernelId::wgmma_rows_n128_x2))});
   if (hopper) {
-    need(p.grid.x == wgmma_ctas(a.m, a.n, lim.multiprocessors) && p.grid.y == 1, "Hopper tier grid is not min(SMs, units)");
-    need(p.workspace_bytes == wgmma_workspace_bytes(a.m, p.grid.x), "Hopper tier workspace is not its need");
-    need(wgmma_takes(a.m, a.n, a.k) && reg.resolve(KernelId::wgmma_rows) && p.kernel == KernelId::wgmma_rows,
-         "Hopper tier outside its rule or without its symbol");
+    need(p.grid.x == wgmma_ctas(a.m, a.n, lim.multiprocessors, wv) && p.grid.y == 1,
+         "Hopper tier grid is not min(SMs x CTAs per SM, units)");
+    need(p.workspace_bytes == wgmma_workspace_bytes(a.m, p.grid.x, wv), "Hopper tier workspace is not its need");
+    need(choice.takes && choice.variant == wv && reg.resolve(p.kernel), "Hopper tier off its rule or without its symbol");
   } else {
     need(p.workspace_bytes == 0, "a workspace for a body that needs none");
     need(p.grid.x == div_ceil(a.n, t.cols), "grid.x does not cover N exactly");
@@ -138,7 +143,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   }
   // Every tensor-core entry tries the Hopper tier first.
   const bool gemv_entry = call.entry == Entry::gemv_batch4_strided || call.entry == Entry::gemv_batch16_strided;
-  need(hopper == (!gemv_entry && reg.resolve(KernelId::wgmma_rows) && wgmma_takes(a.m, a.n, a.k)),
+  need(hopper == (!gemv_entry && choice.takes),
        "the Hopper tier taken by a GEMV, or passed over where it is present");
   const KernelParams& q = p.params;
   need(q.input == a.input && q.weight == a.weight && q.block_scale == a.block_scale && q.output == a.output &&

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// w8a16_wgmma_rows: the Hopper tier of the canonical fold (NUMERICS.md 2.1): wgmma.mma_async fed by
-// the tensor memory accelerator, persistent CTAs over column units (geometry.hpp).
+// w8a16_wgmma_rows, w8a16_wgmma_rows_n128: the Hopper tier of the canonical fold (NUMERICS.md 2.1):
+// wgmma.mma_async fed by the tensor memory accelerator, persistent CTAs over units (geometry.hpp).
 #include <cuda.h>  // CUtensorMap
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include "w8a16/device/geometry.hpp"
 
 // wgmma and setmaxnreg exist only in the sm_90a target: every other cubin of the module lacks the
-// symbol, its handle is zero there, and the entry points fall back to the other tiers.
+// symbols, their handles are zero there, and the entry points fall back to the other tiers.
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include "w8a16_ptx.cuh"
 #include "w8a16_tma.cuh"
@@ -22,10 +22,43 @@ struct Shape {
   std::uint32_t m, n, k, lda, ldc, steps, row_tiles, units;
 };
 
-// The operand swap (geometry.hpp): per 128-K step, a unit's 64 x 128 E4M3 codes are the A operand
-// of 8 chained wgmma m64nRk16, each thread decoding its A fragments from shared memory into
+// The CTA's steps in order (geometry.hpp's pieces: head, whole units, tail), one advance a step:
+// at.unit, at.s (the step of that unit), and the piece [at.begin, at.end) of kind at.kind.
+struct StepAt {
+  std::uint32_t unit, s, begin, end;
+  dev::WgPieceKind kind;
+};
+struct Cursor {
+  StepAt at;
+  std::uint32_t next_full, full_end, steps;
+  bool has_tail;
+  dev::WgPiece tail;
+  __device__ __forceinline__ Cursor(const dev::WgPieces& pc, std::uint32_t steps_per_unit)
+      : at{}, next_full(pc.full_begin), full_end(pc.full_end), steps(steps_per_unit), has_tail(pc.has_tail), tail(pc.tail) {
+    if (pc.has_head)
+      at = {pc.head.unit, 0, 0, pc.head.end, dev::WgPieceKind::head};
+    else
+      start_next_piece();
+  }
+  __device__ __forceinline__ void start_next_piece() {
+    if (next_full < full_end) {
+      at = {next_full++, 0, 0, steps, dev::WgPieceKind::full};
+    } else if (has_tail) {
+      at = {tail.unit, tail.begin, tail.begin, steps, dev::WgPieceKind::tail};
+      has_tail = false;
+    } else {
+      at.s = at.end = 0;  // past the range: nothing is read from here on
+    }
+  }
+  __device__ __forceinline__ void advance() {
+    if (++at.s >= at.end) start_next_piece();
+  }
+};
+
+// The operand swap (geometry.hpp): per 128-K step, a warpgroup's 64 x 128 E4M3 codes are the A
+// operand of 8 chained wgmma m64nRk16, each thread decoding its A fragments from shared memory into
 // registers, and the row tile's R x 128 BF16 are the B operand, read by wgmma from shared memory.
-// D[c][r] is the step's partial sum p for output (row r, column c) of the unit.
+// D[c][r] is the step's partial sum p for output (row r, column c).
 //
 // Fragments (PTX ISA 9.7.15.5.1, register A of m64nNk16, .bf16; warp w of the warpgroup, g = lane
 // / 4, t = lane % 4): a0 = A[16w+g][2t..2t+1], a1 = A[16w+g+8][2t..2t+1], a2 = A[16w+g][2t+8..2t+9],
@@ -33,168 +66,226 @@ struct Shape {
 // Unlike the mma.sync tiers the K positions are the ISA's own: the B operand is the activations as
 // TMA lands them, so the A fragment takes the bytes at 2t, 2t+1, 2t+8, 2t+9 of each 16-byte window
 // (two 4-byte shared loads and one byte permute per row and window).
-template <int kRows>
+//
+// kN128 = false (w8a16_wgmma_rows): 64-column units, the two consumers take the steps in turn and
+// the first folds them all; true (w8a16_wgmma_rows_n128): 128-column units, consumer c owns columns
+// 64c..64c+63 and folds them itself.
+template <int kRows, dev::WgVariant kV>
 struct WgRows {
-  static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows);
-  static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows);
-  static constexpr std::uint32_t kHalfBytes = kRows * 128;  // rows x 64 BF16
-  static constexpr int kAcc = kRows / 2;                    // 64 x kRows FP32 over 128 threads
-  static constexpr std::uint32_t kSlotFloats = dev::kWgUnitCols * kRows;
+  static constexpr bool kN128 = dev::wgmma_n128(kV);
+  static constexpr std::uint32_t kCols = dev::wgmma_unit_cols(kV);
+  static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows, kV);
+  static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
+  static constexpr std::uint32_t kWeightBytes = kCols * dev::kKBlock;  // the stage's W tile
+  static constexpr std::uint32_t kHalfBytes = kRows * 128;             // rows x 64 BF16
+  static constexpr int kAcc = kRows / 2;                               // 64 x kRows FP32 over 128 threads
+  static constexpr std::uint32_t kSlotFloats = kCols * kRows;          // one workspace slot
+  static constexpr std::uint32_t kHandoverFloats = dev::kWgWarpgroupCols * kRows;
   static constexpr std::uint32_t kOffHandover = kStages * kStageBytes;
-  static constexpr std::uint32_t kOffBarriers = kOffHandover + dev::wgmma_handover_bytes(kRows);
-  static_assert(dev::kWgAlign + kOffBarriers + dev::wgmma_barrier_bytes(kRows) == dev::wgmma_smem_bytes(kRows),
+  static constexpr std::uint32_t kOffBarriers = kOffHandover + dev::wgmma_handover_bytes(kRows, kV);
+  // The consumers that release a stage: one arrival per warp of each warpgroup that reads it.
+  static constexpr std::uint32_t kReleases = kN128 ? 8 : 4;
+  // The threads that hold acc: the first consumer, or both.
+  static constexpr std::uint32_t kFolders = kN128 ? 256 : 128;
+  static_assert(dev::kWgAlign + kOffBarriers + dev::wgmma_barrier_bytes(kRows, kV) == dev::wgmma_smem_bytes(kRows, kV),
                 "w8a16_wgmma_rows: shared memory layout differs from geometry.hpp");
   static_assert(kStageBytes % dev::kWgAlign == 0 && kHalfBytes % dev::kWgAlign == 0, "swizzle atoms");
+  static_assert(kStages >= 2, "at least two stages");
+  // setmaxnreg (run): the consumers' increase is paid from the producer's decrease, within the
+  // registers the launch gave the CTA (65,536 / (384 x CTAs per SM), in steps of 8 per thread).
+  static constexpr int kProducerRegs = 24, kConsumerRegs = kV == dev::WgVariant::n128_x2 ? 104 : 240;
+  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <=
+                    384 * (65536 / (384 * dev::wgmma_ctas_per_sm(kV)) / 8 * 8),
+                "setmaxnreg: the consumers would wait forever for registers");
 
   struct Smem {
     std::uint8_t* base;
     std::uint32_t base_addr;
-    __device__ __forceinline__ std::uint32_t stage(std::uint32_t slot) const { return base_addr + slot * kStageBytes; }
-    __device__ __forceinline__ const std::uint8_t* weights(std::uint32_t slot) const { return base + slot * kStageBytes; }
-    __device__ __forceinline__ std::uint32_t full(std::uint32_t slot) const { return base_addr + kOffBarriers + 8 * slot; }
-    __device__ __forceinline__ std::uint32_t empty(std::uint32_t slot) const { return base_addr + kOffBarriers + 8 * (kStages + slot); }
+    __device__ __forceinline__ std::uint32_t stage(std::uint32_t q) const { return base_addr + (q % kStages) * kStageBytes; }
+    __device__ __forceinline__ std::uint32_t full(std::uint32_t q) const { return base_addr + kOffBarriers + 8 * (q % kStages); }
+    __device__ __forceinline__ std::uint32_t empty(std::uint32_t q) const {
+      return base_addr + kOffBarriers + 8 * (kStages + q % kStages);
+    }
     __device__ __forceinline__ std::uint32_t hfull(std::uint32_t h) const { return base_addr + kOffBarriers + 8 * (2 * kStages + h); }
     __device__ __forceinline__ std::uint32_t hempty(std::uint32_t h) const {
       return base_addr + kOffBarriers + 8 * (2 * kStages + 2 + h);
     }
-    __device__ __forceinline__ float* handover(std::uint32_t h) const {
-      return reinterpret_cast<float*>(base + kOffHandover) + h * kSlotFloats;
+    __device__ __forceinline__ std::uint32_t handover(std::uint32_t h) const {
+      return base_addr + kOffHandover + 4 * h * kHandoverFloats;
     }
   };
 
-  // Visits the CTA's steps in order: f(unit, step, first_of_piece, last_of_piece, piece).
-  template <class F>
-  __device__ __forceinline__ static void for_each_step(const dev::WgPieces& pc, std::uint32_t steps, F&& f) {
-    if (pc.has_head)
-      for (std::uint32_t s = pc.head.begin; s < pc.head.end; ++s) f(pc.head, s);
-    for (std::uint32_t u = pc.full_begin; u < pc.full_end; ++u) {
-      const dev::WgPiece whole{u, 0, steps, dev::WgPieceKind::full};
-      for (std::uint32_t s = 0; s < steps; ++s) f(whole, s);
-    }
-    if (pc.has_tail)
-      for (std::uint32_t s = pc.tail.begin; s < pc.tail.end; ++s) f(pc.tail, s);
-  }
-
   // ---- producer: one thread issues every TMA load of the CTA, in step order --------------------
-  __device__ __forceinline__ static void produce(const Smem& sm, const Shape& sh, const dev::WgPieces& pc, const CUtensorMap* wmap,
-                                 const CUtensorMap* amap) {
+  __device__ __forceinline__ static void produce(const Smem& sm, const Shape& sh, const dev::WgPieces& pc,
+                                                 std::uint32_t range, const CUtensorMap* wmap, const CUtensorMap* amap) {
     kn::tma_prefetch_map(wmap);
     kn::tma_prefetch_map(amap);
-    std::uint32_t q = 0;
-    for_each_step(pc, sh.steps, [&](const dev::WgPiece& piece, std::uint32_t s) {
-      const std::uint32_t slot = q % kStages;
-      if (q >= kStages) kn::mbar_wait(sm.empty(slot), (q / kStages - 1) & 1);
-      const std::uint32_t col_unit = piece.unit / sh.row_tiles, row_tile = piece.unit % sh.row_tiles;
-      const std::uint32_t dst = sm.stage(slot);
-      kn::mbar_arrive_expect_tx(sm.full(slot), kStageBytes);
-      kn::tma_load_2d(dst, wmap, static_cast<int32_t>(s * dev::kKBlock),
-                      static_cast<int32_t>(col_unit * dev::kWgUnitCols), sm.full(slot));
-      const auto row0 = static_cast<int32_t>(row_tile * kRows);
-      kn::tma_load_2d(dst + dev::kWgWeightStepBytes, amap, static_cast<int32_t>(s * dev::kKBlock), row0, sm.full(slot));
-      kn::tma_load_2d(dst + dev::kWgWeightStepBytes + kHalfBytes, amap, static_cast<int32_t>(s * dev::kKBlock + 64),
-                      row0, sm.full(slot));
-      ++q;
-    });
+    Cursor cur(pc, sh.steps);
+    for (std::uint32_t q = 0; q < range; ++q, cur.advance()) {
+      if (q >= kStages) kn::mbar_wait(sm.empty(q), (q / kStages - 1) & 1);
+      const StepAt& at = cur.at;
+      const auto k0 = static_cast<int32_t>(at.s * dev::kKBlock);
+      const auto col0 = static_cast<int32_t>(at.unit / sh.row_tiles * kCols);
+      const auto row0 = static_cast<int32_t>(at.unit % sh.row_tiles * kRows);
+      const std::uint32_t dst = sm.stage(q);
+      kn::mbar_arrive_expect_tx(sm.full(q), kStageBytes);
+      kn::tma_load_2d(dst, wmap, k0, col0, sm.full(q));
+      kn::tma_load_2d(dst + kWeightBytes, amap, k0, row0, sm.full(q));
+      kn::tma_load_2d(dst + kWeightBytes + kHalfBytes, amap, k0 + 64, row0, sm.full(q));
+    }
   }
 
-  // ---- a consumer's 128-K step: decode the unit's A fragments, 8 chained wgmmas into p ----------
-  __device__ __forceinline__ static void step_mma(const Smem& sm, std::uint32_t slot, std::uint32_t warp, std::uint32_t lane,
-                                  float (&p)[kAcc]) {
+  // ---- one step of a consumer: decode its 64 W rows of stage q into A fragments ------------------
+  __device__ __forceinline__ static void decode(const Smem& sm, std::uint32_t q, std::uint32_t row_base, std::uint32_t lane,
+                                                std::uint32_t (&a)[8][4]) {
+    kn::mbar_wait(sm.full(q), (q / kStages) & 1);
     const std::uint32_t g = lane / 4, t = lane % 4;
-    const std::uint8_t* wt = sm.weights(slot);
+    // Row r = row_base + g + 8h (r % 8 == g), window j: its 16-byte chunk sits at chunk j ^ g of the
+    // 128-byte row (the TMA's 128-byte swizzle), so the 8 windows are one XOR each away from the
+    // thread's base address and the two rows an immediate 1,024 bytes apart.
+    const std::uint32_t base = sm.stage(q) + (row_base + g) * 128 + (g << 4) + ((t >> 1) << 2);
     // Bytes 2t, 2t+1 of a window's first 8 and 2t+8, 2t+9 of its last 8 (the 4-byte words at
     // 4 (t / 2) and 8 + 4 (t / 2)), in that order: the permute takes the low or high half of each.
     const std::uint32_t sel = (t & 1) ? 0x7632u : 0x5410u;
-    std::uint32_t codes[8][2];
+    auto codes = [&](int j, int h) {
+      const std::uint32_t at = base ^ (static_cast<std::uint32_t>(j) << 4);
+      return h == 0 ? kn::prmt(kn::lds_u32<0>(at), kn::lds_u32<8>(at), sel)
+                    : kn::prmt(kn::lds_u32<1024>(at), kn::lds_u32<1032>(at), sel);
+    };
     std::uint32_t nan_probe = 0;
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const std::uint32_t r = 16 * warp + g + 8 * h;  // r % 8 == g: the TMA's 128-byte swizzle
-        const std::uint8_t* at = wt + r * 128 + ((static_cast<std::uint32_t>(j) ^ g) << 4) + ((t >> 1) << 2);
-        const std::uint32_t lo = *reinterpret_cast<const std::uint32_t*>(at);
-        const std::uint32_t hi = *reinterpret_cast<const std::uint32_t*>(at + 8);
-        codes[j][h] = kn::prmt(lo, hi, sel);
-      }
-    }
-    std::uint32_t a[8][4];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
       std::uint32_t f0[2], f1[2];
-      kn::e4m3x4_to_bf16_frag_int(codes[j][0], f0, nan_probe);
-      kn::e4m3x4_to_bf16_frag_int(codes[j][1], f1, nan_probe);
+      kn::e4m3x4_to_bf16_frag_int(codes(j, 0), f0, nan_probe);
+      kn::e4m3x4_to_bf16_frag_int(codes(j, 1), f1, nan_probe);
       a[j][0] = f0[0];
       a[j][1] = f1[0];
       a[j][2] = f0[1];
       a[j][3] = f1[1];
     }
-    // NaN codes (0x7F, 0xFF) decode to +-480 above; redo this thread's fragments exactly.
+    // NaN codes (0x7F, 0xFF) decode to +-480 above: this thread reads its codes again and decodes
+    // them exactly (rare: the fast path keeps no copy of the codes, to save registers).
     if (kn::e4m3_nan_seen(nan_probe)) {
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
         std::uint32_t f0[2], f1[2];
-        kn::e4m3x4_to_bf16_frag(codes[j][0], f0);
-        kn::e4m3x4_to_bf16_frag(codes[j][1], f1);
+        kn::e4m3x4_to_bf16_frag(codes(j, 0), f0);
+        kn::e4m3x4_to_bf16_frag(codes(j, 1), f1);
         a[j][0] = f0[0];
         a[j][1] = f1[0];
         a[j][2] = f0[1];
         a[j][3] = f1[1];
       }
     }
-    const std::uint32_t act = sm.stage(slot) + dev::kWgWeightStepBytes;
+  }
+
+  // 8 chained wgmmas of stage q into p (scale-d 0 on the first: the step's p starts from +0).
+  __device__ __forceinline__ static void issue(const Smem& sm, std::uint32_t q, const std::uint32_t (&a)[8][4],
+                                               float (&p)[kAcc]) {
+    const std::uint32_t act = sm.stage(q) + kWeightBytes;
     kn::wgmma_fence();
     kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
       kn::WgmmaRs<kRows>::template mma<true>(p, a[j], kn::wgmma_desc_sw128(act + (j >> 2) * kHalfBytes + (j & 3) * 32));
     kn::wgmma_commit();
-    kn::wgmma_wait<0>();
   }
 
-  // ---- the second consumer: the odd steps; hands each p over to the first ----------------------
-  __device__ __forceinline__ static void consume_odd(const Smem& sm, std::uint32_t total, std::uint32_t tid) {
-    const std::uint32_t warp = tid / 32, lane = tid % 32;
+  // A consumer's steps q = first, first + stride, ... < range, the decode of each step overlapping
+  // the previous step's wgmmas (two fragment sets, alternating: the loop runs two steps a turn so
+  // that each set is named at compile time). f.next(q) runs after q's decode (q = range: none is
+  // left), f.done(q, p) once q's wgmmas have finished and its stage is released.
+  // The 64-column symbol's first consumer holds acc, p and the hand-over's reads: at 64 rows and
+  // more a second fragment set does not fit its registers (ptxas spills), and there the two
+  // consumers' alternation already overlaps one's decode with the other's wgmmas.
+  static constexpr bool kPipelined = kN128 || kRows < 64;
+  template <class F>
+  __device__ __forceinline__ static void consume(const Smem& sm, std::uint32_t first, std::uint32_t stride,
+                                                 std::uint32_t range, std::uint32_t row_base, std::uint32_t lane, F& f) {
+    if (first >= range) return;
     float p[kAcc];
-    for (std::uint32_t q = 1; q < total; q += 2) {
-      const std::uint32_t slot = q % kStages;
-      kn::mbar_wait(sm.full(slot), (q / kStages) & 1);
-      step_mma(sm, slot, warp, lane, p);
-      if (lane == 0) kn::mbar_arrive(sm.empty(slot));
-      const std::uint32_t i = q / 2, h = i & 1;
-      if (i >= 2) kn::mbar_wait(sm.hempty(h), (i / 2 - 1) & 1);
-      float* out = sm.handover(h);
-#pragma unroll
-      for (int r = 0; r < kAcc; ++r) out[r * 128 + tid] = p[r];
-      kn::mbar_arrive(sm.hfull(h));
+    if constexpr (!kPipelined) {  // decode, wgmmas, fold, one step after the other
+      std::uint32_t a[8][4];
+      for (std::uint32_t q = first; q < range; q += stride) {
+        decode(sm, q, row_base, lane, a);
+        f.next(q);
+        issue(sm, q, a, p);
+        kn::wgmma_wait<0>();
+        if (lane == 0) kn::mbar_arrive(sm.empty(q));
+        f.next(range);
+        f.done(q, p);
+      }
+      return;
+    } else {
+      std::uint32_t a0[8][4], a1[8][4];
+      auto turn = [&](std::uint32_t q, const std::uint32_t (&cur)[8][4], std::uint32_t (&nxt)[8][4]) {
+        issue(sm, q, cur, p);
+        const bool more = q + stride < range;
+        if (more) decode(sm, q + stride, row_base, lane, nxt);
+        f.next(more ? q + stride : range);
+        kn::wgmma_wait<0>();
+        if (lane == 0) kn::mbar_arrive(sm.empty(q));
+        f.done(q, p);
+        return more;
+      };
+      decode(sm, first, row_base, lane, a0);
+      f.next(first);
+      for (std::uint32_t q = first;; q += 2 * stride) {
+        if (!turn(q, a0, a1)) break;
+        if (!turn(q + stride, a1, a0)) break;
+      }
     }
   }
 
-  // ---- the first consumer: the even steps, and the fold of every step in order ------------------
-  __device__ __forceinline__ static void consume_even_and_fold(const Smem& sm, const Shape& sh, const dev::WgPieces& pc,
-                                               std::uint32_t tid, const float* __restrict__ block_scale,
-                                               std::uint16_t* __restrict__ output, float* workspace) {
-    const std::uint32_t warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  // ---- the fold of the steps in order, with the pieces' starts and ends (geometry.hpp) ----------
+  // Held by the threads that own acc: 64 columns x kRows (consumer `wg` of the 128-column symbol
+  // owns columns 64 wg ..).
+  struct Folder {
+    const Shape& sh;
+    const float* __restrict__ block_scale;
+    std::uint16_t* __restrict__ output;
+    float* workspace;
+    std::uint32_t tid, wg;  // thread in the warpgroup; which consumer (0 or 1) of the columns
+    Cursor folding, loading;  // the next step to fold, and the next whose scale to load
     float acc[kAcc];
-    float* const slots = workspace;
-    std::uint32_t* const flags = reinterpret_cast<std::uint32_t*>(workspace + gridDim.x * kSlotFloats);
-    std::uint32_t q = 0;
-    float sc0 = 0.f, sc1 = 0.f, sc2 = 0.f;  // the scales of the next three steps of the piece
-    for_each_step(pc, sh.steps, [&](const dev::WgPiece& piece, std::uint32_t s) {
-      const float* srow = block_scale + (piece.unit / sh.row_tiles / 2) * sh.steps;  // S[64 cu / 128]
-      if (s == piece.begin) {
-        sc0 = __ldg(srow + s);
-        sc1 = s + 1 < piece.end ? __ldg(srow + s + 1) : 0.f;
-        sc2 = s + 2 < piece.end ? __ldg(srow + s + 2) : 0.f;
-        if (piece.kind == dev::WgPieceKind::tail) {
+    // The scales of the step being folded (sc) and of the one being decoded (sc_next), loaded a step
+    // ahead; [1]: of the step after it, which the 64-column symbol's first consumer also folds.
+    float sc[2] = {0.f, 0.f}, sc_next[2] = {0.f, 0.f};
+
+    __device__ __forceinline__ Folder(const Shape& shape, const dev::WgPieces& pc, const float* __restrict__ s,
+                                      std::uint16_t* __restrict__ c, float* ws, std::uint32_t thread, std::uint32_t which)
+        : sh(shape), block_scale(s), output(c), workspace(ws), tid(thread), wg(which), folding(pc, shape.steps),
+          loading(pc, shape.steps) {}
+    // S[first column of the unit / 128][step]: both consumers of a 128-column unit share its row.
+    __device__ __forceinline__ float load_scale() {
+      const float v = __ldg(block_scale + (loading.at.unit / sh.row_tiles * kCols / 128) * sh.steps + loading.at.s);
+      loading.advance();
+      return v;
+    }
+    // Step q is decoded next (q = range: none): what was loaded becomes current, q's scales load.
+    __device__ __forceinline__ void next(std::uint32_t q, std::uint32_t range) {
+      sc[0] = sc_next[0];
+      sc[1] = sc_next[1];
+      if (q < range) sc_next[0] = load_scale();
+      if (!kN128 && q + 1 < range) sc_next[1] = load_scale();
+    }
+    // acc = fma(p, S, acc) for the next step in order, with `p(r)` its partial sums; `slot` picks sc[slot].
+    template <class P>
+    __device__ __forceinline__ void fold(int slot, P&& p) {
+      const StepAt at = folding.at;
+      folding.advance();
+      float* const slots = workspace;
+      std::uint32_t* const flags = reinterpret_cast<std::uint32_t*>(workspace + gridDim.x * kSlotFloats);
+      if (at.s == at.begin) {
+        if (at.kind == dev::WgPieceKind::tail) {
           // acc after the steps before `begin`: the previous CTA's head, written first thing there.
-          if (tid == 0) {
+          if (tid == 0 && wg == 0) {
             while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {
             }
             flags[blockIdx.x - 1] = 0;  // its one reader: zero again for the next launch
           }
-          kn::bar_sync(1, 128);
-          const float* in = slots + (blockIdx.x - 1) * kSlotFloats;
+          kn::bar_sync(1, kFolders);
+          const float* in = slots + (blockIdx.x - 1) * kSlotFloats + wg * kHandoverFloats;
 #pragma unroll
           for (int r = 0; r < kAcc; ++r) acc[r] = kn::ld_cg(in + r * 128 + tid);
         } else {
@@ -202,59 +293,44 @@ struct WgRows {
           for (int r = 0; r < kAcc; ++r) acc[r] = 0.0f;  // +0 (NUMERICS.md 2.1)
         }
       }
-      const float sc = sc0;
-      sc0 = sc1;
-      sc1 = sc2;
-      sc2 = s + 3 < piece.end ? __ldg(srow + s + 3) : 0.f;
-      if ((q & 1) == 0) {
-        const std::uint32_t slot = q % kStages;
-        kn::mbar_wait(sm.full(slot), (q / kStages) & 1);
-        float p[kAcc];
-        step_mma(sm, slot, warp, lane, p);
-        if (lane == 0) kn::mbar_arrive(sm.empty(slot));
+      const float s = sc[slot];
 #pragma unroll
-        for (int r = 0; r < kAcc; ++r) acc[r] = kn::fma_rn(p[r], sc, acc[r]);
-      } else {
-        const std::uint32_t i = q / 2, h = i & 1;
-        kn::mbar_wait(sm.hfull(h), (i / 2) & 1);
-        const float* in = sm.handover(h);
-#pragma unroll
-        for (int r = 0; r < kAcc; ++r) acc[r] = kn::fma_rn(in[r * 128 + tid], sc, acc[r]);
-        kn::mbar_arrive(sm.hempty(h));
-      }
-      ++q;
-      if (s + 1 != piece.end) return;
-      if (piece.kind == dev::WgPieceKind::head) {
-        float* out = slots + blockIdx.x * kSlotFloats;
+      for (int r = 0; r < kAcc; ++r) acc[r] = kn::fma_rn(p(r), s, acc[r]);
+      if (at.s + 1 != at.end) return;
+      if (at.kind == dev::WgPieceKind::head) {
+        float* out = slots + blockIdx.x * kSlotFloats + wg * kHandoverFloats;
 #pragma unroll
         for (int r = 0; r < kAcc; ++r) out[r * 128 + tid] = acc[r];
         __threadfence();
-        kn::bar_sync(1, 128);
-        if (tid == 0) kn::st_release_gpu(flags + blockIdx.x, 1);
+        kn::bar_sync(1, kFolders);
+        if (tid == 0 && wg == 0) kn::st_release_gpu(flags + blockIdx.x, 1);
         return;
       }
-      // C[row][col] = bf16_rne(acc) for the unit's columns and the row tile's rows inside [M, N).
-      const std::uint32_t col0 = (piece.unit / sh.row_tiles) * dev::kWgUnitCols + 16 * warp + g;
-      const std::uint32_t row0 = (piece.unit % sh.row_tiles) * kRows + 2 * t;
+      // C[row][col] = bf16_rne(acc) for the columns and the row tile's rows inside [M, N).
+      const std::uint32_t warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+      const std::uint32_t col0 = at.unit / sh.row_tiles * kCols + wg * dev::kWgWarpgroupCols + 16 * warp + g;
+      const std::uint32_t row0 = at.unit % sh.row_tiles * kRows + 2 * t;
 #pragma unroll
       for (int r = 0; r < kAcc; ++r) {
         const std::uint32_t col = col0 + ((r & 2) ? 8 : 0), row = row0 + 8 * (r / 4) + (r & 1);
-        if (row < sh.m && col < sh.n) output[static_cast<std::size_t>(row) * sh.ldc + col] = kn::f32_to_bf16_rne_bits(acc[r]);
+        if (row < sh.m && col < sh.n)
+          output[static_cast<std::size_t>(row) * sh.ldc + col] = kn::f32_to_bf16_rne_bits(acc[r]);
       }
-    });
-  }
+    }
+  };
 
-  __device__ __forceinline__ static void run(std::uint8_t* smem, const float* __restrict__ block_scale, std::uint16_t* __restrict__ output,
-                             const Shape& sh, float* workspace, const CUtensorMap* wmap, const CUtensorMap* amap) {
+  __device__ __forceinline__ static void run(std::uint8_t* smem, const float* __restrict__ block_scale,
+                                             std::uint16_t* __restrict__ output, const Shape& sh, float* workspace,
+                                             const CUtensorMap* wmap, const CUtensorMap* amap) {
     const Smem sm{smem, kn::smem_addr(smem)};
     const dev::WgPieces pc = dev::wgmma_cta_pieces(blockIdx.x, gridDim.x, sh.units, sh.steps);
-    const std::uint64_t range = std::uint64_t{sh.units} * sh.steps * (blockIdx.x + 1) / gridDim.x -
-                                std::uint64_t{sh.units} * sh.steps * blockIdx.x / gridDim.x;
-    const std::uint32_t wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    const std::uint64_t total = std::uint64_t{sh.units} * sh.steps;
+    const auto range = static_cast<std::uint32_t>(total * (blockIdx.x + 1) / gridDim.x - total * blockIdx.x / gridDim.x);
+    const std::uint32_t wg = threadIdx.x / 128, tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     if (threadIdx.x == 0) {
       for (std::uint32_t i = 0; i < kStages; ++i) {
         kn::mbar_init(sm.full(i), 1);
-        kn::mbar_init(sm.empty(i), 4);  // lane 0 of each warp of the consuming warpgroup
+        kn::mbar_init(sm.empty(i), kReleases);
       }
       for (std::uint32_t h = 0; h < 2; ++h) {
         kn::mbar_init(sm.hfull(h), 128);
@@ -263,26 +339,101 @@ struct WgRows {
       kn::mbar_fence_init();
     }
     __syncthreads();
+    // Registers (PTX ISA setmaxnreg): the producer needs few, the consumers hold acc, p and two
+    // fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
+    // back, so the CTA's launch allocation must cover the sum (or the increase waits forever):
+    // 128 x 24 + 256 x 240 = 64,512 = 384 x 168 (one CTA per SM), 128 x 24 + 256 x 104 = 29,696
+    // <= 384 x 80 = 30,720 (two CTAs per SM).
     if (wg == 0) {
-      kn::regs_dec<40>();
-      if (threadIdx.x == 0) produce(sm, sh, pc, wmap, amap);
+      kn::regs_dec<kProducerRegs>();
+      if (threadIdx.x == 0) produce(sm, sh, pc, range, wmap, amap);
       return;
     }
-    kn::regs_inc<232>();
-    if (wg == 1)
-      consume_even_and_fold(sm, sh, pc, tid, block_scale, output, workspace);
-    else
-      consume_odd(sm, static_cast<std::uint32_t>(range), tid);
+    kn::regs_inc<kConsumerRegs>();
+    const std::uint32_t consumer = wg - 1;
+    if (kN128) {
+      // Every step, this consumer's 64 columns of the 128.
+      struct Own {
+        Folder fold;
+        std::uint32_t range;
+        __device__ __forceinline__ void next(std::uint32_t q) { fold.next(q, range); }
+        __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
+          fold.fold(0, [&](int r) { return p[r]; });
+        }
+      } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer), range};
+      consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f);
+    } else if (consumer == 0) {
+      // The even steps, and the fold of every step: its own p, then the odd step's from the hand-over.
+      struct Even {
+        Folder fold;
+        const Smem& sm;
+        std::uint32_t range, tid;
+        __device__ __forceinline__ void next(std::uint32_t q) { fold.next(q, range); }
+        __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
+          fold.fold(0, [&](int r) { return p[r]; });
+          if (q + 1 >= range) return;
+          const std::uint32_t i = q / 2, h = i & 1;  // the odd step q + 1 is the second consumer's i-th
+          kn::mbar_wait(sm.hfull(h), (i / 2) & 1);
+          const std::uint32_t in = sm.handover(h) + 4 * tid;
+          fold.fold(1, [&](int r) { return kn::lds_f32(in + 4 * 128 * r); });
+          kn::mbar_arrive(sm.hempty(h));
+        }
+      } f{Folder(sh, pc, block_scale, output, workspace, tid, 0), sm, range, tid};
+      consume(sm, 0, 2, range, 16 * warp, lane, f);
+    } else {
+      // The odd steps: each p handed over in a two-slot ring.
+      struct Odd {
+        const Smem& sm;
+        std::uint32_t tid;
+        __device__ __forceinline__ void next(std::uint32_t) {}
+        __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
+          const std::uint32_t i = q / 2, h = i & 1;
+          if (i >= 2) kn::mbar_wait(sm.hempty(h), (i / 2 - 1) & 1);
+          const std::uint32_t out = sm.handover(h) + 4 * tid;
+#pragma unroll
+          for (int r = 0; r < kAcc; ++r) kn::sts_f32(out + 4 * 128 * r, p[r]);
+          kn::mbar_arrive(sm.hfull(h));
+        }
+      } f{sm, tid};
+      consume(sm, 1, 2, range, 16 * warp, lane, f);
+    }
   }
 };
 
+template <dev::WgVariant kV>
+__device__ __forceinline__ void wgmma_rows_body(const float* __restrict__ block_scale, uint16_t* __restrict__ output,
+                                                uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                                                uint32_t c_row_stride, float* workspace, const CUtensorMap* wmap,
+                                                const CUtensorMap* amap, unsigned char* smem_raw) {
+  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
+      (reinterpret_cast<std::uintptr_t>(smem_raw) + dev::kWgAlign - 1) & ~std::uintptr_t{dev::kWgAlign - 1});
+  const Shape sh{m, n, k, a_row_stride, c_row_stride, k / dev::kKBlock, dev::wgmma_row_tiles(m),
+                 dev::wgmma_units(m, n, kV)};
+  if constexpr (kV == dev::WgVariant::n128_x2) {  // up to 16 rows (geometry.hpp)
+    if (dev::wgmma_tile_rows(m) == 8)
+      WgRows<8, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+    else
+      WgRows<16, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+    return;
+  } else {  // from 17 rows (plan.hpp wgmma_choice: below, the two-CTA symbol or none)
+    switch (dev::wgmma_tile_rows(m)) {
+      case 24: WgRows<24, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
+      case 32: WgRows<32, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
+      case 48: WgRows<48, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
+      case 64: WgRows<64, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
+      case 96: WgRows<96, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
+      default: WgRows<128, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+    }
+  }
+}
+
 }  // namespace
 
-// Grid (wgmma_ctas(m, n, SMs), 1, 1), 384 threads, wgmma_smem_bytes(m) of dynamic shared memory;
-// `workspace` holds wgmma_workspace_bytes(m, grid) bytes whose flags are zero; `wmap` is W as a
-// 2-D UINT8 tensor {k, n} with box {128, 64}, `amap` A as a 2-D UINT16 tensor {k, m} (row pitch
-// a_row_stride) with box {64, wgmma_tile_rows(m)}, both in the 128-byte swizzle (the CUDA backend
-// encodes them; device/README.md, the kernel ABI).
+// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), 384 threads, wgmma_smem_bytes(m, k64) of dynamic
+// shared memory; `workspace` holds wgmma_workspace_bytes(m, grid, k64) bytes whose flags are zero;
+// `wmap` is W as a 2-D UINT8 tensor {k, n} with box {128, 64}, `amap` A as a 2-D UINT16 tensor
+// {k, m} (row pitch a_row_stride) with box {64, wgmma_tile_rows(m)}, both in the 128-byte swizzle
+// (the CUDA backend encodes them; device/README.md, the kernel ABI).
 extern "C" __global__ void __launch_bounds__(384, 1)
     w8a16_wgmma_rows(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                      const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
@@ -291,23 +442,34 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   (void)input;
   (void)weight;  // read through the tensor maps
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
-      (reinterpret_cast<std::uintptr_t>(smem_raw) + dev::kWgAlign - 1) & ~std::uintptr_t{dev::kWgAlign - 1});
-  const std::uint32_t rows = dev::wgmma_tile_rows(m);
-  const Shape sh{m, n, k, a_row_stride, c_row_stride, k / dev::kKBlock, dev::wgmma_row_tiles(m),
-                                     dev::wgmma_units(m, n)};
-#define W8A16_WG_CASE(R) \
-  case R: WgRows<R>::run(smem, block_scale, output, sh, workspace, &wmap, &amap); break;
-  switch (rows) {
-    W8A16_WG_CASE(8)
-    W8A16_WG_CASE(16)
-    W8A16_WG_CASE(24)
-    W8A16_WG_CASE(32)
-    W8A16_WG_CASE(48)
-    W8A16_WG_CASE(64)
-    W8A16_WG_CASE(96)
-    default: WgRows<128>::run(smem, block_scale, output, sh, workspace, &wmap, &amap);
-  }
-#undef W8A16_WG_CASE
+  wgmma_rows_body<dev::WgVariant::k64>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap, &amap, smem_raw);
+}
+
+// The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_smem_bytes(m,
+// n128), wgmma_workspace_bytes(m, grid, n128), `wmap` in boxes of {128, 128}.
+extern "C" __global__ void __launch_bounds__(384, 1)
+    w8a16_wgmma_rows_n128(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
+                          const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
+                          uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
+                          const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
+  (void)input;
+  (void)weight;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  wgmma_rows_body<dev::WgVariant::n128>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap, &amap, smem_raw);
+}
+
+// 128-column units with two CTAs per SM, 1 <= m <= 16: grid (wgmma_ctas(m, n, SMs, n128_x2), 1, 1),
+// wgmma_smem_bytes(m, n128_x2), wgmma_workspace_bytes(m, grid, n128_x2), `wmap` in boxes of
+// {128, 128}.
+extern "C" __global__ void __launch_bounds__(384, 2)
+    w8a16_wgmma_rows_n128_x2(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
+                             const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
+                             uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
+                             const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
+  (void)input;
+  (void)weight;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  wgmma_rows_body<dev::WgVariant::n128_x2>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap,
+                                           &amap, smem_raw);
 }
 #endif

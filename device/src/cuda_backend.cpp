@@ -201,8 +201,9 @@ Status CudaBackend::workspace_for(Stream stream, std::uint64_t bytes, std::uint6
 
 namespace {
 
-// The tensor maps of w8a16_wgmma_rows (its ABI, device/README.md): W as UINT8 {k, n} (row pitch k)
-// in boxes of {128, 64}; A as UINT16 {k, m} (row pitch 2 a_row_stride bytes) in boxes of {64, rows};
+// The tensor maps of the Hopper tier (its ABI, device/README.md): W as UINT8 {k, n} (row pitch k)
+// in boxes of {128, unit columns}; A as UINT16 {k, m} (row pitch 2 a_row_stride bytes) in boxes of
+// {64, rows};
 // both in the 128-byte swizzle, out-of-range elements read as zero.
 Status encode_maps(const cuda::Driver* d, const Plan& p, CUtensorMap* wmap, CUtensorMap* amap) {
   const KernelParams& q = p.params;
@@ -210,7 +211,7 @@ Status encode_maps(const cuda::Driver* d, const Plan& p, CUtensorMap* wmap, CUte
   {
     const cuuint64_t dims[2] = {q.k, q.n};
     const cuuint64_t strides[1] = {q.k};
-    const cuuint32_t box[2] = {kKBlock, kWgUnitCols};
+    const cuuint32_t box[2] = {kKBlock, wgmma_unit_cols(wgmma_variant(p.body))};
     if (CUresult r = d->cuTensorMapEncodeTiled(wmap, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, reinterpret_cast<void*>(q.weight),
                                                dims, strides, box, unit_stride, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

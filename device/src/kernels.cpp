@@ -14,6 +14,8 @@ const char* kernel_name(KernelId id) {
     case KernelId::gemv_batch4_strided: return "w8a16_gemv_batch4_strided";
     case KernelId::gemv_batch16_strided: return "w8a16_gemv_batch16_strided";
     case KernelId::wgmma_rows: return "w8a16_wgmma_rows";
+    case KernelId::wgmma_rows_n128: return "w8a16_wgmma_rows_n128";
+    case KernelId::wgmma_rows_n128_x2: return "w8a16_wgmma_rows_n128_x2";
   }
   return "unknown";
 }
@@ -36,7 +38,12 @@ StaticRegistry StaticRegistry::all_present() {
 
 StaticRegistry StaticRegistry::none_present() { return StaticRegistry{}; }
 
-StaticRegistry StaticRegistry::without_hopper_tier() { return all_present().set_present(KernelId::wgmma_rows, false); }
+StaticRegistry StaticRegistry::without_hopper_tier() {
+  return all_present()
+      .set_present(KernelId::wgmma_rows, false)
+      .set_present(KernelId::wgmma_rows_n128, false)
+      .set_present(KernelId::wgmma_rows_n128_x2, false);
+}
 
 StaticRegistry& StaticRegistry::set_present(KernelId id, bool present) {
   const auto i = static_cast<std::size_t>(id);

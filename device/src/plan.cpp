@@ -20,6 +20,8 @@ KernelId kernel_of(Body b, Entry e, std::uint32_t m) {
     case Body::gemv_strip:
       return e == Entry::gemv_batch4_strided ? KernelId::gemv_batch4_strided : KernelId::gemv_batch16_strided;
     case Body::wgmma_units: return KernelId::wgmma_rows;
+    case Body::wgmma_units128: return KernelId::wgmma_rows_n128;
+    case Body::wgmma_units128_x2: return KernelId::wgmma_rows_n128_x2;
   }
   return KernelId::gemm_pipelined;
 }
@@ -67,6 +69,8 @@ const char* body_name(Body b) {
     case Body::tc_rows_strip: return "tc_rows_strip";
     case Body::gemv_strip: return "gemv_strip";
     case Body::wgmma_units: return "wgmma_units";
+    case Body::wgmma_units128: return "wgmma_units128";
+    case Body::wgmma_units128_x2: return "wgmma_units128_x2";
   }
   return "unknown";
 }
@@ -79,12 +83,15 @@ TileMap documented_tile_map(Body b, std::uint32_t m, std::uint32_t n) {
     case Body::m64_tile: return {TileKind::tile, kM64TileRows, kM64TileCols, 0};
     case Body::tc_rows_strip: return {TileKind::column_strip, 0, tc_rows_cols(m, n), 0};
     case Body::gemv_strip: return {TileKind::column_strip, 0, kGemvColsPerCta, 0};
-    case Body::wgmma_units: return {TileKind::stream_units, wgmma_tile_rows(m), kWgUnitCols, 0};
+    case Body::wgmma_units:
+    case Body::wgmma_units128:
+    case Body::wgmma_units128_x2:
+      return {TileKind::stream_units, wgmma_tile_rows(m), wgmma_unit_cols(wgmma_variant(b)), 0};
   }
   return {};
 }
 
-std::uint32_t body_threads(Body b) { return b == Body::wgmma_units ? kWgThreads : kThreadsPerCta; }
+std::uint32_t body_threads(Body b) { return is_wgmma_body(b) ? kWgThreads : kThreadsPerCta; }
 
 std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   switch (b) {
@@ -94,7 +101,9 @@ std::uint32_t body_smem_bytes(Body b, std::uint32_t m, std::uint32_t n, std::uin
     case Body::m64_tile: return kM64SmemBytes;  // seed: the m64 launch sets no dynamic smem
     case Body::tc_rows_strip: return tc_rows_smem_bytes(m, n);
     case Body::gemv_strip: return kGemvSmemBytes;
-    case Body::wgmma_units: return wgmma_smem_bytes(m);
+    case Body::wgmma_units:
+    case Body::wgmma_units128:
+    case Body::wgmma_units128_x2: return wgmma_smem_bytes(m, wgmma_variant(b));
   }
   return 0;
 }
@@ -129,11 +138,15 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
     }
   };
   // Every tensor-core entry tries the Hopper tier first; the GEMVs keep their own contract.
-  const KernelHandle wg = registry.resolve(KernelId::wgmma_rows);
+  const KernelHandle wg64 = registry.resolve(KernelId::wgmma_rows), wg128 = registry.resolve(KernelId::wgmma_rows_n128),
+                     wg128x2 = registry.resolve(KernelId::wgmma_rows_n128_x2);
   const bool tensor_core = e != Entry::gemv_batch4_strided && e != Entry::gemv_batch16_strided;
-  if (tensor_core && wg && wgmma_takes(a.m, a.n, a.k)) {
-    body = Body::wgmma_units;
-    handle = wg;
+  const WgChoice wg = wgmma_choice(a.m, a.n, a.k, limits.multiprocessors,
+                                   WgPresent{static_cast<bool>(wg64), static_cast<bool>(wg128), static_cast<bool>(wg128x2)});
+  if (tensor_core && wg.takes) {
+    body = wg.variant == WgVariant::k64 ? Body::wgmma_units
+           : wg.variant == WgVariant::n128 ? Body::wgmma_units128 : Body::wgmma_units128_x2;
+    handle = wg.variant == WgVariant::k64 ? wg64 : wg.variant == WgVariant::n128 ? wg128 : wg128x2;
   } else switch (e) {
     case Entry::gemm_pipelined: body = Body::gemm128_tile; break;
     case Entry::gemm_pipelined_m32:
@@ -166,11 +179,11 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
   if (p.tile.kind == TileKind::tile)
     p.grid = Dim3{div_ceil(a.n, p.tile.cols), div_ceil(a.m, p.tile.rows), 1};
   else if (p.tile.kind == TileKind::stream_units)
-    p.grid = Dim3{wgmma_ctas(a.m, a.n, limits.multiprocessors), 1, 1};
+    p.grid = Dim3{wgmma_ctas(a.m, a.n, limits.multiprocessors, wgmma_variant(body)), 1, 1};
   else
     p.grid = Dim3{div_ceil(a.n, p.tile.cols), 1, 1};
   p.dynamic_smem = body_smem_bytes(body, a.m, a.n, a.k);
-  if (body == Body::wgmma_units) p.workspace_bytes = wgmma_workspace_bytes(a.m, p.grid.x);
+  if (is_wgmma_body(body)) p.workspace_bytes = wgmma_workspace_bytes(a.m, p.grid.x, wgmma_variant(body));
   p.params = KernelParams{a.input, a.weight, a.block_scale, a.output, a.m, a.n, a.k, a.a_row_stride, a.c_row_stride};
   p.extent = OutputExtent{a.output, a.m, a.n, a.c_row_stride};
   p.stream = a.stream;

@@ -22,6 +22,8 @@ bool body_belongs_to(Body b, KernelId k) {
     case KernelId::gemv_batch4_strided:
     case KernelId::gemv_batch16_strided: return b == Body::gemv_strip;
     case KernelId::wgmma_rows: return b == Body::wgmma_units;
+    case KernelId::wgmma_rows_n128: return b == Body::wgmma_units128;
+    case KernelId::wgmma_rows_n128_x2: return b == Body::wgmma_units128_x2;
   }
   return false;
 }
@@ -36,16 +38,20 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
   if (!(p.block == Dim3{threads, 1, 1}))
     log.add(FindingKind::block_mismatch,
             who + "block " + dims(p.block) + " is not the body's (" + std::to_string(threads) + ", 1, 1)");
-  const std::uint64_t workspace = p.body == Body::wgmma_units ? wgmma_workspace_bytes(q.m, p.grid.x) : 0;
+  const WgVariant wv = wgmma_variant(p.body);
+  const std::uint64_t workspace = is_wgmma_body(p.body) ? wgmma_workspace_bytes(q.m, p.grid.x, wv) : 0;
   if (p.workspace_bytes != workspace)
     log.add(FindingKind::workspace_mismatch, who + "workspace_bytes=" + std::to_string(p.workspace_bytes) +
                                                  " differs from the body's need " + std::to_string(workspace) +
                                                  " at grid.x=" + std::to_string(p.grid.x) + " (geometry.hpp)");
-  if (p.body == Body::wgmma_units && q.m >= 1 && q.n >= 1 && q.k >= kKBlock &&
-      (p.grid.x < 1 || p.grid.x > wgmma_units(q.m, q.n) || p.grid.y != 1 || p.grid.z != 1))
+  if (is_wgmma_body(p.body) && q.m >= 1 && q.n >= 1 && q.k >= kKBlock &&
+      (p.grid.x < 1 || p.grid.x > wgmma_units(q.m, q.n, wv) || p.grid.y != 1 || p.grid.z != 1))
     log.add(FindingKind::grid_over_limit,
             who + "grid " + dims(p.grid) + ": the persistent tier needs 1 <= grid.x <= its " +
-                std::to_string(wgmma_units(q.m, q.n)) + " units (every CTA's range at least one unit), grid.y = grid.z = 1");
+                std::to_string(wgmma_units(q.m, q.n, wv)) + " units (every CTA's range at least one unit), grid.y = grid.z = 1");
+  if (is_wgmma_body(p.body) && !wgmma_runs_rows(wv, q.m))
+    log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": this symbol has no row tile for it " +
+                                            "(the two-CTA symbol runs 1..16 rows, the others 17 and more: geometry.hpp)");
 
   const std::uint32_t need = body_smem_bytes(p.body, q.m, q.n, q.k);
   if (p.dynamic_smem != need)

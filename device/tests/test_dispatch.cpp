@@ -142,10 +142,33 @@ struct Expect {
   KernelId kernel;
   Body body;
 };
+// The Hopper tier's rule (plan.hpp wgmma_choice), written out for 132 SMs: up to 16 rows only its
+// two-CTA symbol, where 128-column units number 264 or more; 17..32 rows where they number more
+// than 66; from 33 rows always; the 128-column symbol where they number more than 66, else the
+// 64-column one (whichever the module has).
+struct Hopper {
+  bool takes;
+  KernelId kernel;
+  Body body;
+};
+Hopper hopper_rule(std::uint32_t m, std::uint32_t n, bool wg64, bool wg128, bool wg128x2) {
+  const std::uint32_t rows = m <= 8 ? 8 : m <= 16 ? 16 : m <= 24 ? 24 : m <= 32 ? 32 : m <= 48 ? 48 : m <= 64 ? 64 : m <= 96 ? 96 : 128;
+  const std::uint64_t units128 = std::uint64_t{(n + 127) / 128} * ((m + rows - 1) / rows);
+  if (m <= 16) {
+    if (wg128x2 && units128 >= 264) return {true, KernelId::wgmma_rows_n128_x2, Body::wgmma_units128_x2};
+    return {false, KernelId::gemm_pipelined, Body::gemm128_tile};
+  }
+  if (m <= 32 && units128 <= 66) return {false, KernelId::gemm_pipelined, Body::gemm128_tile};
+  if (wg128 && (units128 > 66 || !wg64)) return {true, KernelId::wgmma_rows_n128, Body::wgmma_units128};
+  if (wg64) return {true, KernelId::wgmma_rows, Body::wgmma_units};
+  return {false, KernelId::gemm_pipelined, Body::gemm128_tile};
+}
+
 Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, bool m32, bool m64, bool tc,
-                 bool wg) {
+                 bool wg64, bool wg128, bool wg128x2) {
   if (m == 0 || !k_ok(k)) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};
-  if (wg) return {false, KernelId::wgmma_rows, Body::wgmma_units};  // the Hopper tier goes first
+  // The Hopper tier goes first.
+  if (const Hopper h = hopper_rule(m, n, wg64, wg128, wg128x2); h.takes) return {false, h.kernel, h.body};
 
   const bool tc_takes = tc && tc_rule(m, n, k);
   if (m <= 32 && m32) {
@@ -162,14 +185,17 @@ Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, b
 
 TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
   int planned = 0;
-  for (int mask = 0; mask < 32; ++mask) {
-    const bool full = mask & 1, m32 = mask & 2, m64 = mask & 4, tc = mask & 8, wg = mask & 16;
+  for (int mask = 0; mask < 128; ++mask) {
+    const bool full = mask & 1, m32 = mask & 2, m64 = mask & 4, tc = mask & 8, wg64 = mask & 16, wg128 = mask & 32,
+               wg128x2 = mask & 64;
     StaticRegistry reg = StaticRegistry::all_present();
     reg.set_present(KernelId::tc_rows, tc);
     reg.set_present(KernelId::tc_rows_m64, tc);
-    reg.set_present(KernelId::wgmma_rows, wg);
+    reg.set_present(KernelId::wgmma_rows, wg64);
+    reg.set_present(KernelId::wgmma_rows_n128, wg128);
+    reg.set_present(KernelId::wgmma_rows_n128_x2, wg128x2);
     for (std::uint32_t m = 0; m <= 200; ++m)
-      for (std::uint32_t n : {33u, 3968u, 4096u, 10113u})
+      for (std::uint32_t n : {33u, 3968u, 4096u, 8449u, 10113u, 16897u, 33793u})
       for (std::uint32_t k : kKs) {
         if (static_cast<std::uint64_t>(n) * k > kMaxElementOffsets) continue;  // refused for its size
         Call c;
@@ -179,7 +205,7 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
         c.m64_kernel = m64 ? reg.resolve(KernelId::gemm_pipelined_m64) : kZero;
         c.args = args_for(m, n, k);
         const Planned p = plan_launch(c, reg, DeviceLimits::h200());
-        const Expect e = by_m_rule(m, n, k, full, m32, m64, tc, wg);
+        const Expect e = by_m_rule(m, n, k, full, m32, m64, tc, wg64, wg128, wg128x2);
         ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask << ": "
                                     << p.status.message;
         if (!p.ok()) continue;
@@ -267,20 +293,40 @@ TEST(Dispatch, EveryTensorCoreEntryTriesTheHopperTierFirst) {
   const Entry tensor_core[] = {Entry::gemm_pipelined,     Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
                                Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided,
                                Entry::gemm_pipelined_by_m};
+  struct Shape3 {
+    std::uint32_t m, n;
+    Body body;
+  };
   for (Entry e : tensor_core)
-    for (std::uint32_t m : {1u, 7u, 16u, 33u, 64u, 65u, 129u, 512u})
+    for (const Shape3& sh : {Shape3{33, 77, Body::wgmma_units}, Shape3{64, 77, Body::wgmma_units},
+                             Shape3{65, 77, Body::wgmma_units}, Shape3{512, 77, Body::wgmma_units},
+                             Shape3{17, 8577, Body::wgmma_units128}, Shape3{129, 8577, Body::wgmma_units128},
+                             Shape3{1, 33793, Body::wgmma_units128_x2}, Shape3{16, 51200, Body::wgmma_units128_x2}})
       for (std::uint32_t k : {128u, 5248u}) {
         Call c;
         c.entry = e;
         c.kernel = KernelHandle{};  // the entry's own handle is not needed when the tier takes it
-        c.args = args_for(m, 77, k);
+        c.args = args_for(sh.m, sh.n, k);
         const Planned p = plan_launch(c, reg, DeviceLimits::h200());
-        ASSERT_TRUE(p.ok()) << entry_name(e) << " m=" << m << ": " << p.status.message;
-        EXPECT_EQ(p.plan.body, Body::wgmma_units) << entry_name(e) << " m=" << m;
-        EXPECT_EQ(p.plan.kernel, KernelId::wgmma_rows);
-        EXPECT_EQ(p.plan.handle, reg.resolve(KernelId::wgmma_rows));
+        ASSERT_TRUE(p.ok()) << entry_name(e) << " m=" << sh.m << ": " << p.status.message;
+        EXPECT_EQ(p.plan.body, sh.body) << entry_name(e) << " m=" << sh.m << " n=" << sh.n;
+        EXPECT_EQ(p.plan.handle, reg.resolve(p.plan.kernel));
         EXPECT_EQ(p.plan.contract, Contract::canonical);
       }
+  // Where the seed's tiers measured faster the tier declines: up to 16 rows short of 264
+  // 128-column units, 17..32 rows at 66 or fewer.
+  for (const Shape3& sh : {Shape3{1, 33664, Body::tc_rows_strip}, Shape3{16, 12288, Body::tc_rows_strip},
+                           Shape3{32, 8448, Body::tc_rows_strip}, Shape3{4, 77, Body::m32_skinny}}) {
+    Call c;
+    c.entry = Entry::gemm_pipelined_m32_strided;
+    c.kernel = reg.resolve(KernelId::gemm_pipelined_m32);
+    c.args = args_for(sh.m, sh.n, 256);
+    c.args.a_row_stride = 256;
+    c.args.c_row_stride = sh.n;
+    const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+    ASSERT_TRUE(p.ok()) << p.status.message;
+    EXPECT_EQ(p.plan.body, sh.body) << "m=" << sh.m << " n=" << sh.n;
+  }
   for (Entry e : {Entry::gemv_batch4_strided, Entry::gemv_batch16_strided}) {
     Call c;
     c.entry = e;
@@ -306,28 +352,43 @@ TEST(Dispatch, HopperTierGeometryFollowsTheRows) {
     EXPECT_TRUE(p.ok()) << p.status.message;
     return p.plan;
   };
+  // (m, row tile, CTAs per SM, stages) at N = 51200 (400 128-column units per row tile): the
+  // stages fill the shared memory a CTA may have (232,448 bytes, or 115,712 with two CTAs per SM)
+  // beside the barriers, at most 8. Up to 16 rows, two CTAs per SM.
   struct Want {
-    std::uint32_t m, rows, stages;
+    std::uint32_t m, rows, per_sm, stages;
   };
-  for (const Want& w : {Want{1, 8, 8}, Want{9, 16, 8}, Want{17, 24, 8}, Want{32, 32, 8}, Want{33, 48, 8},
-                        Want{64, 64, 6}, Want{65, 96, 5}, Want{97, 128, 4}, Want{512, 128, 4}}) {
+  for (const Want& w : {Want{1, 8, 2, 6}, Want{9, 16, 2, 5}, Want{17, 24, 1, 8}, Want{32, 32, 1, 8},
+                        Want{33, 48, 1, 8}, Want{64, 64, 1, 7}, Want{65, 96, 1, 5}, Want{97, 128, 1, 4},
+                        Want{512, 128, 1, 4}}) {
     const Plan p = plan(w.m, 51200, 5120);
-    const std::uint32_t stage = 64 * 128 + w.rows * 256, handover = 2 * 64 * w.rows * 4;
+    const std::uint32_t stage = 128 * 128 + w.rows * 256, budget = w.per_sm == 2 ? 115712 : 232448;
+    EXPECT_EQ(p.body, w.per_sm == 2 ? Body::wgmma_units128_x2 : Body::wgmma_units128) << w.m;
     EXPECT_EQ(p.tile.kind, TileKind::stream_units) << w.m;
     EXPECT_EQ(p.tile.rows, w.rows) << w.m;
-    EXPECT_EQ(p.tile.cols, 64u);
+    EXPECT_EQ(p.tile.cols, 128u) << w.m;
     EXPECT_EQ(p.block, (Dim3{384, 1, 1}));
-    EXPECT_EQ(p.grid, (Dim3{132, 1, 1})) << w.m;  // 800 column units or more: one CTA per SM
-    EXPECT_EQ(p.dynamic_smem, 1024 + w.stages * stage + handover + 8 * (2 * w.stages + 4)) << w.m;
-    EXPECT_LE(p.dynamic_smem, lim.max_dynamic_smem_per_block) << w.m;
-    EXPECT_EQ(p.workspace_bytes, 132ull * (4 * 64 * w.rows + 4)) << w.m;
+    EXPECT_EQ(p.grid, (Dim3{132 * w.per_sm, 1, 1})) << w.m;
+    EXPECT_EQ(p.dynamic_smem, 1024 + w.stages * stage + 8 * (2 * w.stages + 4)) << w.m;
+    EXPECT_LE(p.dynamic_smem, budget) << w.m;
+    if (w.stages < 8) EXPECT_GT(p.dynamic_smem + stage, budget) << w.m;  // no room for one more
+    EXPECT_EQ(p.workspace_bytes, 132ull * w.per_sm * (4 * 128 * w.rows + 4)) << w.m;
   }
-  // Fewer units than SMs: one CTA per unit. (2048 columns, 1 row tile) = 32 units; 2 row tiles at 129..256 rows.
-  EXPECT_EQ(plan(5, 2048, 4096).grid, (Dim3{32, 1, 1}));
+  // The 64-column symbol (few 128-column units): its hand-over beside the stages.
+  {
+    const Plan p = plan(40, 2048, 4096);  // 16 128-column units: 64-column ones, 32 CTAs
+    EXPECT_EQ(p.body, Body::wgmma_units);
+    EXPECT_EQ(p.tile.cols, 64u);
+    EXPECT_EQ(p.grid, (Dim3{32, 1, 1}));
+    const std::uint32_t stage = 64 * 128 + 48 * 256, handover = 2 * 64 * 48 * 4;
+    EXPECT_EQ(p.dynamic_smem, 1024 + 8 * stage + handover + 8 * (2 * 8 + 4));
+    EXPECT_EQ(p.workspace_bytes, 32ull * (4 * 64 * 48 + 4));
+  }
+  // Fewer units than SMs: one CTA per unit; 2 row tiles at 129..256 rows.
   EXPECT_EQ(plan(200, 2048, 4096).grid, (Dim3{64, 1, 1}));
-  EXPECT_EQ(plan(1, 1, 128).grid, (Dim3{1, 1, 1}));
+  EXPECT_EQ(plan(40, 1, 128).grid, (Dim3{1, 1, 1}));
   lim.multiprocessors = 7;
-  EXPECT_EQ(plan(1, 2048, 128).grid, (Dim3{7, 1, 1}));
+  EXPECT_EQ(plan(40, 2048, 128).grid, (Dim3{7, 1, 1}));
 }
 
 TEST(Registry, ResolvesByIdAndByNameAndZeroesWhatIsAbsent) {

@@ -28,7 +28,7 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   const std::uint32_t ldc_pad = *rc::gen::inRange<std::uint32_t>(0, 9);
   StaticRegistry reg = StaticRegistry::all_present();
   for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows, KernelId::tc_rows_m64,
-                      KernelId::wgmma_rows})
+                      KernelId::wgmma_rows, KernelId::wgmma_rows_n128})
     reg.set_present(id, *rc::gen::arbitrary<bool>());
   DeviceLimits lim = DeviceLimits::h200();
   lim.multiprocessors = *rc::gen::inRange<std::uint32_t>(1, 140);
@@ -70,7 +70,8 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   RC_CLASSIFY(sim.plans().front().body == Body::m64_tile, "m64 tile");
   RC_CLASSIFY(sim.plans().front().body == Body::gemm128_tile, "128 tile");
   RC_CLASSIFY(sim.plans().front().body == Body::gemv_strip, "gemv");
-  RC_CLASSIFY(sim.plans().front().body == Body::wgmma_units, "hopper tier");
+  RC_CLASSIFY(sim.plans().front().body == Body::wgmma_units, "hopper tier, 64-column units");
+  RC_CLASSIFY(sim.plans().front().body == Body::wgmma_units128, "hopper tier, 128-column units");
   std::vector<std::uint16_t> got(c_elems);
   RC_ASSERT(c->download(got.data(), c_elems * 2).ok());
   RC_ASSERT(got == testing::expected_for(sh, sim.plans().front().contract == Contract::gemv));

@@ -179,7 +179,9 @@ TEST(PlantedBug, RowTileBodyInTheWrongSymbolIsCaught) {
 
 // ---- the Hopper tier's persistent map ---------------------------------------------------------
 // 7 SMs over 9 column units of 5 steps: every CTA's range cuts a unit, so heads, tails and the
-// workspace chain are all exercised.
+// workspace chain are all exercised. 20 rows and a module whose Hopper tier has only its 64-column
+// symbol.
+StaticRegistry only_wgmma64() { return StaticRegistry::without_hopper_tier().set_present(KernelId::wgmma_rows, true); }
 DeviceLimits seven_sms() {
   DeviceLimits l = DeviceLimits::h200();
   l.multiprocessors = 7;
@@ -187,7 +189,7 @@ DeviceLimits seven_sms() {
 }
 
 TEST(PlantedBug, HopperTierUnmutatedPlanHasNoFinding) {
-  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, only_wgmma64(), seven_sms());
   ASSERT_EQ(f.plan.body, Body::wgmma_units);
   ASSERT_EQ(f.plan.grid, (Dim3{7, 1, 1}));
   const Status st = f.sim.execute(f.plan);
@@ -195,27 +197,38 @@ TEST(PlantedBug, HopperTierUnmutatedPlanHasNoFinding) {
 }
 
 TEST(PlantedBug, HopperTierWorkspaceOtherThanTheNeedIsCaught) {
-  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, only_wgmma64(), seven_sms());
   f.plan.workspace_bytes -= 4;  // one flag short
   f.expect_caught(FindingKind::workspace_mismatch);
 }
 
 TEST(PlantedBug, HopperTierGridPastItsUnitsIsCaught) {
   // 10 CTAs over 9 units: some range would be shorter than a unit (a unit cut twice).
-  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, only_wgmma64(), seven_sms());
   f.plan.grid.x = 10;
-  f.plan.workspace_bytes = wgmma_workspace_bytes(5, 10);
+  f.plan.workspace_bytes = wgmma_workspace_bytes(20, 10, WgVariant::k64);
   f.expect_caught(FindingKind::grid_over_limit);
 }
 
 TEST(PlantedBug, HopperTierWithTheSeedsBlockIsCaught) {
-  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{5, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, only_wgmma64(), seven_sms());
   f.plan.block.x = 256;  // two warpgroups: no producer, or one consumer short
   f.expect_caught(FindingKind::block_mismatch);
 }
 
+TEST(PlantedBug, HopperTierSymbolWithoutTheRowTileIsCaught) {
+  // The 64-column symbol has no row tile below 17 rows (the two-CTA symbol's range).
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, only_wgmma64(), seven_sms());
+  f.plan.params.m = 12;
+  f.plan.extent.m = 12;
+  f.plan.tile = documented_tile_map(Body::wgmma_units, 12, 520);
+  f.plan.dynamic_smem = wgmma_smem_bytes(12, WgVariant::k64);
+  f.plan.workspace_bytes = wgmma_workspace_bytes(12, f.plan.grid.x, WgVariant::k64);
+  f.expect_caught(FindingKind::body_mismatch);
+}
+
 TEST(PlantedBug, HopperTierRowTileOtherThanTheDocumentedIsCaught) {
-  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, StaticRegistry::all_present(), seven_sms());
+  Fixture f(Entry::gemm_pipelined_m32_strided, Shape{20, 520, 640, 648, 523}, only_wgmma64(), seven_sms());
   ASSERT_EQ(f.plan.tile.rows, 24u);
   f.plan.tile.rows = 16;  // the kernel tiles 20 rows as one 24-row tile, not two of 16
   f.expect_caught(FindingKind::tile_map_mismatch);

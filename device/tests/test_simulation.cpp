@@ -87,25 +87,43 @@ TEST(Simulation, EveryEntryCoversEveryAwkwardShapeAtK128) {
       for (std::uint32_t n : kNs) {
         simulate_and_compare(e, m, n, 128, 8, 3);
         const Body hopper = simulate_and_compare(e, m, n, 128, 8, 3, StaticRegistry::all_present());
-        if (max_rows(e) == ~0u) EXPECT_EQ(hopper, Body::wgmma_units) << entry_name(e);
+        const bool takes = wgmma_choice(m, n, 128, 132, WgPresent{true, true, true}).takes;
+        if (max_rows(e) == ~0u) EXPECT_EQ(is_wgmma_body(hopper), takes) << entry_name(e) << " m=" << m << " n=" << n;
       }
     }
 }
 
 // The Hopper tier's persistent map with few SMs, so that units are cut between CTAs at every
 // step boundary the shapes allow: every output written once, by the CTA that folds the last step.
+// Each symbol alone (the others taken away), over the rows it runs, wherever the rule takes it.
 TEST(Simulation, HopperTierCutsUnitsBetweenCtasAndCoversEveryOutput) {
-  for (std::uint32_t sms : {1u, 2u, 3u, 5u, 7u, 132u}) {
-    DeviceLimits lim = DeviceLimits::h200();
-    lim.multiprocessors = sms;
-    for (std::uint32_t m : {1u, 9u, 24u, 65u, 130u})
-      for (std::uint32_t n : {1u, 64u, 65u, 300u})
-        for (std::uint32_t k : {128u, 640u, 1152u})
-          EXPECT_EQ(simulate_and_compare(Entry::gemm_pipelined_m32_strided, m, n, k, 8, 3, StaticRegistry::all_present(),
-                                         lim),
-                    Body::wgmma_units)
-              << "sms=" << sms;
+  struct Symbol {
+    KernelId id;
+    Body body;
+    WgPresent present;
+    std::vector<std::uint32_t> ms;
+  };
+  const Symbol symbols[] = {{KernelId::wgmma_rows, Body::wgmma_units, {true, false, false}, {17, 24, 65, 130}},
+                            {KernelId::wgmma_rows_n128, Body::wgmma_units128, {false, true, false}, {17, 33, 65, 130}},
+                            {KernelId::wgmma_rows_n128_x2, Body::wgmma_units128_x2, {false, false, true}, {1, 9, 16}}};
+  int reached = 0;
+  for (const Symbol& sym : symbols) {
+    StaticRegistry reg = StaticRegistry::without_hopper_tier();
+    reg.set_present(sym.id, true);
+    for (std::uint32_t sms : {1u, 2u, 3u, 5u, 7u, 132u}) {
+      DeviceLimits lim = DeviceLimits::h200();
+      lim.multiprocessors = sms;
+      for (std::uint32_t m : sym.ms)
+        for (std::uint32_t n : {1u, 64u, 65u, 300u, 1300u})
+          for (std::uint32_t k : {128u, 640u, 1152u}) {
+            const Body b = simulate_and_compare(Entry::gemm_pipelined_m32_strided, m, n, k, 8, 3, reg, lim);
+            const bool takes = wgmma_choice(m, n, k, sms, sym.present).takes;
+            EXPECT_EQ(b == sym.body, takes) << "sms=" << sms << " m=" << m << " n=" << n;
+            reached += b == sym.body;
+          }
+    }
   }
+  EXPECT_GT(reached, 100);
 }
 
 // K around the skinny body's limit: 256 and 5120 run it (M <= 16), 5248 goes to the row-tile

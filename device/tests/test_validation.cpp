@@ -199,8 +199,8 @@ TEST(Validation, GridYPastTheH200LimitIsRefused) {
   // The Hopper tier's grid is one CTA per SM at most, whatever M is.
   const Planned h = plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200());
   ASSERT_TRUE(h.ok()) << h.status.message;
-  EXPECT_EQ(h.plan.body, Body::wgmma_units);
-  EXPECT_EQ(h.plan.grid, (Dim3{132, 1, 1}));  // N = 1: one column unit of 16,384 row tiles, one CTA per SM
+  EXPECT_EQ(h.plan.body, Body::wgmma_units128);  // 16,384 row tiles of one 128-column unit
+  EXPECT_EQ(h.plan.grid, (Dim3{132, 1, 1}));      // one CTA per SM
 }
 
 TEST(Validation, SharedMemoryPastTheDeviceLimitIsRefused) {
@@ -213,9 +213,10 @@ TEST(Validation, SharedMemoryPastTheDeviceLimitIsRefused) {
 TEST(Validation, HopperTierSharedMemoryPastTheDeviceLimitIsRefused) {
   BadCall s;
   s.registry = StaticRegistry::all_present();
-  s.m = 100;  // 128-row tiles: geometry.hpp's wgmma_smem_bytes(100)
-  s.limits.max_dynamic_smem_per_block = wgmma_smem_bytes(100) - 1;
-  expect_refused(s, Errc::smem_too_large, {"dynamic_smem=" + std::to_string(wgmma_smem_bytes(100)), "wgmma_units"});
+  s.m = 100;  // 128-row tiles, one 64-column unit (N = 40): geometry.hpp's wgmma_smem_bytes(100, k64)
+  s.limits.max_dynamic_smem_per_block = wgmma_smem_bytes(100, WgVariant::k64) - 1;
+  expect_refused(s, Errc::smem_too_large,
+                 {"dynamic_smem=" + std::to_string(wgmma_smem_bytes(100, WgVariant::k64)), "wgmma_units"});
 }
 
 TEST(Validation, OutputOverlappingAnOperandIsRefused) {

@@ -857,10 +857,12 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         c.args = device::Args{ds.a->address(), ds.w[0]->address(), ds.s[0]->address(), ds.c->address(), m, sh.n, sh.k,
                               sh.k, sh.n, 0};
         calls.push_back({c.entry, c});
-        if (reg.resolve(device::KernelId::wgmma_rows)) {
+        if (reg.resolve(device::KernelId::wgmma_rows) || reg.resolve(device::KernelId::wgmma_rows_n128) ||
+            reg.resolve(device::KernelId::wgmma_rows_n128_x2)) {
           // The module has the Hopper tier, which every tensor-core entry tries first: the same call
-          // once more with it taken away shows the tiers below it, timed in the same run.
-          calls.push_back({c.entry, c});
+          // again with each of its symbols alone, and with the tier taken away (the tiers below it),
+          // timed in the same run.
+          for (int variant = 1; variant <= 3; ++variant) calls.push_back({c.entry, c});
         } else if (m <= 16) {  // the strided 32-row twin: tc_rows when it takes the shape, else the skinny body
           device::Call s = c;
           s.entry = device::Entry::gemm_pipelined_m32_strided;
@@ -869,18 +871,26 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
           calls.push_back({s.entry, s});
         }
       }
-      for (auto& [entry, call] : calls) {
+      for (std::size_t variant = 0; variant < calls.size(); ++variant) {
+        const device::Entry entry = calls[variant].first;
+        device::Call& call = calls[variant].second;
         Row r;
         r.sh = sh;
         r.m = m;
         r.entry = device::entry_name(entry);
         r.bytes = floor_bytes(sh, m);
         r.floor_us = r.bytes / copy_bw * 1e6;
-        const bool below_hopper = &call != &calls.front().second && call.entry == calls.front().first;
-        const device::MaskedRegistry without_hopper(reg, {device::KernelId::wgmma_rows});
-        const device::Planned planned =
-            device::plan_launch(call, below_hopper ? static_cast<const device::KernelRegistry&>(without_hopper) : reg,
-                                backend->limits());
+        // Rows 2..4 of a by_m call on a Hopper module: its 64-column symbol alone, its 128-column
+        // one alone (where the tier's rule takes them), and the tiers below it.
+        using device::KernelId;
+        const device::MaskedRegistry only64(reg, {KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
+        const device::MaskedRegistry only128(reg, {KernelId::wgmma_rows, KernelId::wgmma_rows_n128_x2});
+        const device::MaskedRegistry neither(reg, {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
+        const bool masked = call.entry == calls.front().first && variant > 0;
+        const device::KernelRegistry& use = !masked ? reg : variant == 1 ? static_cast<const device::KernelRegistry&>(only64)
+                                                        : variant == 2 ? static_cast<const device::KernelRegistry&>(only128)
+                                                                       : static_cast<const device::KernelRegistry&>(neither);
+        const device::Planned planned = device::plan_launch(call, use, backend->limits());
         if (!planned.ok()) {
           r.error = planned.status.message;
           print_row(r);

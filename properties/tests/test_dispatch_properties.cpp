@@ -66,20 +66,42 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
       case Body::m64_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 64), 1}; e.smem = 0; break;       // seed 262-266
       case Body::tc_rows_strip: e.grid = {div_ceil(n, device::tc_rows_cols(m, n)), 1, 1}; e.smem = device::tc_rows_smem_bytes(m, n); break;
       case Body::gemv_strip: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 0; break;
-      case Body::wgmma_units: {  // one CTA per SM, at most one per 64-column x row-tile unit
+      case Body::wgmma_units:
+      case Body::wgmma_units128:
+      case Body::wgmma_units128_x2: {  // one (two) CTA per SM, at most one per (64 or 128)-column x row-tile unit
+        const bool x2 = b == Body::wgmma_units128_x2;
         const std::uint32_t rows = device::wgmma_tile_rows(m);
-        const std::uint32_t units = div_ceil(n, 64) * div_ceil(m, rows);
-        e.grid = {std::min<std::uint32_t>(units, device::DeviceLimits::h200().multiprocessors), 1, 1};
-        e.smem = device::wgmma_smem_bytes(m);
+        const std::uint32_t units = div_ceil(n, b == Body::wgmma_units ? 64 : 128) * div_ceil(m, rows);
+        e.grid = {std::min<std::uint32_t>(units, (x2 ? 2 : 1) * device::DeviceLimits::h200().multiprocessors), 1, 1};
+        e.smem = device::wgmma_smem_bytes(m, device::wgmma_variant(b));
         break;
       }
     }
   };
   // Every tensor-core entry tries the Hopper tier first when the module has it.
   const bool gemv = c.entry == EntryPoint::gemv_batch4_strided || c.entry == EntryPoint::gemv_batch16_strided;
-  if (!gemv && present(KernelId::wgmma_rows) && device::wgmma_takes(m, n, k)) {
-    body(Body::wgmma_units, KernelId::wgmma_rows);
-    return e;
+  // Its rule (plan.hpp wgmma_choice) for 132 SMs: up to 16 rows only the two-CTA symbol, with
+  // 264 or more 128-column units; 17..32 rows with more than 66; from 33 rows always; the
+  // 128-column symbol with more than 66, else the 64-column one (whichever is present).
+  const bool wg64 = present(KernelId::wgmma_rows), wg128 = present(KernelId::wgmma_rows_n128),
+             wg128x2 = present(KernelId::wgmma_rows_n128_x2);
+  const std::uint64_t units128 = std::uint64_t{div_ceil(n, 128)} * div_ceil(m, device::wgmma_tile_rows(m));
+  if (!gemv && m >= 1 && k >= 128 && k % 128 == 0) {
+    if (m <= 16) {
+      if (wg128x2 && units128 >= 264) {
+        body(Body::wgmma_units128_x2, KernelId::wgmma_rows_n128_x2);
+        return e;
+      }
+    } else if (m > 32 || units128 > 66) {
+      if (wg128 && (units128 > 66 || !wg64)) {
+        body(Body::wgmma_units128, KernelId::wgmma_rows_n128);
+        return e;
+      }
+      if (wg64) {
+        body(Body::wgmma_units, KernelId::wgmma_rows);
+        return e;
+      }
+    }
   }
   // Seed lines 124-139: the strided twins (and the contiguous ones, which call them) try the
   // row-tile kernel first; it takes the shapes device::tc_rows_takes names, if the symbol for its
@@ -143,7 +165,7 @@ RC_GTEST_PROP(Dispatch, everyEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMe
   props::test::require(p.body == want.body && p.kernel == want.kernel && p.grid == want.grid && p.dynamic_smem == want.smem,
                        c, "planned " + got + ", the seed's rules give " + exp);
   // Seed line 156: (256, 1, 1); the Hopper tier's three warpgroups: (384, 1, 1).
-  const std::uint32_t threads = want.body == Body::wgmma_units ? 384 : 256;
+  const std::uint32_t threads = device::is_wgmma_body(want.body) ? 384 : 256;
   props::test::require(p.block == (device::Dim3{threads, 1, 1}), c, "block is not the body's");
   props::test::require(p.handle == reg.resolve(want.kernel), c, "the plan's handle is not the kernel's");
   props::test::require(p.contract == (golden::entry_point_is_gemv(c.entry) ? device::Contract::gemv : device::Contract::canonical),

@@ -197,7 +197,7 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       return v;
     };
     int tc_region = -1, wg_region = -1;
-    switch (target == Body::wgmma_units || !by_m ? target : Body::gemm128_tile) {
+    switch (device::is_wgmma_body(target) || !by_m ? target : Body::gemm128_tile) {
       case Body::gemm128_tile: c.m = edge_m(1, 130); c.k = pick_k(128, 32768); break;
       // The row-tile kernel takes every shape at 17..32 rows (plan.hpp tc_rows_takes), so the
       // twins' own tiles are aimed at the rows it leaves them: 33.. rows at N <= 1100 (below its
@@ -235,16 +235,25 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
         c.k = pick_k(128, 32768);
         break;
       case Body::wgmma_units:
-        // The Hopper tier (geometry.hpp): 0: any rows and K, fewer units than SMs (no unit cut);
-        // 1: 1..16 rows, 2: 17..128 rows over more than 132 column units, so that most CTAs' ranges
-        // cut a unit (heads, tails, the workspace); 3: 129..300 rows, 2 or 3 row tiles, units cut too.
+      case Body::wgmma_units128:
+        // The Hopper tier's one-CTA symbols run 17 rows and more, where the rule takes them
+        // (plan.hpp wgmma_choice): 0: 33..130 rows, any K, few units (none cut); 1: 17..32 rows and
+        // 2: 33..128 rows over more than 66 128-column units (more than 132 64-column ones: most
+        // CTAs' ranges cut a unit: heads, tails, the workspace); 3: 129..300 rows, 2 or 3 row tiles,
+        // units cut too. (The 128-column symbol's units are twice as wide: N is doubled below.)
         wg_region = static_cast<int>(r.below(4));
         switch (wg_region) {
-          case 0: c.m = edge_m(1, 130); c.k = pick_k(128, 32768); break;
-          case 1: c.m = edge_m(1, 16); c.k = pick_k(128, 1152); break;
-          case 2: c.m = edge_m(17, 128); c.k = pick_k(128, 384); break;
+          case 0: c.m = edge_m(33, 130); c.k = pick_k(128, 32768); break;
+          case 1: c.m = edge_m(17, 32); c.k = pick_k(128, 1152); break;
+          case 2: c.m = edge_m(33, 128); c.k = pick_k(128, 384); break;
           default: c.m = static_cast<std::uint32_t>(r.in_range(129, 300)); c.k = pick_k(128, 384); break;
         }
+        break;
+      case Body::wgmma_units128_x2:
+        // The two-CTA symbol: 1..16 rows over 264 or more 128-column units (N > 33792).
+        wg_region = 4;
+        c.m = edge_m(1, 16);
+        c.k = pick_k(128, 640);
         break;
     }
 
@@ -259,8 +268,12 @@ std::vector<GpuCase> make_cases(Entry entry, Body target, std::uint32_t count, s
       static constexpr std::uint32_t kSpan[] = {0, 700, 700, 700, 6144, 700, 6144, 0, 2048};
       c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(kSpan[tc_region]));
     }
-    if (wg_region >= 1)  // more than 132 column units (N > 8448), or 2..3 row tiles over N > 2900
+    if (wg_region == 4) {
+      c.n = 33793 + static_cast<std::uint32_t>(r.below(3000));
+    } else if (wg_region >= 1) {  // more than 132 64-column units (N > 8448), or 2..3 row tiles over N > 2900
       c.n = (wg_region == 3 ? 2900 : 8449) + static_cast<std::uint32_t>(r.below(wg_region == 3 ? 1200 : 3000));
+      if (target == Body::wgmma_units128) c.n = 2 * c.n - static_cast<std::uint32_t>(r.below(2));
+    }
     const std::uint64_t mk = static_cast<std::uint64_t>(c.m) * c.k;
     if (!sets_n && mk * c.n > work_cap) {
       c.n = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, work_cap / mk));

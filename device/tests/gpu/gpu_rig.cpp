@@ -61,13 +61,21 @@ std::unique_ptr<GpuRig> GpuRig::create(std::string* why) {
   }
   auto rig = std::unique_ptr<GpuRig>(new GpuRig());
   rig->backend_ = std::move(backend);
-  rig->without_hopper_ =
-      std::make_unique<device::MaskedRegistry>(rig->backend_->registry(), std::initializer_list<KernelId>{KernelId::wgmma_rows});
+  const device::KernelRegistry& reg = rig->backend_->registry();
+  using Ids = std::initializer_list<KernelId>;
+  rig->without_hopper_ = std::make_unique<device::MaskedRegistry>(
+      reg, Ids{KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
+  rig->only_wgmma64_ =
+      std::make_unique<device::MaskedRegistry>(reg, Ids{KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
+  rig->only_wgmma128_ = std::make_unique<device::MaskedRegistry>(reg, Ids{KernelId::wgmma_rows, KernelId::wgmma_rows_n128_x2});
+  rig->only_wgmma128_x2_ = std::make_unique<device::MaskedRegistry>(reg, Ids{KernelId::wgmma_rows, KernelId::wgmma_rows_n128});
   return rig;
 }
 
 const device::KernelRegistry& GpuRig::registry_for(const GpuCase& c) const {
-  if (c.target == device::Body::wgmma_units) return backend_->registry();
+  if (c.target == device::Body::wgmma_units) return *only_wgmma64_;
+  if (c.target == device::Body::wgmma_units128) return *only_wgmma128_;
+  if (c.target == device::Body::wgmma_units128_x2) return *only_wgmma128_x2_;
   return *without_hopper_;
 }
 

@@ -40,8 +40,8 @@ class GpuRig {
   // nullptr with the reason in *why when there is no usable GPU (no driver, no device).
   static std::unique_ptr<GpuRig> create(std::string* why);
   device::CudaBackend& backend() { return *backend_; }
-  // The registry a case is planned with: the module's, less the Hopper tier unless the case is
-  // aimed at it.
+  // The registry a case is planned with: the module's, less the Hopper tier's symbols except the
+  // one the case is aimed at, so that each symbol and each body below them is reached at any shape.
   const device::KernelRegistry& registry_for(const GpuCase& c) const;
   // A Call for the case's entry point with the handles a caller would pass.
   device::Call call_for(const GpuCase& c) const;
@@ -51,9 +51,9 @@ class GpuRig {
 
  private:
   std::unique_ptr<device::CudaBackend> backend_;
-  // The module less the Hopper tier: a case aimed at another body reaches it on an sm_90a module
-  // (every tensor-core entry tries the tier first otherwise).
-  std::unique_ptr<device::MaskedRegistry> without_hopper_;
+  // The module less the Hopper tier (every tensor-core entry tries it first), or less one of its
+  // two symbols.
+  std::unique_ptr<device::MaskedRegistry> without_hopper_, only_wgmma64_, only_wgmma128_, only_wgmma128_x2_;
 };
 
 }  // namespace w8a16::gputest

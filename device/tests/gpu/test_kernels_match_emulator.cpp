@@ -185,11 +185,13 @@ TEST_F(GpuKernels, GemmPipelinedByMMatchesEmulatorBitForBit) {
 TEST_F(GpuKernels, GemvBatch4StridedMatchesEmulatorBitForBit) {
   run_campaign(cases_for(Entry::gemv_batch4_strided, {{Body::gemv_strip, 500}}), true);
 }
-// The Hopper tier through every tensor-core entry point (each tries it first).
+// The Hopper tier through every tensor-core entry point (each tries it first), each of its two
+// symbols at every shape region (the rig takes the other symbol away).
 TEST_F(GpuKernels, HopperTierMatchesEmulatorBitForBitThroughEveryEntry) {
   for (Entry e : {Entry::gemm_pipelined, Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
                   Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m})
-    run_campaign(cases_for(e, {{Body::wgmma_units, 120}}), true);
+    run_campaign(cases_for(e, {{Body::wgmma_units, 90}, {Body::wgmma_units128, 90}, {Body::wgmma_units128_x2, 30}}),
+                 true);
 }
 TEST_F(GpuKernels, GemvBatch16StridedMatchesEmulatorBitForBit) {
   run_campaign(cases_for(Entry::gemv_batch16_strided, {{Body::gemv_strip, 500}}), true);
@@ -233,17 +235,26 @@ std::vector<GpuCase> awkward_cases() {
       mk(Entry::gemm_pipelined_m64_strided, Body::m64_tile, 65, 33, 640, 648, 35, Dist::specials),
       mk(Entry::gemv_batch4_strided, Body::gemv_strip, 3, 9, 640, 648, 11, Dist::specials),
       mk(Entry::gemv_batch16_strided, Body::gemv_strip, 13, 17, 256, 264, 19, Dist::specials),
-      // The Hopper tier, one shape per row tile (8, 16, 24, 32, 48, 64, 96, 128, two 128-row
-      // tiles), units cut between CTAs where N > 8448 (more than 132 column units).
-      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 5, 8453, 640, 648, 8455, Dist::specials),
-      mk(Entry::gemm_pipelined_by_m, Body::wgmma_units, 13, 9001, 384, 384, 9001, Dist::specials),
-      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 21, 77, 6272, 6280, 79, Dist::specials),
+      // The Hopper tier: the 64-column symbol at each of its row tiles (24 .. 128, two 128-row
+      // tiles), units cut between CTAs where N > 8448 (more than 132 units); the 128-column one,
+      // units cut (N > 16896), and 2 row tiles over N = 5811; the two-CTA one at 1 .. 16 rows over
+      // more than 264 units.
+      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 21, 8453, 640, 648, 8455, Dist::specials),
+      mk(Entry::gemm_pipelined_by_m, Body::wgmma_units, 24, 9001, 384, 384, 9001, Dist::specials),
       mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 31, 8457, 256, 264, 8460, Dist::specials),
-      mk(Entry::gemm_pipelined_m64_strided, Body::wgmma_units, 41, 8513, 256, 264, 8515, Dist::specials),
-      mk(Entry::gemm_pipelined_m64_strided, Body::wgmma_units, 63, 130, 1152, 1160, 131, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 40, 77, 6272, 6280, 79, Dist::specials),
+      mk(Entry::gemm_pipelined_m64_strided, Body::wgmma_units, 63, 8513, 256, 264, 8515, Dist::specials),
+      mk(Entry::gemm_pipelined_m64_strided, Body::wgmma_units, 64, 130, 1152, 1160, 131, Dist::specials),
       mk(Entry::gemm_pipelined, Body::wgmma_units, 90, 8521, 128, 128, 8521, Dist::specials),
       mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 127, 3001, 384, 392, 3003, Dist::specials),
       mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units, 259, 2911, 256, 264, 2913, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units128, 20, 16901, 384, 392, 16903, Dist::specials),
+      mk(Entry::gemm_pipelined_m64_strided, Body::wgmma_units128, 50, 16987, 256, 264, 16990, Dist::specials),
+      mk(Entry::gemm_pipelined_by_m, Body::wgmma_units128, 120, 17011, 128, 128, 17011, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units128, 200, 5811, 256, 264, 5813, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 1, 33793, 128, 136, 33795, Dist::specials),
+      mk(Entry::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 5, 33811, 256, 264, 33813, Dist::specials),
+      mk(Entry::gemm_pipelined_by_m, Body::wgmma_units128_x2, 16, 34001, 384, 384, 34001, Dist::specials),
   };
 }
 

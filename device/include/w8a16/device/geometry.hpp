@@ -126,22 +126,44 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
   return tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, m > kTcRowsSmallMaxRows ? 2 : 4, blocks);
 }
 
-// ---- w8a16_wgmma_rows: the Hopper tier (sm_90a: wgmma fed by the tensor memory accelerator) --
+// ---- w8a16_wgmma_rows, w8a16_wgmma_rows_n128: the Hopper tier (sm_90a: wgmma fed by TMA) ----
 // The operands are swapped against the other tiers: 64 rows of W (64 output columns) are wgmma's
 // A operand, decoded from E4M3 to BF16 in registers, and a tile of up to 128 rows of A (output rows)
 // is its B operand in shared memory, so the instruction's N is the tile's row count (8..128).
-// A *unit* is 64 columns x one row tile x all of K. The grid is persistent: ctas = min(SMs, units)
-// CTAs, and the units' 128-K steps, in (unit, step) order, are cut into ctas equal ranges, one per
-// CTA (wgmma_cta_pieces). A unit cut between two CTAs keeps its fold order (NUMERICS.md 2.1): the
-// earlier CTA folds the steps before the cut first thing and leaves `acc` in a workspace slot, and
-// the later CTA folds the rest last thing, starting from that slot. Block: one producer warpgroup
-// (TMA) and two consumer warpgroups that take a unit's steps in turn (even and odd); the first
-// folds both in order, the second hands its partial sums over in shared memory.
-inline constexpr std::uint32_t kWgUnitCols = 64;          // one wgmma M
+// A *unit* is `cols` output columns x one row tile x all of K. The grid is persistent: ctas =
+// min(SMs, units) CTAs, and the units' 128-K steps, in (unit, step) order, are cut into ctas equal
+// ranges, one per CTA (wgmma_cta_pieces). A unit cut between two CTAs keeps its fold order
+// (NUMERICS.md 2.1): the earlier CTA folds the steps before the cut first thing and leaves `acc` in
+// a workspace slot, and the later CTA folds the rest last thing, starting from that slot. Block: one
+// producer warpgroup (TMA) and two consumer warpgroups, which share a unit in one of two ways:
+//   w8a16_wgmma_rows (64-column units): the consumers take the unit's steps in turn (even, odd);
+//     the first folds both in order, the second hands its partial sums over in shared memory. Twice
+//     the units of the others, for shapes with few columns.
+//   w8a16_wgmma_rows_n128 (128-column units): each consumer owns 64 of the columns and folds them
+//     itself; both read the same row tile, so the tile's bytes are read once per 128 columns.
+//   w8a16_wgmma_rows_n128_x2: the same with two CTAs per SM, at up to 16 rows.
+inline constexpr std::uint32_t kWgWarpgroupCols = 64;     // one wgmma M
 inline constexpr std::uint32_t kWgThreads = 384;          // 3 warpgroups
 inline constexpr std::uint32_t kWgMaxTileRows = 128;
-inline constexpr std::uint32_t kWgWeightStepBytes = kWgUnitCols * kKBlock;  // one E4M3 step of a unit
 inline constexpr std::uint32_t kWgAlign = 1024;           // 128-byte swizzle atoms: 8 rows of 128 bytes
+// The three symbols: 64-column units; 128-column units, one CTA per SM; 128-column units at up to
+// 16 rows with two CTAs per SM (twice the warps to hide the decode's latency where the units fill
+// two CTAs per SM; each CTA has half the shared memory and 104 registers a consumer thread).
+enum class WgVariant : std::uint8_t { k64, n128, n128_x2 };
+W8A16_HOST_DEVICE constexpr bool wgmma_n128(WgVariant v) { return v != WgVariant::k64; }
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas_per_sm(WgVariant v) { return v == WgVariant::n128_x2 ? 2 : 1; }
+// The two-CTA symbol runs 1..16 rows, the others 17 rows and more (plan.hpp wgmma_choice): each
+// has only those row tiles.
+inline constexpr std::uint32_t kWgX2MaxRows = 16;
+W8A16_HOST_DEVICE constexpr bool wgmma_runs_rows(WgVariant v, std::uint32_t m) {
+  return v == WgVariant::n128_x2 ? m >= 1 && m <= kWgX2MaxRows : m > kWgX2MaxRows;
+}
+// Shared memory a CTA may fill: the H200's opt-in limit, or for two CTAs per SM each one's share
+// of the 228 KiB (1 KiB of which the SM keeps per CTA).
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_smem_budget(WgVariant v) {
+  return v == WgVariant::n128_x2 ? 233472 / 2 - 1024 : 232448;
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_unit_cols(WgVariant v) { return wgmma_n128(v) ? 128 : kWgWarpgroupCols; }
 // The row tile: the fewest of 8, 16, 24, 32, 48, 64, 96, 128 rows that hold M (above 128 rows,
 // tiles of 128).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_tile_rows(std::uint32_t m) {
@@ -151,47 +173,53 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_row_tiles(std::uint32_t m) {
   const std::uint32_t r = wgmma_tile_rows(m);
   return m / r + (m % r != 0);
 }
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_col_units(std::uint32_t n) {
-  return n / kWgUnitCols + (n % kWgUnitCols != 0);
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_col_units(std::uint32_t n, WgVariant v) {
+  const std::uint32_t c = wgmma_unit_cols(v);
+  return n / c + (n % c != 0);
 }
-// One pipeline stage: a step of W (64 x 128 codes) and a step of the row tile (rows x 128 BF16, as
+// One pipeline stage: a step of W (cols x 128 codes) and a step of the row tile (rows x 128 BF16, as
 // two 64-column halves of 128-byte rows). Each is a multiple of the 1,024-byte swizzle atom.
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stage_bytes(std::uint32_t rows) {
-  return kWgWeightStepBytes + rows * 2 * kKBlock;
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stage_bytes(std::uint32_t rows, WgVariant v) {
+  return wgmma_unit_cols(v) * kKBlock + rows * 2 * kKBlock;
 }
-// Stages: as many as fit beside the hand-over buffer, at most 8.
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stages(std::uint32_t rows) {
-  return rows <= 48 ? 8 : rows <= 64 ? 6 : rows <= 96 ? 5 : 4;
+// The 64-column symbol's hand-over: two slots of the second consumer's partial sums (64 x rows FP32).
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_bytes(std::uint32_t rows, WgVariant v) {
+  return wgmma_n128(v) ? 0 : 2 * kWgWarpgroupCols * rows * 4;
 }
-// Two slots of the second consumer's partial sums (64 x rows FP32 each).
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_bytes(std::uint32_t rows) {
-  return 2 * kWgUnitCols * rows * 4;
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_fixed_bytes(std::uint32_t rows, WgVariant v) {
+  return kWgAlign + wgmma_handover_bytes(rows, v) + 8 * (2 * 8 + 4);  // + barriers of up to 8 stages
+}
+// Stages: as many as fit the shared memory beside the hand-over, at most 8.
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stages(std::uint32_t rows, WgVariant v) {
+  const std::uint32_t fit = (wgmma_smem_budget(v) - wgmma_fixed_bytes(rows, v)) / wgmma_stage_bytes(rows, v);
+  return fit < 8 ? fit : 8;
 }
 // Barriers: full and empty per stage, full and empty per hand-over slot (8 bytes each).
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_barrier_bytes(std::uint32_t rows) {
-  return 8 * (2 * wgmma_stages(rows) + 4);
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_barrier_bytes(std::uint32_t rows, WgVariant v) {
+  return 8 * (2 * wgmma_stages(rows, v) + 4);
 }
 // The dynamic shared memory: stages, hand-over, barriers, and the slack that lets the kernel align
 // its base to 1,024 bytes (the launch guarantees only 16).
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_smem_bytes(std::uint32_t m) {
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_smem_bytes(std::uint32_t m, WgVariant v) {
   const std::uint32_t r = wgmma_tile_rows(m);
-  return kWgAlign + wgmma_stages(r) * wgmma_stage_bytes(r) + wgmma_handover_bytes(r) + wgmma_barrier_bytes(r);
+  return kWgAlign + wgmma_stages(r, v) * wgmma_stage_bytes(r, v) + wgmma_handover_bytes(r, v) +
+         wgmma_barrier_bytes(r, v);
 }
-// The workspace of one launch: per CTA one slot of `acc` (64 x rows FP32, in the consumer threads'
-// register order) and one 32-bit flag; flags are zero between launches (each is set by its writer
-// and cleared by its one reader in the same launch).
-W8A16_HOST_DEVICE constexpr std::uint64_t wgmma_workspace_slot_floats(std::uint32_t m) {
-  return std::uint64_t{kWgUnitCols} * wgmma_tile_rows(m);
+// The workspace of one launch: per CTA one slot of `acc` (cols x rows FP32, in the consumer
+// threads' register order) and one 32-bit flag; flags are zero between launches (each is set by its
+// writer and cleared by its one reader in the same launch).
+W8A16_HOST_DEVICE constexpr std::uint64_t wgmma_workspace_slot_floats(std::uint32_t m, WgVariant v) {
+  return std::uint64_t{wgmma_unit_cols(v)} * wgmma_tile_rows(m);
 }
-W8A16_HOST_DEVICE constexpr std::uint64_t wgmma_workspace_bytes(std::uint32_t m, std::uint32_t ctas) {
-  return std::uint64_t{ctas} * (4 * wgmma_workspace_slot_floats(m) + 4);
+W8A16_HOST_DEVICE constexpr std::uint64_t wgmma_workspace_bytes(std::uint32_t m, std::uint32_t ctas, WgVariant v) {
+  return std::uint64_t{ctas} * (4 * wgmma_workspace_slot_floats(m, v) + 4);
 }
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_units(std::uint32_t m, std::uint32_t n) {
-  return wgmma_col_units(n) * wgmma_row_tiles(m);
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_units(std::uint32_t m, std::uint32_t n, WgVariant v) {
+  return wgmma_col_units(n, v) * wgmma_row_tiles(m);
 }
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas(std::uint32_t m, std::uint32_t n, std::uint32_t sms) {
-  const std::uint32_t u = wgmma_units(m, n);
-  return u < sms ? u : sms;
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas(std::uint32_t m, std::uint32_t n, std::uint32_t sms, WgVariant v) {
+  const std::uint32_t u = wgmma_units(m, n, v), slots = sms * wgmma_ctas_per_sm(v);
+  return u < slots ? u : slots;
 }
 // Unit u covers row tile u % row_tiles and column unit u / row_tiles: the row tiles of one column
 // unit are neighbours in the order, so the CTAs that read the same weights run at the same time

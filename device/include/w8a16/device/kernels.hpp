@@ -13,8 +13,9 @@ namespace w8a16::device {
 // Every kernel takes (const uint16_t* input, const uint8_t* weight, const float* block_scale,
 // uint16_t* output, uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
 // uint32_t c_row_stride) and is declared extern "C" so the module exports it under this name.
-// w8a16_wgmma_rows takes three more after them: float* workspace, then the tensor maps of W and A
-// (CUtensorMap by value, __grid_constant__), which the CUDA backend builds (kernel_uses_tma).
+// The Hopper tier's two symbols take three more after them: float* workspace, then the tensor
+// maps of W and A (CUtensorMap by value, __grid_constant__), which the CUDA backend builds
+// (kernel_uses_tma).
 enum class KernelId : std::uint8_t {
   gemm_pipelined,        // w8a16_gemm_pipelined: the 128-row tile
   gemm_pipelined_m32,    // w8a16_gemm_pipelined_m32: the 32-row twin and its skinny body
@@ -23,17 +24,22 @@ enum class KernelId : std::uint8_t {
   tc_rows_m64,           // w8a16_tc_rows_m64: the same body at 33..64 rows (geometry.hpp)
   gemv_batch4_strided,   // w8a16_gemv_batch4_strided: scalar GEMV, M <= 4
   gemv_batch16_strided,  // w8a16_gemv_batch16_strided: scalar GEMV, M <= 16
-  wgmma_rows,            // w8a16_wgmma_rows: the Hopper tier (sm_90a), tried first by every tensor-core entry
+  wgmma_rows,            // w8a16_wgmma_rows: the Hopper tier (sm_90a), 64-column units
+  wgmma_rows_n128,       // w8a16_wgmma_rows_n128: the Hopper tier, 128-column units (geometry.hpp)
+  wgmma_rows_n128_x2,    // w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
 };
-inline constexpr std::size_t kKernelCount = 8;
+inline constexpr std::size_t kKernelCount = 10;
 inline constexpr std::array<KernelId, kKernelCount> kAllKernels = {
-    KernelId::gemm_pipelined,      KernelId::gemm_pipelined_m32,   KernelId::gemm_pipelined_m64,
-    KernelId::tc_rows,             KernelId::tc_rows_m64,          KernelId::gemv_batch4_strided,
-    KernelId::gemv_batch16_strided, KernelId::wgmma_rows};
+    KernelId::gemm_pipelined,       KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64,
+    KernelId::tc_rows,              KernelId::tc_rows_m64,        KernelId::gemv_batch4_strided,
+    KernelId::gemv_batch16_strided, KernelId::wgmma_rows,         KernelId::wgmma_rows_n128,
+    KernelId::wgmma_rows_n128_x2};
 
 const char* kernel_name(KernelId id);
 // Kernels launched with the workspace and tensor-map parameters (w8a16_wgmma_rows).
-constexpr bool kernel_uses_tma(KernelId id) { return id == KernelId::wgmma_rows; }
+constexpr bool kernel_uses_tma(KernelId id) {
+  return id == KernelId::wgmma_rows || id == KernelId::wgmma_rows_n128 || id == KernelId::wgmma_rows_n128_x2;
+}
 // False for a name that is not one of the family's.
 bool kernel_from_name(std::string_view name, KernelId* out);
 

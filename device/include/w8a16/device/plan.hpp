@@ -85,11 +85,36 @@ constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) 
   if (m > kTcRowsNarrowMaxRows && m <= kTcRowsSmallMaxRows) return true;
   return m > kTcRowsSmallMaxRows && m <= kTcRowsMaxRows && wide_ctas >= 32;
 }
-// Which shapes the Hopper tier takes when an entry point tries it first (every tensor-core entry
-// does, before its own rules; a zero handle, as in every module without an sm_90a cubin, declines
-// everything).
-constexpr bool wgmma_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
-  return m >= 1 && n >= 1 && k >= kKBlock && k % kKBlock == 0;
+// Whether the Hopper tier takes a shape when an entry point tries it first (every tensor-core entry
+// does, before its own rules), and with which of its symbols (geometry.hpp); `present` says which
+// the module has (all zero, as in every module without an sm_90a cubin: it declines everything).
+// Measured on the H200 (`w8a16check bench`, device/kernels/PERF_NOTES.md, "Hopper tier"):
+//   up to 16 rows it declines unless its two-CTA symbol has two CTAs' worth of 128-column units
+//     per SM: the row-tile kernel and the skinny body were faster at every other such shape;
+//   17..32 rows: it declines where the 128-column units fill at most half the SMs (the row-tile
+//     kernel led at (5120, 25600) and (2048, 4096)) and takes every other shape;
+//   from 33 rows it takes every shape.
+// Of its symbols, the 128-column units where they fill more than half the SMs (they led at every
+// such shape measured but one, by 5% at most), else the 64-column units (twice as many CTAs).
+struct WgChoice {
+  bool takes = false;
+  WgVariant variant = WgVariant::k64;
+};
+struct WgPresent {
+  bool k64 = false, n128 = false, n128_x2 = false;
+};
+constexpr WgChoice wgmma_choice(std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t sms, WgPresent present) {
+  if (m < 1 || n < 1 || k < kKBlock || k % kKBlock != 0) return {};
+  const std::uint64_t units128 = wgmma_units(m, n, WgVariant::n128);
+  if (m <= kWgX2MaxRows) {
+    if (present.n128_x2 && units128 >= 2ull * sms) return {true, WgVariant::n128_x2};
+    return {};
+  }
+  if (m <= 32 && 2 * units128 <= sms) return {};
+  const bool wide = 2 * units128 > sms;
+  if (present.n128 && (wide || !present.k64)) return {true, WgVariant::n128};
+  if (present.k64) return {true, WgVariant::k64};
+  return {};
 }
 // The kernel symbol that runs the row-tile body at m rows (geometry.hpp: split by registers).
 constexpr KernelId tc_rows_kernel(std::uint32_t m) {
@@ -119,8 +144,17 @@ enum class Body : std::uint8_t {
   m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
   tc_rows_strip,  // w8a16_tc_rows(_m64): 16-, 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
   gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
-  wgmma_units,    // w8a16_wgmma_rows: persistent CTAs over 64-column units (geometry.hpp), any M
+  wgmma_units,       // w8a16_wgmma_rows: persistent CTAs over 64-column units (geometry.hpp), any M
+  wgmma_units128,    // w8a16_wgmma_rows_n128: the same over 128-column units
+  wgmma_units128_x2, // w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
 };
+// The Hopper tier's bodies, and the geometry variant of each.
+constexpr bool is_wgmma_body(Body b) {
+  return b == Body::wgmma_units || b == Body::wgmma_units128 || b == Body::wgmma_units128_x2;
+}
+constexpr WgVariant wgmma_variant(Body b) {
+  return b == Body::wgmma_units128 ? WgVariant::n128 : b == Body::wgmma_units128_x2 ? WgVariant::n128_x2 : WgVariant::k64;
+}
 const char* body_name(Body b);
 
 struct TileMap {
