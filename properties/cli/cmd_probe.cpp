@@ -225,7 +225,7 @@ int run_probe(const ProbeArgs& a) {
   }
   std::string manifest = std::string("# SPDX-License-Identifier: MIT OR Apache-2.0\n") +
                          "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n" +
-                         "# (format: shared/vectors/README.md; inputs: golden/src/mma_probe.cpp).\n" +
+                         "# (format: golden/mma/README.md; inputs: golden/src/mma_probe.cpp).\n" +
                          "hardware: " + (source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
                          "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
                          "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " +

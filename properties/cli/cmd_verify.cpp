@@ -150,7 +150,7 @@ bool write_json(const std::string& path, const MmaSummary& mma, const CampaignRe
 }
 
 struct VerifyArgs {
-  std::vector<std::string> mma_roots{W8A16_SOURCE_DIR "/golden/mma", W8A16_SOURCE_DIR "/../shared/vectors"};
+  std::vector<std::string> mma_roots{W8A16_SOURCE_DIR "/golden/mma"};
   std::vector<std::string> case_paths{W8A16_SOURCE_DIR "/golden/cases", W8A16_SOURCE_DIR "/golden/regressions"};
   std::uint64_t cases = 1000;
   std::uint64_t seed = 1;
