@@ -64,6 +64,12 @@ std::unique_ptr<GpuRig> GpuRig::create(std::string* why) {
   return rig;
 }
 
+std::unique_ptr<GpuRig> GpuRig::over(std::unique_ptr<device::CudaBackend> backend) {
+  auto rig = std::unique_ptr<GpuRig>(new GpuRig());
+  rig->backend_ = std::move(backend);
+  return rig;
+}
+
 device::Call GpuRig::call_for(const GpuCase& c) const {
   const auto& reg = backend_->registry();
   device::Call call;

@@ -39,6 +39,8 @@ class GpuRig {
  public:
   // nullptr with the reason in *why when there is no usable GPU (no driver, no device).
   static std::unique_ptr<GpuRig> create(std::string* why);
+  // Over a backend made elsewhere (a module loaded from a file: test_module_file.cpp).
+  static std::unique_ptr<GpuRig> over(std::unique_ptr<device::CudaBackend> backend);
   device::CudaBackend& backend() { return *backend_; }
   // A Call for the case's entry point with the handles a caller would pass.
   device::Call call_for(const GpuCase& c) const;
