@@ -159,6 +159,8 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->add_option("--entry", *entry, "the entry point; must be the one the bundle names")->required();
   cmd->add_option("--in", *in, "operand bundle (format: properties/cli/cmd_run_operands.cpp)")->required();
   cmd->add_option("--out", *out, "output file: header and C's bits")->required();
+  auto module = std::make_shared<std::string>();
+  add_module_option(cmd, module.get());
   cmd->callback([=] {
     *exit_code = 2;
     if (*backend_kind != "sim" && *backend_kind != "cuda") {
@@ -177,8 +179,12 @@ void add_run_operands(CLI::App& app, int* exit_code) {
                    bundle.entry.c_str());
       return;
     }
-    auto backend = make_backend(*backend_kind, &note, &error);
+    auto backend = make_backend(*backend_kind, &note, &error, *module);
     if (!backend) {
+      std::fprintf(stderr, "run-operands: %s\n", error.c_str());
+      return;
+    }
+    if (!check_module(*backend, {props::to_device_entry(bundle.shape.entry)}, &error)) {
       std::fprintf(stderr, "run-operands: %s\n", error.c_str());
       return;
     }
