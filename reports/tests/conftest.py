@@ -26,3 +26,9 @@ def vectors_dir() -> pathlib.Path:
     if not any(path.glob("*.mmav")):
         pytest.fail(f"the recorded vectors are missing from {path}: they are committed there")
     return path
+
+
+def pytest_report_header(config):
+    import w8a16check
+
+    return f"w8a16check {w8a16check.__version__} from {w8a16check.__file__}"
