@@ -43,13 +43,19 @@ if(NOT W8A16_CUDA STREQUAL "OFF")
 endif()
 message(STATUS "w8a16check: CUDA ${W8A16_HAVE_CUDA} (W8A16_CUDA=${W8A16_CUDA}), static runtime ${W8A16_STATIC_RUNTIME}")
 
-# Version header (the commit goes into recordings and --version).
-execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                OUTPUT_VARIABLE W8A16_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT W8A16_GIT_COMMIT)
-  set(W8A16_GIT_COMMIT unknown)
-endif()
-configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in ${PROJECT_BINARY_DIR}/generated/w8a16/version.hpp @ONLY)
+# Version header: the version and the commit, which --version, every report and every recording
+# carry. Written at configure time and again at every build (cmake/W8a16Version.cmake rewrites it
+# only when the commit changed), so that a report never names a commit older than its binary's.
+set(_w8a16_version_args -DSRC=${PROJECT_SOURCE_DIR} -DIN=${CMAKE_CURRENT_LIST_DIR}/version.hpp.in
+    -DOUT=${PROJECT_BINARY_DIR}/generated/w8a16/version.hpp -DPROJECT_VERSION=${PROJECT_VERSION}
+    -DW8A16_HAVE_CUDA=${W8A16_HAVE_CUDA})
+execute_process(COMMAND ${CMAKE_COMMAND} ${_w8a16_version_args} -P ${CMAKE_CURRENT_LIST_DIR}/W8a16Version.cmake)
+add_custom_target(w8a16_version_header
+  COMMAND ${CMAKE_COMMAND} ${_w8a16_version_args} -P ${CMAKE_CURRENT_LIST_DIR}/W8a16Version.cmake
+  BYPRODUCTS ${PROJECT_BINARY_DIR}/generated/w8a16/version.hpp
+  COMMENT "version header (the commit of the source tree)"
+  VERBATIM)
 add_library(w8a16_version INTERFACE)
 add_library(w8a16check::version ALIAS w8a16_version)
+add_dependencies(w8a16_version w8a16_version_header)
 target_include_directories(w8a16_version INTERFACE ${PROJECT_BINARY_DIR}/generated)
