@@ -96,6 +96,7 @@ int run_record(const RecordArgs& a) {
   }
   std::printf("record: %zu cases on %s (compute capability %s, driver %s, CUDA %s)\n", loaded.cases.size(),
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str());
+  std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
 
   golden::Recording rec;
   rec.header.gpu = id.name;

@@ -9,6 +9,7 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "gpu_identity.hpp"
 #include "recordings_replay.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/case_runner.hpp"
@@ -58,6 +59,7 @@ void add_replay(CLI::App& app, int* exit_code) {
         *exit_code = 2;
         return;
       }
+      std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
       // The simulation's values are the emulator's by construction: only a GPU adds a check.
       const bool is_gpu = std::string(backend->name()) == "cuda";
       rec_status = replay_recordings(*recordings, *gpu, is_gpu ? backend.get() : nullptr);
@@ -95,6 +97,7 @@ void add_replay(CLI::App& app, int* exit_code) {
       return;
     }
     std::printf("backend: %s\n", note.c_str());
+    std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
     std::size_t failed = 0;
     for (std::size_t i = 0; i < all.cases.size(); ++i) {
       const golden::Case& c = all.cases[i];

@@ -32,6 +32,7 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "gpu_identity.hpp"
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
@@ -254,6 +255,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
       *exit_code = 1;
       return;
     }
+    std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
     std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
                 bundle.entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
                 c.m, c.n, c.k, out->c_str());

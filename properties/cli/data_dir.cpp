@@ -45,7 +45,7 @@ DataDir find_data_dir(const std::string& option) {
     const fs::path bin = exe.parent_path();
     const fs::path installed = (bin / W8A16_BIN_TO_DATADIR / "w8a16check" / "golden").lexically_normal();
     if (fs::is_directory(installed, ec))
-      return {installed.string(), "install prefix " + (bin / "..").lexically_normal().string(), ""};
+      return {installed.string(), "install prefix " + bin.parent_path().string(), ""};
     looked = installed.string();
     fs::path dir = bin;
     for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path()) {
