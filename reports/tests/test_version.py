@@ -4,6 +4,8 @@
 import os
 import re
 import subprocess
+import sys
+from pathlib import Path
 
 import w8a16check
 from w8a16check import _paths
@@ -33,4 +35,5 @@ def test_the_package_under_test_is_the_installed_one_when_ci_says_so():
         assert not _paths.installed(), "the checkout's package found a _core beside itself"
         return
     assert _paths.installed(), f"{w8a16check.__file__} has no _core beside it: not the installed package"
-    assert REPO not in _paths.HERE.parents, f"{w8a16check.__file__} lies in the checkout, not in the venv"
+    assert _paths.HERE != REPO / "reports" / "python" / "w8a16check", "the checkout's package was imported"
+    assert Path(sys.prefix).resolve() in _paths.HERE.parents, f"{w8a16check.__file__} is not in this venv ({sys.prefix})"
