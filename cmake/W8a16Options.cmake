@@ -13,7 +13,7 @@ if(W8A16_SANITIZE)
 endif()
 
 if(W8A16_STATIC_RUNTIME)
-  # The GPU machine has no Debian packages: its binaries carry their C++ runtime (DEVELOPERS.md).
+  # The GPU machine has no Debian packages: its binaries carry their C++ runtime (README, "The GPU machine").
   # Executables only: a shared object (the Python module) with a private static libstdc++ inside a
   # process that already has one breaks iostream locale facets (numbers stop formatting).
   string(APPEND CMAKE_EXE_LINKER_FLAGS " -static-libstdc++ -static-libgcc")
