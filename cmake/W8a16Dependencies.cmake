@@ -1,16 +1,23 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Third-party packages, all from the platform (tools/setup installs them).
+# Third-party packages, all from the platform (tools/setup installs them). The libraries and the
+# CLI need only Threads, CLI11, nlohmann_json and fmt; the tests add GoogleTest, RapidCheck and
+# Eigen, the benchmarks Google Benchmark and Eigen, so BUILD_TESTING=OFF needs none of those.
 
 find_package(Threads REQUIRED)
-find_package(GTest REQUIRED)
-find_package(rapidcheck REQUIRED)          # Debian's librapidcheck-dev; gtest integration is header-only
-find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(fmt REQUIRED)                 # used header-only so GPU-machine binaries need no libfmt.so
+if(W8A16_BUILD_TESTS OR W8A16_BENCHMARKS)
+  find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+endif()
 if(W8A16_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
+if(NOT W8A16_BUILD_TESTS)
+  return()
+endif()
+find_package(GTest REQUIRED)
+find_package(rapidcheck REQUIRED)          # Debian's librapidcheck-dev; gtest integration is header-only
 include(GoogleTest)
 
 # One helper for every GoogleTest binary: discovery, labels, visible skips. (JUnit XML comes from

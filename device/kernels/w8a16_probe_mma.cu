@@ -4,7 +4,7 @@
 // (NUMERICS.md 3: the project's own recordings of 1.1).
 #include <cstdint>
 
-// Case i (one warp, blockIdx.x = i) reads, in the .mmav case layout (shared/vectors/README.md):
+// Case i (one warp, blockIdx.x = i) reads, in the .mmav case layout (golden/mma/README.md):
 //   a  + 256 i: A  BF16 bits [16][16], row m, column k
 //   bt + 128 i: Bt BF16 bits [8][16],  row n, column k (B transposed, i.e. B[k][n] = Bt[n][k])
 //   c  + 128 i: C  FP32 bits [16][8],  row m, column n

@@ -49,6 +49,12 @@ static_assert(sized_for<Mid<6>>(33, kMidN) && sized_for<Mid<8>>(64, kFewCols) &&
 
 #define W8A16_TC_ROWS_ARGS smem, input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride
 
+// The body decodes weights with mul.rn.bf16x2 (w8a16_ptx.cuh), which needs sm_90. For an older
+// architecture both kernels are left out of its cubin: their symbols are absent there, the handles
+// resolve to zero, and the twins run their own bodies (docs/KERNEL_ABI.md 1.2). The host pass keeps
+// the declarations; no host code launches them (the driver API resolves them by name).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
 // Grid (ceil(N / tc_rows_cols(m, n)), 1), 256 threads, tc_rows_smem_bytes(m, n) of dynamic shared
 // memory, 1 <= m <= 32. At most 80 registers, so that the thin and narrow strips at 1..8 rows
 // (74,752 and 58,880 bytes) fit three CTAs on an SM; the others fit one to three by shared memory.
@@ -97,5 +103,7 @@ extern "C" __global__ void __launch_bounds__(256, 2)
     Wide64<8>::run(W8A16_TC_ROWS_ARGS);
   }
 }
+
+#endif  // sm_90 and later
 
 #undef W8A16_TC_ROWS_ARGS

@@ -4,6 +4,8 @@
 // cuModuleGetFunction (a missing one keeps the zero handle), plans launched with cuLaunchKernel.
 #include "w8a16/device/cuda_backend.hpp"
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cuda_driver.hpp"
@@ -72,9 +74,104 @@ class DeviceBuffer final : public Buffer {
   std::size_t size_;
 };
 
+// The family's parameter layout (docs/KERNEL_ABI.md 1.1): four 8-byte pointers, five uint32_t.
+constexpr std::size_t kParamCount = 9;
+constexpr std::size_t kParamOffset[kParamCount] = {0, 8, 16, 24, 32, 36, 40, 44, 48};
+constexpr std::size_t kParamSize[kParamCount] = {8, 8, 8, 8, 4, 4, 4, 4, 4};
+
+std::string layout_text(const std::vector<std::pair<std::size_t, std::size_t>>& params) {
+  std::string s = std::to_string(params.size()) + " parameters (offset:size";
+  for (const auto& [off, size] : params) s += " " + std::to_string(off) + ":" + std::to_string(size);
+  return s + ")";
+}
+
+// The Hopper tier's three more (docs/KERNEL_ABI.md 1.1): float* workspace after the nine, then
+// two CUtensorMap (128 bytes each, by value); where the compiler places those two depends on the
+// parameter bank's alignment, so only their size and order are part of the ABI.
+constexpr std::size_t kTmaWorkspaceOffset = 56, kTensorMapBytes = 128;
+
+// "" when f has its kernel's layout, else what it has instead. A driver without cuFuncGetParamInfo
+// cannot tell: *checked is then false.
+std::string layout_mismatch(const cuda::Driver* d, CUfunction f, KernelId id, bool* checked) {
+  *checked = d->cuFuncGetParamInfo != nullptr;
+  if (!*checked) return "";
+  const bool tma = kernel_uses_tma(id);
+  const std::size_t count = tma ? kParamCount + 3 : kParamCount;
+  std::vector<std::pair<std::size_t, std::size_t>> got;
+  for (std::size_t i = 0; i < count + 1; ++i) {  // one past the last: there must be none
+    std::size_t off = 0, size = 0;
+    if (d->cuFuncGetParamInfo(f, i, &off, &size) != CUDA_SUCCESS) break;
+    got.emplace_back(off, size);
+  }
+  bool same = got.size() == count;
+  for (std::size_t i = 0; same && i < kParamCount; ++i)
+    same = got[i].first == kParamOffset[i] && got[i].second == kParamSize[i];
+  if (same && tma)
+    same = got[9].first == kTmaWorkspaceOffset && got[9].second == 8 && got[10].second == kTensorMapBytes &&
+           got[11].second == kTensorMapBytes && got[10].first >= kTmaWorkspaceOffset + 8 &&
+           got[11].first >= got[10].first + kTensorMapBytes;
+  if (same) return "";
+  std::vector<std::pair<std::size_t, std::size_t>> want;
+  for (std::size_t i = 0; i < kParamCount; ++i) want.emplace_back(kParamOffset[i], kParamSize[i]);
+  if (tma) return "has " + layout_text(got) + ", its ABI is " + layout_text(want) +
+                  " then workspace (56:8) and two 128-byte tensor maps: (input, weight, block_scale, output, m, n, k, "
+                  "a_row_stride, c_row_stride, workspace, wmap, amap)";
+  return "has " + layout_text(got) + ", the family's ABI is " + layout_text(want) +
+         ": (input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride)";
+}
+
 }  // namespace
 
 std::size_t CudaBackend::embedded_module_bytes() { return w8a16_kernels_fatbin_size; }
+
+std::vector<unsigned char> CudaBackend::embedded_module() {
+  return std::vector<unsigned char>(w8a16_kernels_fatbin, w8a16_kernels_fatbin + w8a16_kernels_fatbin_size);
+}
+
+std::unique_ptr<CudaBackend> CudaBackend::create_from_file(int ordinal, const std::string& path, Status* status) {
+  auto fail = [&](const std::string& why) -> std::unique_ptr<CudaBackend> {
+    if (status) *status = Status::error(Errc::backend_error, "--module " + path + ": " + why);
+    return nullptr;
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot open (no such file, or not readable)");
+  // Kept for the backend's life: the driver may read the image after cuModuleLoadData returns.
+  auto image = std::make_shared<std::vector<unsigned char>>((std::istreambuf_iterator<char>(in)),
+                                                            std::istreambuf_iterator<char>());
+  if (image->empty()) return fail("the file is empty");
+  const bool elf = image->size() >= 4 && (*image)[0] == 0x7F && (*image)[1] == 'E' && (*image)[2] == 'L' &&
+                   (*image)[3] == 'F';
+  const bool fatbin = image->size() >= 4 && (*image)[0] == 0x50 && (*image)[1] == 0xED && (*image)[2] == 0x55 &&
+                      (*image)[3] == 0xBA;  // 0xBA55ED50, little-endian
+  if (!elf && !fatbin) return fail("neither a cubin (ELF) nor a fatbin (magic 0xBA55ED50)");
+  auto b = create_with_module(ordinal, image->data(), image->size(), status);
+  if (!b) {
+    if (status) status->message = "--module " + path + ": " + status->message;
+    return nullptr;
+  }
+  b->module_source_ = path;
+  b->module_image_ = std::move(image);
+  return b;
+}
+
+std::vector<std::string> CudaBackend::module_functions(bool* listed) const {
+  std::vector<std::string> names;
+  *listed = false;
+  if (!module_ || !drv_->cuModuleGetFunctionCount || !drv_->cuModuleEnumerateFunctions || !drv_->cuFuncGetName)
+    return names;
+  ContextScope scope(drv_, context_);
+  unsigned count = 0;
+  if (drv_->cuModuleGetFunctionCount(&count, static_cast<CUmodule>(module_)) != CUDA_SUCCESS) return names;
+  std::vector<CUfunction> fs(count);
+  if (count && drv_->cuModuleEnumerateFunctions(fs.data(), count, static_cast<CUmodule>(module_)) != CUDA_SUCCESS)
+    return names;
+  for (CUfunction f : fs) {
+    const char* name = nullptr;
+    if (drv_->cuFuncGetName(&name, f) == CUDA_SUCCESS && name) names.emplace_back(name);
+  }
+  *listed = true;
+  return names;
+}
 
 std::unique_ptr<CudaBackend> CudaBackend::create(int ordinal, Status* status) {
   return create_with_module(ordinal, w8a16_kernels_fatbin, w8a16_kernels_fatbin_size, status);
@@ -135,11 +232,18 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
     if (CUresult r = d->cuModuleLoadData(&mod, image); r != CUDA_SUCCESS)
       return fail(driver_error(d, "cuModuleLoadData (the kernel module)", r));
     b->module_ = mod;
-    // A kernel the module lacks keeps the zero handle (the seed's try_target_kernel).
+    b->module_bytes_ = bytes;
+    b->abi_checked_ = d->cuFuncGetParamInfo != nullptr;
+    // A kernel the module lacks keeps the zero handle (the seed's try_target_kernel,
+    // docs/KERNEL_ABI.md 1.2); one with another parameter layout is refused (1.3).
     for (KernelId id : kAllKernels) {
       CUfunction f;
-      if (d->cuModuleGetFunction(&f, mod, kernel_name(id)) == CUDA_SUCCESS)
-        b->registry_.handles_[static_cast<std::size_t>(id)] = KernelHandle{reinterpret_cast<std::uint64_t>(f)};
+      if (d->cuModuleGetFunction(&f, mod, kernel_name(id)) != CUDA_SUCCESS) continue;
+      bool checked = false;
+      if (const std::string wrong = layout_mismatch(d, f, id, &checked); !wrong.empty())
+        return fail(Status::error(Errc::backend_error, std::string("kernel module: ") + kernel_name(id) + " " + wrong +
+                                                           " (docs/KERNEL_ABI.md 1.1); nothing was launched"));
+      b->registry_.handles_[static_cast<std::size_t>(id)] = KernelHandle{reinterpret_cast<std::uint64_t>(f)};
     }
   }
   if (status) *status = Status::success();

@@ -33,6 +33,10 @@ Loaded load() {
   }
   W8A16_CUDA_DRIVER_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD)
 #undef W8A16_CUDA_DRIVER_LOAD
+#define W8A16_CUDA_DRIVER_LOAD_OPTIONAL(name) \
+  out.driver.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, W8A16_STR(name)));
+  W8A16_CUDA_DRIVER_OPTIONAL_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD_OPTIONAL)
+#undef W8A16_CUDA_DRIVER_LOAD_OPTIONAL
   return out;  // the library stays loaded for the life of the process
 }
 

@@ -19,9 +19,16 @@ namespace w8a16::device::cuda {
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)        \
   X(cuDeviceGetName) X(cuDriverGetVersion) X(cuTensorMapEncodeTiled)
 
+// X(name): functions of newer drivers (CUDA 12.4) the backend uses when present and does without
+// otherwise: a kernel's parameter layout (the ABI check, docs/KERNEL_ABI.md 1.3) and the list of a
+// module's functions (names outside the family, 1.2). Null when the driver lacks them.
+#define W8A16_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) \
+  X(cuFuncGetParamInfo) X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName)
+
 struct Driver {
 #define W8A16_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
   W8A16_CUDA_DRIVER_FUNCTIONS(W8A16_CUDA_DRIVER_MEMBER)
+  W8A16_CUDA_DRIVER_OPTIONAL_FUNCTIONS(W8A16_CUDA_DRIVER_MEMBER)
 #undef W8A16_CUDA_DRIVER_MEMBER
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Argument validation, before anything is planned or launched: the seed's checks
-// (shared/seed/w8a16_gemm_pipelined_m32.rs.txt lines 105-123) in its order, then what a real user
+// (docs/KERNEL_ABI.md 3; seed lines 105-123) in its order, then what a real user
 // also needs (README.md, "Validation"). Each message: "<entry>: <argument>=<value>: <rule>".
 #include <cinttypes>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// `.mmav` reading and writing (little-endian, shared/vectors/README.md).
+// `.mmav` reading and writing (little-endian, golden/mma/README.md).
 #include "w8a16/golden/mmav.hpp"
 
 #include <cstring>

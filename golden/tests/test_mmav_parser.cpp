@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The .mmav parser (shared/vectors/README.md): round trips, and every malformed input is a clear
+// The .mmav parser (golden/mma/README.md): round trips, and every malformed input is a clear
 // error value, never a crash or a huge allocation.
 #include <gtest/gtest.h>
 

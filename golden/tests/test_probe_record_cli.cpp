@@ -102,7 +102,7 @@ TEST(ProbeCli, SimulationSourceWritesElevenFilesThatReadBackAndReplay) {
     }
   }
   EXPECT_NE(slurp((folder / "MANIFEST.txt").string()).find("hardware: NO"), std::string::npos);
-  // The files replay through `vectors` as well (the format is shared/vectors/README.md's).
+  // The files replay through `vectors` as well (the format is golden/mma/README.md's).
   const CliRun v = cli("vectors '" + (folder / "emulator-sm90-not-hardware_4_specials.mmav").string() + "'");
   EXPECT_EQ(v.exit_status, 0) << v.output;
   EXPECT_NE(v.output.find("0 mismatches of 2048 dot products"), std::string::npos) << v.output;

@@ -3,10 +3,12 @@
 #include "cli_cases.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "w8a16/device/module_abi.hpp"
 #include "w8a16/device/sim_backend.hpp"
 #if W8A16_HAVE_CUDA
 #include "w8a16/device/cuda_backend.hpp"
@@ -15,9 +17,14 @@
 namespace w8a16::cli {
 namespace fs = std::filesystem;
 
-std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error) {
+std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
+                                              const std::string& module) {
   if (kind != "auto" && kind != "cuda" && kind != "sim") {
     *error = "--backend '" + kind + "' must be auto, cuda or sim";
+    return nullptr;
+  }
+  if (!module.empty() && kind == "sim") {
+    *error = "--module runs the module's kernels on a GPU: it needs --backend cuda (or auto), not sim";
     return nullptr;
   }
   if (kind == "sim") {
@@ -26,35 +33,74 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
   }
 #if W8A16_HAVE_CUDA
   device::Status st;
-  if (auto gpu = device::CudaBackend::create(0, &st)) {
+  auto gpu = module.empty() ? device::CudaBackend::create(0, &st) : device::CudaBackend::create_from_file(0, module, &st);
+  if (gpu) {
     *note = "cuda (GPU 0)";
+    if (!module.empty()) *note += ", module " + module + " (" + std::to_string(gpu->module_bytes()) + " bytes)";
     return gpu;
   }
   const std::string why = st.message;
 #else
-  const std::string why = "this build has no CUDA backend (configure with the cuda preset)";
+  const std::string why = module.empty() ? "this build has no CUDA backend (configure with the cuda preset)"
+                                         : "--module " + module + ": this build has no CUDA backend (configure with the cuda preset)";
 #endif
-  if (kind == "cuda") {
-    *error = "--backend cuda: " + why;
+  if (kind == "cuda" || !module.empty()) {
+    *error = (kind == "cuda" ? "--backend cuda: " : "") + why;
     return nullptr;
   }
   *note = "simulation (CPU; no GPU: " + why + ")";
   return std::make_unique<device::SimBackend>();
 }
 
-std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total) {
+std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total, const std::string& module) {
   std::vector<std::unique_ptr<device::Backend>> out;
 #if W8A16_HAVE_CUDA
   for (int ordinal = 1; max_total == 0 || static_cast<std::uint32_t>(ordinal) < max_total; ++ordinal) {
     device::Status st;
-    auto gpu = device::CudaBackend::create(ordinal, &st);
+    auto gpu = module.empty() ? device::CudaBackend::create(ordinal, &st)
+                              : device::CudaBackend::create_from_file(ordinal, module, &st);
     if (!gpu) break;  // no GPU with this ordinal: the visible ones are counted
     out.push_back(std::move(gpu));
   }
 #else
   (void)max_total;
+  (void)module;
 #endif
   return out;
+}
+
+void add_module_option(CLI::App* cmd, std::string* module) {
+  cmd->add_option("--module", *module,
+                  "a cubin or fatbin to load instead of the embedded kernels (docs/KERNEL_ABI.md); needs a GPU");
+}
+
+bool check_module(const device::Backend& backend, const std::vector<device::Entry>& entries, std::string* error) {
+#if W8A16_HAVE_CUDA
+  const auto* gpu = dynamic_cast<const device::CudaBackend*>(&backend);
+  if (!gpu || gpu->module_source() == "embedded") return true;
+  std::printf("module: %s, %zu bytes; parameter layouts %s\n", gpu->module_source().c_str(), gpu->module_bytes(),
+              gpu->abi_checked() ? "checked against docs/KERNEL_ABI.md 1.1"
+                                 : "NOT checked (this driver lacks cuFuncGetParamInfo)");
+  bool listed = false;
+  for (const std::string& name : device::foreign_family_names(gpu->module_functions(&listed)))
+    std::printf("module: note: %s is not a kernel of the family (docs/KERNEL_ABI.md 1): ignored\n", name.c_str());
+  if (!listed) std::printf("module: note: this driver cannot list the module's functions; names outside the family are not checked\n");
+  const device::ModuleCoverage c = device::module_coverage(backend.registry(), entries);
+  const std::string optional = device::missing_optional_text(c);
+  for (std::size_t pos = 0; pos < optional.size();) {
+    const std::size_t eol = optional.find('\n', pos);
+    std::printf("module: note: %s\n", optional.substr(pos, eol - pos).c_str());
+    pos = eol + 1;
+  }
+  if (c.ok()) return true;
+  *error = device::missing_required_text(c) + "nothing was launched";
+  return false;
+#else
+  (void)backend;
+  (void)entries;
+  (void)error;
+  return true;
+#endif
 }
 
 namespace {

@@ -6,19 +6,32 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "w8a16/device/backend.hpp"
+#include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
 
 namespace w8a16::cli {
 
 // "auto": the CUDA backend when this build has it and a GPU answers, else the simulation;
 // "cuda": the CUDA backend or an error; "sim": the simulation. nullptr with *error on failure.
-// *note says what was chosen and, for auto, why.
-std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error);
+// *note says what was chosen and, for auto, why. A non-empty `module` (--module FILE) loads that
+// cubin or fatbin instead of the embedded module; it needs the CUDA backend: with "sim", without a
+// GPU, or when the file does not load, it is an error, never a fall-back to the simulation.
+std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
+                                              const std::string& module = "");
 
 // The CUDA backends of GPUs 1, 2, ... (GPU 0 is make_backend's), up to `max_total` GPUs in all
-// (0: every visible one). Empty without CUDA.
-std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total);
+// (0: every visible one), over the same module. Empty without CUDA.
+std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total, const std::string& module = "");
+
+// --module FILE on a subcommand (docs/KERNEL_ABI.md 5).
+void add_module_option(CLI::App* cmd, std::string* module);
+// For a backend over a --module file: prints what was loaded, the optional symbols it lacks and the
+// w8a16_* names outside the family it holds; false with *error naming every required symbol it
+// lacks for `entries` (docs/KERNEL_ABI.md 1.2). True at once for any other backend.
+bool check_module(const device::Backend& backend, const std::vector<device::Entry>& entries, std::string* error);
 
 struct LoadedCases {
   std::vector<golden::Case> cases;

@@ -26,7 +26,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_cases.hpp"
 #include "command.hpp"
+#include "gpu_identity.hpp"
 
 #if W8A16_HAVE_CUDA
 #include <cublasLt.h>
@@ -56,6 +58,7 @@ struct BenchArgs {
   std::uint64_t seed = 0x9BE7C4;
   bool no_cublas = false;
   bool no_graph = false;
+  std::string module;  // --module
 };
 
 struct Shape {
@@ -692,11 +695,21 @@ class CublasRunner {
 int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
   const auto started = std::chrono::steady_clock::now();
   device::Status st;
-  auto backend = device::CudaBackend::create(a.device, &st);
+  auto backend = a.module.empty() ? device::CudaBackend::create(a.device, &st)
+                                  : device::CudaBackend::create_from_file(a.device, a.module, &st);
   if (!backend) {
     std::fprintf(stderr, "bench: no usable CUDA device (GPU %d): %s\n", a.device, st.message.c_str());
     return 2;
   }
+  {
+    std::string why;  // the entry points timed below
+    if (!check_module(*backend, {device::Entry::gemm_pipelined_by_m, device::Entry::gemm_pipelined_m32_strided}, &why)) {
+      std::fprintf(stderr, "bench: %s\n", why.c_str());
+      return 2;
+    }
+  }
+  const RunIdentity id = run_identity(*backend);
+  std::fputs(identity_text(id).c_str(), stdout);
   Drv d;
   std::string why;
   if (!load_driver(&d, &why)) {
@@ -981,6 +994,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
 
   if (!a.json.empty()) {
     nlohmann::json j;
+    add_identity_json(&j, id);
     j["device"] = {{"name", name}, {"sm", std::to_string(ccmaj) + std::to_string(ccmin)}, {"sms", sms},
                    {"l2_bytes", l2}, {"driver_version", drv_version}};
     j["copy_bandwidth_bytes_per_s"] = copy_bw;
@@ -1057,6 +1071,7 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", a->seed, "input seed")->capture_default_str();
   cmd->add_flag("--no-cublas", a->no_cublas, "skip the cuBLAS comparison");
   cmd->add_flag("--no-graph", a->no_graph, "time launches issued one by one instead of graph replays");
+  add_module_option(cmd, &a->module);
   cmd->callback([a, exit_code] { *exit_code = run_bench(*a); });
 }
 

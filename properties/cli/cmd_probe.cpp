@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "data_dir.hpp"
 #include "gpu_identity.hpp"
 #include "vectors_replay.hpp"
 #include "w8a16/golden/mma_probe.hpp"
@@ -45,7 +46,8 @@ constexpr Variant kWgmmaVariants[] = {
 };
 
 struct ProbeArgs {
-  std::string out_root = W8A16_SOURCE_DIR "/golden/mma";
+  std::string out_root;  // --out; default <data>/mma (data_dir.hpp)
+  std::string data_dir;  // --data-dir
   std::uint32_t cases = 256;
   std::string seed_text = "0x5eed000000000001";
   std::string source = "cuda";
@@ -226,9 +228,19 @@ int run_probe(const ProbeArgs& a) {
     std::fprintf(stderr, "probe: --instruction '%s' must be mma.sync or wgmma\n", a.instruction.c_str());
     return 2;
   }
+  std::string out_root = a.out_root;
+  if (out_root.empty()) {
+    const DataDir data = find_data_dir(a.data_dir);
+    if (data.path.empty()) {
+      std::fprintf(stderr, "probe: %s (or pass --out)\nprobe: nothing was recorded\n", data.error.c_str());
+      return 2;
+    }
+    std::printf("%s\n", data_dir_line(data).c_str());
+    out_root = (fs::path(data.path) / "mma").string();
+  }
   const GpuIdentity id = source->identity();
   const std::string slug = source->is_hardware() ? golden::gpu_slug(id.name) : "emulator-sm90-not-hardware";
-  const fs::path dir = fs::path(a.out_root) / slug;
+  const fs::path dir = fs::path(out_root) / slug;
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
     std::fprintf(stderr, "probe: %s exists and is not a folder\n", dir.string().c_str());
@@ -282,7 +294,7 @@ int run_probe(const ProbeArgs& a) {
                          (wgmma ? "# wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 (A from shared memory: ss, from "
                                   "registers: rs; scale-d 1: d1, 0: d0) recorded by `w8a16check probe --instruction wgmma`\n"
                                 : "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n") +
-                         "# (format: golden/README.md; inputs: golden/src/mma_probe.cpp).\n" +
+                         "# (format: golden/mma/README.md; inputs: golden/src/mma_probe.cpp).\n" +
                          "hardware: " + (source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
                          "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
                          "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " +
@@ -367,7 +379,8 @@ void add_probe(CLI::App& app, int* exit_code) {
                "OUT/<gpu>/, then replay them against the emulator (exit 0: recorded and matching, 1: mismatch "
                "against the verified policy, 2: no GPU or an error; nothing recorded)");
   auto a = std::make_shared<ProbeArgs>();
-  cmd->add_option("--out", a->out_root, "parent folder; files go to OUT/<gpu name>/")->capture_default_str();
+  cmd->add_option("--out", a->out_root, "parent folder; files go to OUT/<gpu name>/ (default <data>/mma)");
+  cmd->add_option("--data-dir", a->data_dir, "the data folder whose mma/ is the default --out (default: as verify finds it)");
   cmd->add_option("--cases", a->cases, "cases (MMAs) per regime, 1..65536 (each 1,792 bytes)")->capture_default_str();
   cmd->add_option("--seed", a->seed_text, "seed of the input generators (decimal or 0x hex)")->capture_default_str();
   cmd->add_option("--instruction", a->instruction,

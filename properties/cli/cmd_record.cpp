@@ -30,6 +30,7 @@ struct RecordArgs {
   std::string source = "cuda";
   bool overwrite = false;
   bool compare = true;
+  std::string module;  // --module
 };
 
 int run_record(const RecordArgs& a) {
@@ -58,15 +59,26 @@ int run_record(const RecordArgs& a) {
 
   std::unique_ptr<device::Backend> backend;
   GpuIdentity id;
+  if (a.source == "sim" && !a.module.empty()) {
+    std::fprintf(stderr, "record: --module runs the module's kernels on a GPU: it needs --source cuda\n");
+    return 2;
+  }
   if (a.source == "sim") {
     backend = std::make_unique<device::SimBackend>();
     id = {"simulation (emulator, not hardware)", "none", "none", "none"};
   } else if (a.source == "cuda") {
 #if W8A16_HAVE_CUDA
     device::Status st;
-    auto gpu = device::CudaBackend::create(0, &st);
+    auto gpu = a.module.empty() ? device::CudaBackend::create(0, &st) : device::CudaBackend::create_from_file(0, a.module, &st);
     if (!gpu) {
       std::fprintf(stderr, "record: no GPU: %s\nrecord: nothing was recorded\n", st.message.c_str());
+      return 2;
+    }
+    std::vector<device::Entry> entries;
+    for (const golden::Case& c : loaded.cases) entries.push_back(props::to_device_entry(c.entry));
+    std::string why;
+    if (!check_module(*gpu, entries, &why)) {
+      std::fprintf(stderr, "record: %s\nrecord: nothing was recorded\n", why.c_str());
       return 2;
     }
     const device::CudaDeviceInfo info = gpu->device_info();
@@ -74,8 +86,8 @@ int run_record(const RecordArgs& a) {
           cuda_version_text(info.driver_cuda_version)};
     backend = std::move(gpu);
 #else
-    std::fprintf(stderr, "record: no GPU: this build has no CUDA backend (configure with the cuda preset)\n"
-                         "record: nothing was recorded\n");
+    std::fprintf(stderr, "record: no GPU: this build has no CUDA backend (configure with the cuda preset)%s\n"
+                         "record: nothing was recorded\n", a.module.empty() ? "" : " (--module needs one)");
     return 2;
 #endif
   } else {
@@ -84,6 +96,7 @@ int run_record(const RecordArgs& a) {
   }
   std::printf("record: %zu cases on %s (compute capability %s, driver %s, CUDA %s)\n", loaded.cases.size(),
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str());
+  std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
 
   golden::Recording rec;
   rec.header.gpu = id.name;
@@ -143,6 +156,7 @@ void add_record(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_flag("--overwrite", a->overwrite, "replace an existing --out file");
   cmd->add_flag("!--no-compare", a->compare, "do not compare each case with the emulator while recording");
+  add_module_option(cmd, &a->module);
   cmd->callback([=] { *exit_code = run_record(*a); });
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "gpu_identity.hpp"
 #include "recordings_replay.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/case_runner.hpp"
@@ -22,11 +23,13 @@ void add_replay(CLI::App& app, int* exit_code) {
   auto backend_kind = std::make_shared<std::string>("auto");
   auto recordings = std::make_shared<std::vector<std::string>>();
   auto gpu = std::make_shared<std::string>();
+  auto module = std::make_shared<std::string>();
   cmd->add_option("CASES", *args, "case files, folders of .case files, FILE:LINE, or 'case/1 ...' lines");
   cmd->add_option("--backend", *backend_kind, "auto, cuda or sim")->capture_default_str();
   cmd->add_option("--recordings", *recordings,
                   ".rec files or folders: the emulator, and the GPU when the backend is cuda, against recorded outputs");
   cmd->add_option("--gpu", *gpu, "with --recordings: every recording must be from this GPU (e.g. h200)");
+  add_module_option(cmd, module.get());
   cmd->callback([=] {
     if (args->empty() && recordings->empty()) {
       std::fprintf(stderr, "replay: give CASES, --recordings, or both\n");
@@ -41,12 +44,22 @@ void add_replay(CLI::App& app, int* exit_code) {
     int rec_status = 0;
     if (!recordings->empty()) {
       std::string note, error;
-      auto backend = make_backend(*backend_kind, &note, &error);
+      auto backend = make_backend(*backend_kind, &note, &error, *module);
       if (!backend) {
         std::fprintf(stderr, "replay: %s\n", error.c_str());
         *exit_code = 2;
         return;
       }
+      // A module given must hold what the recorded cases need: every entry point (they span all).
+      std::vector<device::Entry> every;
+      for (int e = 0; e <= static_cast<int>(device::Entry::gemv_batch16_strided); ++e)
+        every.push_back(static_cast<device::Entry>(e));
+      if (!check_module(*backend, every, &error)) {
+        std::fprintf(stderr, "replay: %s\n", error.c_str());
+        *exit_code = 2;
+        return;
+      }
+      std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
       // The simulation's values are the emulator's by construction: only a GPU adds a check.
       const bool is_gpu = std::string(backend->name()) == "cuda";
       rec_status = replay_recordings(*recordings, *gpu, is_gpu ? backend.get() : nullptr);
@@ -70,13 +83,21 @@ void add_replay(CLI::App& app, int* exit_code) {
       return;
     }
     std::string note, error;
-    auto backend = make_backend(*backend_kind, &note, &error);
+    auto backend = make_backend(*backend_kind, &note, &error, *module);
     if (!backend) {
       std::fprintf(stderr, "replay: %s\n", error.c_str());
       *exit_code = 2;
       return;
     }
+    std::vector<device::Entry> entries;
+    for (const golden::Case& c : all.cases) entries.push_back(props::to_device_entry(c.entry));
+    if (!check_module(*backend, entries, &error)) {
+      std::fprintf(stderr, "replay: %s\n", error.c_str());
+      *exit_code = 2;
+      return;
+    }
     std::printf("backend: %s\n", note.c_str());
+    std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
     std::size_t failed = 0;
     for (std::size_t i = 0; i < all.cases.size(); ++i) {
       const golden::Case& c = all.cases[i];

@@ -32,6 +32,7 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "gpu_identity.hpp"
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
@@ -159,6 +160,8 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->add_option("--entry", *entry, "the entry point; must be the one the bundle names")->required();
   cmd->add_option("--in", *in, "operand bundle (format: properties/cli/cmd_run_operands.cpp)")->required();
   cmd->add_option("--out", *out, "output file: header and C's bits")->required();
+  auto module = std::make_shared<std::string>();
+  add_module_option(cmd, module.get());
   cmd->callback([=] {
     *exit_code = 2;
     if (*backend_kind != "sim" && *backend_kind != "cuda") {
@@ -177,8 +180,12 @@ void add_run_operands(CLI::App& app, int* exit_code) {
                    bundle.entry.c_str());
       return;
     }
-    auto backend = make_backend(*backend_kind, &note, &error);
+    auto backend = make_backend(*backend_kind, &note, &error, *module);
     if (!backend) {
+      std::fprintf(stderr, "run-operands: %s\n", error.c_str());
+      return;
+    }
+    if (!check_module(*backend, {props::to_device_entry(bundle.shape.entry)}, &error)) {
       std::fprintf(stderr, "run-operands: %s\n", error.c_str());
       return;
     }
@@ -248,6 +255,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
       *exit_code = 1;
       return;
     }
+    std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
     std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
                 bundle.entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
                 c.m, c.n, c.k, out->c_str());

@@ -19,7 +19,7 @@ void add_vectors(CLI::App& app, int* exit_code) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto arch_name = std::make_shared<std::string>("sm90");
   auto show = std::make_shared<int>(3);
-  cmd->add_option("FILE", *files, ".mmav files (format: shared/vectors/README.md)")->required();
+  cmd->add_option("FILE", *files, ".mmav files (format: golden/mma/README.md)")->required();
   cmd->add_option("--arch", *arch_name, "emulator policy: sm90 (verified) or sm80 (unverified)")
       ->capture_default_str();
   cmd->add_option("--show", *show, "mismatches printed in full per file")->capture_default_str();

@@ -17,10 +17,13 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "data_dir.hpp"
+#include "gpu_identity.hpp"
 #include "vectors_replay.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/properties/campaign.hpp"
+#include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/regression.hpp"
 
 namespace w8a16::cli {
@@ -29,7 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 using props::CampaignResult;
 
-// Recorded MMAs the campaign replays: the project's own (golden/mma/) and the specification's.
+// Recorded MMAs the campaign replays: every .mmav under the folders (by default the data folder's
+// mma/: golden/mma/README.md).
 std::vector<fs::path> recorded_mma_files(const std::vector<std::string>& roots) {
   std::vector<fs::path> files;
   for (const std::string& root : roots) {
@@ -92,13 +96,15 @@ std::string xml_escape(const std::string& s) {
 }
 
 // JUnit: one test case for the recorded MMAs and one per entry point, failing with its case lines.
-bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend) {
+bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
+                 const RunIdentity& id) {
   std::ofstream o(path);
   if (!o) return false;
   std::size_t failed = (mma.mismatches || mma.unreadable) ? 1 : 0;
   for (const auto& [e, t] : r.per_entry) failed += (t.mismatching_cases || t.errors) ? 1 : 0;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\""
     << 1 + r.per_entry.size() << "\" failures=\"" << failed << "\" time=\"" << r.seconds << "\">\n";
+  o << identity_junit_properties(id);
   o << "  <testcase classname=\"verify.recorded_mma\" name=\"sm90_model_vs_hardware\">\n";
   if (mma.mismatches || mma.unreadable) {
     o << "    <failure message=\"" << mma.mismatches << " mismatches, " << mma.unreadable << " unreadable\">";
@@ -122,9 +128,13 @@ bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignR
 }
 
 bool write_json(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
-                const props::CampaignOptions& opt, bool pass) {
+                const props::CampaignOptions& opt, bool pass, const RunIdentity& id, const std::string& data,
+                const std::vector<std::string>& why_fail) {
   nlohmann::json j;
   j["verdict"] = pass ? "PASS" : "FAIL";
+  j["why_not_pass"] = why_fail;
+  add_identity_json(&j, id);
+  j["data_dir"] = data;
   j["backend"] = backend;
   j["seed"] = opt.seed;
   j["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
@@ -150,8 +160,11 @@ bool write_json(const std::string& path, const MmaSummary& mma, const CampaignRe
 }
 
 struct VerifyArgs {
-  std::vector<std::string> mma_roots{W8A16_SOURCE_DIR "/golden/mma", W8A16_SOURCE_DIR "/../shared/vectors"};
-  std::vector<std::string> case_paths{W8A16_SOURCE_DIR "/golden/cases", W8A16_SOURCE_DIR "/golden/regressions"};
+  std::string data_dir;                  // --data-dir; else found (data_dir.hpp)
+  std::vector<std::string> mma_roots;    // --mma-dir; default <data>/mma
+  std::vector<std::string> case_paths;   // --cases-from; default <data>/cases and <data>/regressions
+  bool saved = true;                     // --no-saved: replay no saved case
+  std::string module;                    // --module
   std::uint64_t cases = 1000;
   std::uint64_t seed = 1;
   double time_budget_s = 0;
@@ -202,12 +215,50 @@ int run_verify(const VerifyArgs& a) {
       opt.draw.dists.push_back(d);
     }
   }
+  // Where the recorded MMAs and the saved cases come from: every folder or file named on the
+  // command line must exist, and so must the data folder's mma/ and cases/ when they are the
+  // defaults (its regressions/ appears with the first saved failure). Nothing found is exit 2,
+  // never a campaign that checked nothing.
+  if (!a.saved && !a.case_paths.empty()) {
+    std::fprintf(stderr, "verify: --no-saved and --cases-from contradict each other\n");
+    return 2;
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool need_data = a.mma_roots.empty() || (a.saved && a.case_paths.empty());
+  const DataDir data = find_data_dir(a.data_dir);
+  if (data.path.empty() && (need_data || !a.data_dir.empty())) {
+    std::fprintf(stderr, "verify: %s\n", data.error.c_str());
+    return 2;
+  }
+  std::vector<std::string> mma_roots = a.mma_roots, case_paths = a.case_paths;
+  if (mma_roots.empty()) mma_roots.push_back((fs::path(data.path) / "mma").string());
+  if (a.saved && case_paths.empty()) {
+    case_paths.push_back((fs::path(data.path) / "cases").string());
+    const fs::path regressions = fs::path(data.path) / "regressions";
+    if (fs::is_directory(regressions, ec)) case_paths.push_back(regressions.string());
+  }
+  for (const auto* list : {&mma_roots, &case_paths})
+    for (const std::string& p : *list)
+      if (!fs::exists(p, ec)) {
+        std::fprintf(stderr, "verify: %s: no such file or folder%s\n", p.c_str(),
+                     data.path.empty() ? "" : (" (" + data_dir_line(data) + ")").c_str());
+        return 2;
+      }
+
   std::string note;
-  auto backend = make_backend(a.backend, &note, &error);
+  auto backend = make_backend(a.backend, &note, &error, a.module);
   if (!backend) {
     std::fprintf(stderr, "verify: %s\n", error.c_str());
     return 2;
   }
+  std::vector<device::Entry> entries;
+  for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
+  if (!check_module(*backend, entries, &error)) {
+    std::fprintf(stderr, "verify: %s\n", error.c_str());
+    return 2;
+  }
+  const RunIdentity id = run_identity(*backend);
   const bool on_gpu = std::string(backend->name()) == "cuda";
   // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
   // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
@@ -215,9 +266,11 @@ int run_verify(const VerifyArgs& a) {
 
   std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
               opt.seed, opt.cases, opt.shard_index, opt.shard_count);
+  std::fputs(identity_text(id).c_str(), stdout);
+  if (!data.path.empty()) std::printf("%s\n", data_dir_line(data).c_str());
 
   // 1. Recorded MMAs: the emulator's tensor-core model against the hardware.
-  const MmaSummary mma = replay_recorded_mmas(a.mma_roots);
+  const MmaSummary mma = replay_recorded_mmas(mma_roots);
   std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
               " mismatches, %" PRIu64 " unreadable\n",
               mma.files, mma.dots, mma.mismatches, mma.unreadable);
@@ -225,7 +278,7 @@ int run_verify(const VerifyArgs& a) {
   std::fflush(stdout);  // before the progress lines on stderr
 
   // 2. Saved cases, then drawn ones.
-  const LoadedCases saved = load_cases(a.case_paths);
+  const LoadedCases saved = load_cases(case_paths);
   for (const std::string& e : saved.errors) std::printf("  case file error: %s\n", e.c_str());
   for (std::size_t i = 0; i < saved.cases.size(); ++i) {
     const bool wanted = std::find(opt.draw.entries.begin(), opt.draw.entries.end(), saved.cases[i].entry) != opt.draw.entries.end();
@@ -236,7 +289,7 @@ int run_verify(const VerifyArgs& a) {
   // Every visible GPU takes part: GPU j of shard i/n runs the cases of sub-shard (i + n*j)/(n*g),
   // which together are exactly shard i/n's, so the verdict never depends on the GPU count.
   std::vector<std::unique_ptr<device::Backend>> extra;
-  if (on_gpu && a.gpus != 1) extra = more_gpu_backends(a.gpus);
+  if (on_gpu && a.gpus != 1) extra = more_gpu_backends(a.gpus, a.module);
   std::vector<device::Backend*> backends{backend.get()};
   for (auto& b : extra) backends.push_back(b.get());
   const auto g = static_cast<std::uint32_t>(backends.size());
@@ -292,17 +345,32 @@ int run_verify(const VerifyArgs& a) {
     std::printf("FAIL %s: %s\n  %s\n", f.source.c_str(), golden::format_case(f.c).c_str(), f.why.c_str());
     if (a.save_failures && f.source.rfind("drawn", 0) == 0) {
       std::string why;
-      const std::string path = props::save_regression({f.c, f.why}, std::string("verify-") + backend->name(), &why);
+      const std::string dir = data.path.empty() ? "" : (fs::path(data.path) / "regressions").string();
+      const std::string path =
+          dir.empty() && !std::getenv("W8A16_REGRESSIONS_DIR")
+              ? ""
+              : props::save_regression({f.c, f.why}, std::string("verify-") + backend->name(), dir, &why);
+      if (dir.empty() && why.empty()) why = "no data folder (set W8A16_REGRESSIONS_DIR or --data-dir)";
       std::printf("  %s\n", path.empty() ? ("not saved: " + why).c_str() : ("saved to " + path).c_str());
     }
   }
 
-  const bool checked = mma.dots > 0 && total_cases > 0;
-  const bool pass = checked && mma.mismatches == 0 && mma.unreadable == 0 && r.failures.empty() && saved.errors.empty();
-  if (!checked) std::printf("nothing was checked (%s)\n", mma.dots == 0 ? "no recorded MMA file found" : "no case ran");
-  if (!a.junit.empty() && !write_junit(a.junit, mma, r, backend->name()))
+  // Every reason the verdict is not PASS; a campaign that checked nothing is one of them.
+  std::vector<std::string> why_fail;
+  if (mma.dots == 0) why_fail.push_back("no recorded MMA was replayed (no .mmav file under the --mma-dir folders)");
+  if (mma.mismatches || mma.unreadable)
+    why_fail.push_back(std::to_string(mma.mismatches) + " recorded MMA mismatches, " + std::to_string(mma.unreadable) +
+                       " unreadable files");
+  if (total_cases == 0) why_fail.push_back("no case ran");
+  if (a.saved && opt.saved.empty())
+    why_fail.push_back("no saved case was replayed: none of the chosen entry points under the saved-case paths");
+  if (!saved.errors.empty()) why_fail.push_back(std::to_string(saved.errors.size()) + " case file errors");
+  if (!r.failures.empty()) why_fail.push_back(std::to_string(r.failures.size()) + " failing cases");
+  const bool pass = why_fail.empty();
+  for (const std::string& w : why_fail) std::printf("not a pass: %s\n", w.c_str());
+  if (!a.junit.empty() && !write_junit(a.junit, mma, r, backend->name(), id))
     std::fprintf(stderr, "verify: cannot write %s\n", a.junit.c_str());
-  if (!a.json.empty() && !write_json(a.json, mma, r, backend->name(), opt, pass))
+  if (!a.json.empty() && !write_json(a.json, mma, r, backend->name(), opt, pass, id, data.path, why_fail))
     std::fprintf(stderr, "verify: cannot write %s\n", a.json.c_str());
   std::printf("verdict: %s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;
@@ -325,8 +393,14 @@ void add_verify(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--junit", a->junit, "write a JUnit XML report");
   cmd->add_option("--json", a->json, "write a JSON report");
-  cmd->add_option("--mma-dir", a->mma_roots, "folders of recorded .mmav files to replay")->capture_default_str();
-  cmd->add_option("--cases-from", a->case_paths, "saved .case files or folders to replay first")->capture_default_str();
+  cmd->add_option("--data-dir", a->data_dir,
+                  "the data folder (a golden/: mma/, cases/, regressions/); default $W8A16_DATA_DIR, else "
+                  "<prefix>/share/w8a16check/golden, else the source tree of this binary's build tree");
+  cmd->add_option("--mma-dir", a->mma_roots, "folders of recorded .mmav files to replay (default <data>/mma)");
+  cmd->add_option("--cases-from", a->case_paths,
+                  "saved .case files or folders to replay first (default <data>/cases and <data>/regressions)");
+  cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");
+  add_module_option(cmd, &a->module);
   cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn cases to golden/regressions/");
   cmd->callback([a, exit_code] { *exit_code = run_verify(*a); });
 }

@@ -38,14 +38,15 @@ std::optional<NotedFailure> take_noted_failure() {
   return out;
 }
 
-std::string regressions_dir() {
+std::string regressions_dir(const std::string& default_dir) {
   if (const char* env = std::getenv("W8A16_REGRESSIONS_DIR"); env && *env) return env;
-  return W8A16_SOURCE_DIR "/golden/regressions";
+  return default_dir;
 }
 
-std::string save_regression(const NotedFailure& f, const std::string& test_name, std::string* error) {
+std::string save_regression(const NotedFailure& f, const std::string& test_name, const std::string& default_dir,
+                            std::string* error) {
   namespace fs = std::filesystem;
-  const fs::path dir = regressions_dir();
+  const fs::path dir = regressions_dir(default_dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   const std::string path = (dir / (file_stem(test_name) + ".case")).string();

@@ -31,7 +31,7 @@ rc::Gen<std::uint32_t> gen_depth() {
        {1, rc::gen::inRange<std::uint32_t>(0, 40000)}});
 }
 
-// shared/seed/w8a16_gemm_pipelined_m32.rs.txt lines 68-73 and 210-215, as written there.
+// seed lines 68-73 and 210-215 (docs/KERNEL_ABI.md 2.1 and 6), as written there.
 RC_GTEST_PROP(DispatchPredicates, prefersM32AndPrefersM64AreTheSeedsRanges, ()) {
   const std::uint32_t m = *gen_rows(), k = *gen_depth();
   const device::KernelHandle h{*rc::gen::element<std::uint64_t>(0, 1, 0xDEADBEEF)};

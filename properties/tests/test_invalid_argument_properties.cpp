@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Property 2: a call with one argument broken gets that argument's error, launches nothing and
-// leaves every byte of the output as it was (ARCHITECTURE.md, "Validation").
+// leaves every byte of the output as it was (docs/KERNEL_ABI.md 3).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The sm90 policy reproduces every MMA recorded on the H200 (shared/vectors/), bit for bit.
+// The sm90 policy reproduces every MMA recorded on the H200 (golden/mma/h200-vectors/, golden/mma/README.md),
+// bit for bit.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -23,7 +24,8 @@ const char* const kRegimes[] = {"h200_0_uniform",        "h200_1_wide_exponents"
 class RecordedH200Vectors : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RecordedH200Vectors, Sm90PolicyMatchesEveryDotProduct) {
-  const fs::path path = fs::path(W8A16_SHARED_DIR) / "vectors" / (std::string(GetParam()) + ".mmav");
+  const fs::path path =
+      fs::path(W8A16_SOURCE_DIR) / "golden" / "mma" / "h200-vectors" / (std::string(GetParam()) + ".mmav");
   MmavFile file;
   std::string error;
   ASSERT_TRUE(w8a16::golden::read_mmav_file(path.string(), &file, &error)) << path << ": " << error;
@@ -50,8 +52,8 @@ INSTANTIATE_TEST_SUITE_P(AllRegimes, RecordedH200Vectors, ::testing::ValuesIn(kR
 namespace {
 
 // The project's own probe recordings (golden/mma/<gpu>/, `w8a16check probe`): every committed file
-// of a GPU whose policy is verified replays with 0 mismatches. These cover corners the shared
-// vectors do not (mma.hpp, kSm90MinAlignExp).
+// of a GPU whose policy is verified replays with 0 mismatches. These cover corners the
+// h200-vectors regimes do not (mma.hpp, kSm90MinAlignExp).
 TEST(ProjectMmaRecordings, Sm90MatchesEveryCommittedH200File) {
   const fs::path root = fs::path(W8A16_SOURCE_DIR) / "golden" / "mma" / "h200";
   ASSERT_TRUE(fs::is_directory(root)) << root << " is missing: the H200 probe recordings are committed there";

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Recording formats of golden/ for Python: `.mmav` tensor-core vectors (shared/vectors/README.md),
+// Recording formats of golden/ for Python: `.mmav` tensor-core vectors (golden/mma/README.md),
 // read and written by the same C++ the CLI uses, so a file written here is a file the CLI replays.
 #include <algorithm>
 #include <cstring>

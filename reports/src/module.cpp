@@ -3,6 +3,8 @@
 // Every number the Python package reports is computed here, by the C++ that the tests verify.
 #include <pybind11/pybind11.h>
 
+#include "w8a16/version.hpp"
+
 namespace w8a16::py_bind {
 void bind_numerics(pybind11::module_& m);
 void bind_contract(pybind11::module_& m);
@@ -15,6 +17,9 @@ void bind_plan(pybind11::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "w8a16check emulator bindings (raw bits in, raw bits out); see the w8a16check package";
+  // The one version (CMake project(VERSION)) and the commit this module was built from.
+  m.attr("__version__") = w8a16::kVersion;
+  m.attr("__commit__") = w8a16::kGitCommit;
   w8a16::py_bind::bind_numerics(m);
   w8a16::py_bind::bind_contract(m);
   w8a16::py_bind::bind_golden(m);

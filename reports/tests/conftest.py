@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Shared fixtures: where the C++ CLI and the recorded H200 vectors are.
+# Fixtures: where the C++ CLI and the recorded H200 vectors are.
 import os
 import pathlib
 
@@ -21,9 +21,14 @@ def cli() -> str:
 
 @pytest.fixture(scope="session")
 def vectors_dir() -> pathlib.Path:
-    """shared/vectors beside the checkout (as the C++ tests find it), or $W8A16_SHARED_DIR/vectors."""
-    shared = pathlib.Path(os.environ.get("W8A16_SHARED_DIR", REPO.parent / "shared"))
-    path = shared / "vectors"
-    if not path.is_dir():
-        pytest.skip(f"recorded vectors not found at {path} (set W8A16_SHARED_DIR)")
+    """The recorded H200 vectors committed with the repository (golden/mma/README.md)."""
+    path = REPO / "golden" / "mma" / "h200-vectors"
+    if not any(path.glob("*.mmav")):
+        pytest.fail(f"the recorded vectors are missing from {path}: they are committed there")
     return path
+
+
+def pytest_report_header(config):
+    import w8a16check
+
+    return f"w8a16check {w8a16check.__version__} from {w8a16check.__file__}"

@@ -59,6 +59,10 @@ std::unique_ptr<GpuRig> GpuRig::create(std::string* why) {
     *why = "no usable CUDA device: " + st.message;
     return nullptr;
   }
+  return over(std::move(backend));
+}
+
+std::unique_ptr<GpuRig> GpuRig::over(std::unique_ptr<device::CudaBackend> backend) {
   auto rig = std::unique_ptr<GpuRig>(new GpuRig());
   rig->backend_ = std::move(backend);
   const device::KernelRegistry& reg = rig->backend_->registry();

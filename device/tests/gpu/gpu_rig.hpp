@@ -39,6 +39,8 @@ class GpuRig {
  public:
   // nullptr with the reason in *why when there is no usable GPU (no driver, no device).
   static std::unique_ptr<GpuRig> create(std::string* why);
+  // Over a backend made elsewhere (a module loaded from a file: test_module_file.cpp).
+  static std::unique_ptr<GpuRig> over(std::unique_ptr<device::CudaBackend> backend);
   device::CudaBackend& backend() { return *backend_; }
   // The registry a case is planned with: the module's, less the Hopper tier's symbols except the
   // one the case is aimed at, so that each symbol and each body below them is reached at any shape.

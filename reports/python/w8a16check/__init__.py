@@ -14,7 +14,10 @@ import numpy as np
 
 from . import _paths
 
-_core = _paths.load_core(__name__)  # from the build tree (_paths.py says which), not from here
+_core = _paths.load_core(__name__)  # installed beside this file, or a build tree's (_paths.py)
+
+# CMakeLists.txt's project(VERSION), compiled into _core: the CLI's --version prints the same.
+__version__: str = _core.__version__
 
 from ._core import (  # noqa: E402,F401  (re-exported API)
     CASE_OUTPUT_SENTINEL_BITS,

@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Finds and loads the compiled _core of the right build tree (reports/CMakeLists.txt says why there).
-"""Which build tree's ``_core`` the package loads, in this order:
+# Finds and loads the compiled _core: the installed one, or the right build tree's (reports/CMakeLists.txt).
+"""Which ``_core`` the package loads.
+
+An installed package (``pip install .``) has ``_core`` beside this file and loads that one. The
+package as it lies in the checkout (``reports/python``, on the venv's path through ``tools/setup``)
+has none beside it and loads a build tree's, in this order:
 
 1. ``$W8A16_BUILD_DIR`` (a build tree, e.g. ``build/host``), for work in a tree of one's own;
 2. the preset ``tools/build`` built last (``build/.preset``), the tree ``tools/test`` tests;
@@ -16,10 +20,18 @@ import os
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+
+
+def installed() -> bool:
+    """True for an installed package: its compiled _core lies beside this file."""
+    return any((HERE / f"_core{s}").is_file() for s in importlib.machinery.EXTENSION_SUFFIXES)
 
 
 def core_dir() -> Path:
+    if installed():
+        return HERE
     env = os.environ.get("W8A16_BUILD_DIR")
     if env:
         return Path(env).resolve() / "python" / "w8a16check"
@@ -41,4 +53,15 @@ def load_core(package: str):
             spec.loader.exec_module(module)
             return module
     raise ImportError(f"w8a16check._core is not built in {folder}: run `tools/setup && tools/build`, or set "
-                      "W8A16_BUILD_DIR to a build tree that built the target w8a16_pycore")
+                      "W8A16_BUILD_DIR to a build tree that built the target w8a16_pycore, or `pip install .`")
+
+
+def data_dir() -> Path | None:
+    """The data folder (a golden/: mma/, cases/, recordings/, order/): $W8A16_DATA_DIR, else the
+    checkout's golden/ when the package runs from it; None for an installed package without one."""
+    env = os.environ.get("W8A16_DATA_DIR")
+    if env:
+        return Path(env)
+    if not installed() and (REPO / "golden").is_dir():
+        return REPO / "golden"
+    return None

@@ -23,7 +23,7 @@ import numpy as np
 
 import pathlib
 
-from . import _core, bounds, data, order, recordings as recordings_mod
+from . import _core, _paths, bounds, data, order, recordings as recordings_mod
 
 SHAPES = ((12288, 2048), (2048, 4096), (8192, 2048), (10240, 5120), (51200, 5120), (5120, 25600))
 ROWS = (1, 16, 64)
@@ -122,9 +122,13 @@ def order_section(arch: str = "sm90") -> list[dict]:
 def device_order_section(root=None) -> dict:
     """The kernels' trees recovered on a device (golden/order/<device>/, golden/order/README.md)
     beside the documented order of the contract each entry must meet."""
-    root = pathlib.Path(root) if root else pathlib.Path(__file__).resolve().parents[3] / "golden" / "order"
+    data = _paths.data_dir()
+    if not root and data is None:
+        return {"searched": "", "found": False, "devices": [],
+                "note": "no data folder: pass --order-dir or set W8A16_DATA_DIR (an installed package has none)"}
+    root = pathlib.Path(root) if root else data / "order"
     devices = sorted(d for d in root.glob("*") if (d / "manifest.json").is_file()) if root.is_dir() else []
-    repo = pathlib.Path(__file__).resolve().parents[3]
+    repo = _paths.REPO
     shown = str(root.resolve().relative_to(repo)) if root.resolve().is_relative_to(repo) else str(root)
     res = {"searched": shown, "found": bool(devices), "devices": []}
     if not devices:
@@ -164,6 +168,8 @@ def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, r
     worst.sort(key=lambda r: (r["metric"], -r["score"]))
     summary = {
         "tool": "w8a16check.audit",
+        "w8a16check": {"version": _core.__version__, "commit": _core.__commit__},
+        "gpu": None,  # the audit runs on the emulator; device numbers come from the recordings it reads
         "seed": seed,
         "columns_per_shape": columns,
         "sampling": "output columns sampled per shape (n = 0 and N-1 always included), all M rows; "

@@ -130,9 +130,16 @@ def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> 
 
 def section(paths=None, max_macs: int = MAX_MACS, repo: str | None = None) -> dict:
     """The audit's "device recordings" section over every .rec under `paths` (default golden/recordings)."""
-    repo = repo or str(pathlib.Path(__file__).resolve().parents[3])
+    from . import _paths
+
+    repo = repo or str(_paths.REPO)
     if paths is None:
-        paths = [os.path.join(repo, "golden", "recordings")]
+        data = _paths.data_dir()
+        if data is None:
+            return {"searched": [], "found": False, "max_macs": max_macs, "files": [], "mismatches": 0,
+                    "mismatching_cases": 0, "outputs_compared": 0, "cases": 0,
+                    "note": "no data folder: pass --recordings or set W8A16_DATA_DIR (an installed package has none)"}
+        paths = [os.path.join(str(data), "recordings")]
     files = find_recordings(paths)
     # Paths inside the checkout are shown relative to it: the report reads the same on every machine.
     rel = (lambda p: os.path.relpath(p, repo) if os.path.abspath(p).startswith(repo + os.sep) else str(p))

@@ -17,6 +17,14 @@ COLORS = {"canonical": "#1f77b4", "gemv": "#d62728"}
 COMPARISONS = ("canonical_vs_gemv", "canonical_vs_exact", "gemv_vs_exact")
 
 
+
+def _policy_label(arch: str) -> str:
+    """The policy's name, and UNVERIFIED where no recording of that architecture confirms it
+    (docs/NUMERICS.md 3): a report that uses such a policy must say so."""
+    from . import _core
+
+    return arch if _core.mma_policy(arch)["verified"] else f"{arch} (UNVERIFIED: no recording)"
+
 def _plot_identical(s, path):
     dists = s["distributions"]
     fig, axes = plt.subplots(1, len(dists), figsize=(4.2 * len(dists), 3.4), squeeze=False, sharey=True)
@@ -278,7 +286,8 @@ def render_html(s: dict) -> str:
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>w8a16check reassociation audit</title>"
              f"<style>{CSS}</style></head><body>",
              "<h1>Reassociation audit: canonical fold vs scalar GEMV vs exact</h1>",
-             f"<p>{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}</code> "
+             f"<p>w8a16check {e(s['w8a16check']['version'])} (commit {e(s['w8a16check']['commit'])}); "
+             f"{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}</code> "
              f"({e(s['mma_policy']['evidence'])}); {s['seconds']} s. {e(s['sampling'])}: "
              f"{s['columns_per_shape']} columns per shape, M in {e(str(s['rows']))}.</p>",
              "<p>The GEMV entry points take M &le; 4 and M &le; 16 rows; at M = 64 the GEMV numbers are its "
@@ -345,7 +354,7 @@ def render_html(s: dict) -> str:
              "the units outside the two leaves' lowest common ancestor, which rebuilds the reduction tree "
              "(order.py). A node's children are joined by '+'; 'a..b' is a run of leaves summed in one node.</p>",
              _table(["contract", "MMA policy", "K", "leaves", "probes", "nodes measured", "nodes documented", "same tree"],
-                    [[o["contract"], o["arch"] if o["contract"] == "canonical" else "-", o["k"], o["leaves"],
+                    [[o["contract"], _policy_label(o["arch"]) if o["contract"] == "canonical" else "-", o["k"], o["leaves"],
                       o["probes"], o["internal_nodes_measured"],
                       o["internal_nodes_documented"], "yes" if o["matches_documented"] else "NO"]
                      for o in s["reduction_order"]])]

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "w8a16/device/backend.hpp"
 
@@ -40,9 +41,14 @@ class CudaBackend final : public Backend {
   // the limits. Returns nullptr with the reason in *status when any of it fails (no GPU, no driver).
   static std::unique_ptr<CudaBackend> create(int ordinal, Status* status);
   // The same over another module image (a fatbin or cubin in memory; bytes == 0: no module).
-  // Tests use it to load fixture kernels.
+  // Tests use it to load fixture kernels. Either way every family symbol the module has must have
+  // the family's parameter layout (docs/KERNEL_ABI.md 1.1, checked where the driver can tell):
+  // otherwise nullptr, the status naming the symbol and both layouts, and nothing is launched.
   static std::unique_ptr<CudaBackend> create_with_module(int ordinal, const void* image, std::size_t bytes,
                                                          Status* status);
+  // The same over a module file built elsewhere (w8a16check --module): a cubin (ELF) or a fatbin,
+  // read whole; a missing, empty or unrecognised file is an error before the driver sees it.
+  static std::unique_ptr<CudaBackend> create_from_file(int ordinal, const std::string& path, Status* status);
   ~CudaBackend() override;
 
   const char* name() const override { return "cuda"; }
@@ -64,6 +70,17 @@ class CudaBackend final : public Backend {
 
   // Bytes of the embedded fatbin (0 while no kernel file exists).
   static std::size_t embedded_module_bytes();
+  // A copy of the embedded fatbin (what `w8a16check module --write FILE` writes).
+  static std::vector<unsigned char> embedded_module();
+
+  // "embedded" or the file create_from_file loaded; and that image's size in bytes.
+  const std::string& module_source() const { return module_source_; }
+  std::size_t module_bytes() const { return module_bytes_; }
+  // Whether the parameter layouts were checked (false on a driver without cuFuncGetParamInfo).
+  bool abi_checked() const { return abi_checked_; }
+  // Every function of the loaded module by name, where the driver can list them (*listed false
+  // otherwise, and the list is empty).
+  std::vector<std::string> module_functions(bool* listed) const;
 
  private:
   CudaBackend() = default;
@@ -83,6 +100,10 @@ class CudaBackend final : public Backend {
   std::map<Stream, Workspace> workspaces_;
   std::mutex workspaces_mutex_;
   Status workspace_for(Stream stream, std::uint64_t bytes, std::uint64_t* ptr);
+  std::string module_source_ = "embedded";
+  std::size_t module_bytes_ = 0;
+  bool abi_checked_ = false;
+  std::shared_ptr<const std::vector<unsigned char>> module_image_;  // a --module file's bytes
 };
 
 }  // namespace w8a16::device

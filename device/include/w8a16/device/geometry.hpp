@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Launch geometry of every kernel of the family: the one place the launch layer (plans, the
 // simulation's tile maps) and the kernels (.cu) both read. Constants marked "seed" are the Rust
-// launch module's (shared/seed/w8a16_gemm_pipelined_m32.rs.txt) and must not change.
+// launch module's (docs/KERNEL_ABI.md 6) and must not change.
 #pragma once
 #include <cstdint>
 

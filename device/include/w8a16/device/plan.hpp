@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Entry points, dispatch predicates, argument validation and launch plans: a pure function from
 // (entry point, arguments, kernel registry, device limits) to a Plan or an error. Backends only
-// execute plans. The rules are the seed's (shared/seed/w8a16_gemm_pipelined_m32.rs.txt).
+// execute plans. The rules are the seed's (docs/KERNEL_ABI.md 2 and 6).
 #pragma once
 #include <cstdint>
 

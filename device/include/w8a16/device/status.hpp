@@ -9,7 +9,7 @@ namespace w8a16::device {
 
 enum class Errc {
   ok = 0,
-  // The seed's checks (shared/seed/w8a16_gemm_pipelined_m32.rs.txt lines 105-123).
+  // The seed's checks (docs/KERNEL_ABI.md 3; seed lines 105-123).
   m_zero,                // m >= 1
   k_not_block_multiple,  // K a positive multiple of 128
   a_pitch_short,         // a_row_stride >= k

@@ -24,7 +24,7 @@ inline constexpr std::uint32_t kCaseGeneratorVersion = 1;  // what new cases are
 inline constexpr std::uint32_t kCaseOldestGeneratorVersion = 1;
 
 // Entry points of the kernel family, by the seed's launch-function names
-// (shared/seed/w8a16_gemm_pipelined_m32.rs.txt and ARCHITECTURE.md).
+// (docs/KERNEL_ABI.md 2).
 enum class EntryPoint : std::uint8_t {
   gemm_pipelined,             // the 128-row tile, contiguous (a_row_stride = k, c_row_stride = n)
   gemm_pipelined_m32,         // the 32-row twin, contiguous

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Inputs for the calibration probe (`w8a16check probe`): the 10 regimes of shared/vectors/README.md
+// Inputs for the calibration probe (`w8a16check probe`): the 10 regimes of golden/mma/README.md
 // and the targeted cases of NUMERICS.md 1.1 and 3, as .mmav cases whose D is still to be recorded.
 #pragma once
 #include <cstdint>

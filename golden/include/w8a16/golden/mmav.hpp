@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // `.mmav` files: tensor-core MMAs recorded on hardware, inputs and outputs (format:
-// shared/vectors/README.md). Reading and writing; malformed input is an error value, never a crash.
+// golden/mma/README.md). Reading and writing; malformed input is an error value, never a crash.
 #pragma once
 #include <array>
 #include <cstdint>

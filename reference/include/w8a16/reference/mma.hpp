@@ -26,21 +26,21 @@ struct MmaPolicy {
 // The alignment exponent's floor on sm_90, measured by this project's probe (golden/mma/h200/,
 // regime h200_7_subnormal_outputs): when every term is tiny (subnormal BF16 activations times
 // small weights, c = +-0), E = max(ea + eb) can fall below -133, yet the H200 aligns on the grid of
-// E = -133, i.e. 2^-158, the exponent of BF16's smallest subnormal (2^-133) less 25. NUMERICS.md
-// 1.1 rule 3 as written (no floor) misses 4 of 32,768 dot products there; a floor at E = -133 is the
-// only one consistent with all 1,641,856 recorded dot products (-132 .. -128 break hundreds of the
-// shared vectors, -134 and -135 leave 4 and 2 of the probe's).
+// E = -133, i.e. 2^-158, the exponent of BF16's smallest subnormal (2^-133) less 25 (NUMERICS.md
+// 1.1 rule 3). Without the floor the model misses 4 of 32,768 dot products there; a floor at
+// E = -133 is the only one consistent with all 1,641,856 recorded dot products (-132 .. -128 break
+// hundreds of golden/mma/h200-vectors, -134 and -135 leave 4 and 2 of the probe's).
 inline constexpr int kSm90MinAlignExp = -133;
 inline constexpr int kNoAlignFloor = -(1 << 20);  // below every exponent a term can have
 
 // sm_90 (H100/H200): one fused step of 17 terms, 2 extra bits. Verified: NUMERICS.md 1.1, the
-// 10 recorded regimes in shared/vectors/, and the project's probe recordings of both instructions
-// the kernels use: mma.sync m16n8k16 and wgmma m64n8k16 (A from shared memory and from registers,
-// scale-d 1 and 0), golden/mma/h200.
+// 10 recorded regimes of golden/mma/h200-vectors/, and the project's probe recordings of both
+// instructions the kernels use: mma.sync m16n8k16 and wgmma m64n8k16 (A from shared memory and
+// from registers, scale-d 1 and 0), golden/mma/h200/.
 inline constexpr MmaPolicy kMmaSm90{
     "sm90", 1, 2, kSm90MinAlignExp, true,
-    "H200 recordings of mma.sync.m16n8k16 (shared/vectors, NUMERICS.md 1.1; golden/mma/h200/h200_<i>_*.mmav) and "
-    "wgmma.mma_async.m64n8k16 ss/rs, scale-d 1/0 (golden/mma/h200/h200_wgmma_m64n8k16_*.mmav)"};
+    "H200 recordings of mma.sync.m16n8k16 (golden/mma/h200-vectors, NUMERICS.md 1.1; golden/mma/h200/h200_<i>_*.mmav) "
+    "and wgmma.mma_async.m64n8k16 ss/rs, scale-d 1/0 (golden/mma/h200/h200_wgmma_m64n8k16_*.mmav)"};
 // sm_80 (A100): two chained blocks of 8 products with 1 extra bit, as published; NOT verified
 // here: no A100 recording confirms it.
 // Its alignment floor is unknown: no floor is assumed.

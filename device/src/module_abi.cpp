@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The symbols a module needs for given entry points (module_abi.hpp, docs/KERNEL_ABI.md 1.2).
+#include "w8a16/device/module_abi.hpp"
+
+#include <algorithm>
+
+namespace w8a16::device {
+namespace {
+
+void add(std::vector<ModuleCoverage::Missing>* list, KernelId k, Entry e) {
+  for (ModuleCoverage::Missing& m : *list)
+    if (m.kernel == k) {
+      if (std::find(m.needed_by.begin(), m.needed_by.end(), e) == m.needed_by.end()) m.needed_by.push_back(e);
+      return;
+    }
+  list->push_back({k, {e}});
+}
+
+std::string entries_text(const std::vector<Entry>& es) {
+  std::string s;
+  for (Entry e : es) s += (s.empty() ? "" : ", ") + std::string(entry_name(e));
+  return s;
+}
+
+}  // namespace
+
+std::vector<KernelId> required_kernels(Entry e) {
+  if (e == Entry::gemm_pipelined_by_m)
+    return {KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64};
+  return {entry_own_kernel(e)};
+}
+
+std::vector<KernelId> optional_kernels(Entry e) {
+  switch (e) {
+    case Entry::gemm_pipelined_m32:
+    case Entry::gemm_pipelined_m32_strided:
+    case Entry::gemm_pipelined_m64:
+    case Entry::gemm_pipelined_m64_strided:
+    case Entry::gemm_pipelined_by_m:
+      return {KernelId::tc_rows,    KernelId::tc_rows_m64,     KernelId::wgmma_rows,
+              KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2};
+    case Entry::gemm_pipelined: return {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2};
+    default: return {};
+  }
+}
+
+ModuleCoverage module_coverage(const KernelRegistry& registry, const std::vector<Entry>& entries) {
+  ModuleCoverage c;
+  for (Entry e : entries) {
+    for (KernelId k : required_kernels(e))
+      if (!registry.resolve(k)) add(&c.required, k, e);
+    for (KernelId k : optional_kernels(e))
+      if (!registry.resolve(k)) add(&c.optional, k, e);
+  }
+  return c;
+}
+
+std::string missing_required_text(const ModuleCoverage& c) {
+  std::string s;
+  for (const ModuleCoverage::Missing& m : c.required)
+    s += std::string("the module lacks ") + kernel_name(m.kernel) + ", required by " + entries_text(m.needed_by) +
+         " (docs/KERNEL_ABI.md 1.2)\n";
+  return s;
+}
+
+std::string missing_optional_text(const ModuleCoverage& c) {
+  std::string s;
+  for (const ModuleCoverage::Missing& m : c.optional)
+    s += std::string(kernel_name(m.kernel)) + " (tried first by " + entries_text(m.needed_by) + "): absent; " +
+         (kernel_uses_tma(m.kernel) ? "the entry points run the tiers below the Hopper tier in its place\n"
+                                    : "the twins run their own bodies in its place\n");
+  return s;
+}
+
+std::vector<std::string> foreign_family_names(const std::vector<std::string>& functions) {
+  std::vector<std::string> out;
+  for (const std::string& f : functions) {
+    KernelId id;
+    if (f.rfind("w8a16_", 0) == 0 && !kernel_from_name(f, &id) && f != "w8a16_probe_mma_m16n8k16_bf16" &&
+        f != "w8a16_probe_wgmma_m64n8k16_bf16")
+      out.push_back(f);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace w8a16::device

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A kernel module loaded from a file (w8a16check --module, docs/KERNEL_ABI.md 1.2, 1.3 and 5): the
+// embedded fatbin written to a file gives the embedded module's bytes; a module with a kernel
+// renamed is refused for the entry points that need it, naming the symbol, with nothing launched;
+// a family symbol with another parameter list is refused at load.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gpu_cases.hpp"
+#include "gpu_rig.hpp"
+#include "w8a16/device/api.hpp"
+#include "w8a16/device/cuda_backend.hpp"
+#include "w8a16/device/module_abi.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace w8a16;
+using device::Body;
+using device::Entry;
+using device::KernelId;
+
+// The test modules device/tests/gpu/CMakeLists.txt writes beside this binary (they travel with it).
+fs::path beside_this_binary(const std::string& name) {
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec).parent_path() / name;
+}
+
+class ModuleFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    device::Status st;
+    embedded_ = device::CudaBackend::create(0, &st);
+    if (!embedded_) GTEST_SKIP() << "GPU test skipped: no usable CUDA device: " << st.message;
+  }
+  std::unique_ptr<device::CudaBackend> embedded_;
+};
+
+TEST_F(ModuleFile, TheEmbeddedFatbinWrittenToAFileGivesIdenticalBytes) {
+  const fs::path path = fs::temp_directory_path() / ("w8a16_embedded_" + std::to_string(getpid()) + ".fatbin");
+  {
+    const std::vector<unsigned char> image = device::CudaBackend::embedded_module();
+    ASSERT_FALSE(image.empty());
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    ASSERT_TRUE(f.flush()) << path;
+  }
+  device::Status st;
+  auto from_file = device::CudaBackend::create_from_file(0, path.string(), &st);
+  fs::remove(path);
+  ASSERT_TRUE(from_file) << st.message;
+  EXPECT_EQ(from_file->module_source(), path.string());
+  EXPECT_EQ(from_file->module_bytes(), device::CudaBackend::embedded_module_bytes());
+  for (KernelId id : device::kAllKernels)
+    EXPECT_EQ(static_cast<bool>(embedded_->registry().resolve(id)), static_cast<bool>(from_file->registry().resolve(id)))
+        << device::kernel_name(id);
+
+  auto a = gputest::GpuRig::over(std::move(embedded_));
+  auto b = gputest::GpuRig::over(std::move(from_file));
+  // Every entry point through each body it can reach.
+  const std::pair<Entry, Body> targets[] = {
+      {Entry::gemm_pipelined, Body::gemm128_tile},           {Entry::gemm_pipelined_m32, Body::m32_skinny},
+      {Entry::gemm_pipelined_m32_strided, Body::m32_tile},   {Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip},
+      {Entry::gemm_pipelined_m64, Body::m64_tile},           {Entry::gemm_pipelined_m64_strided, Body::tc_rows_strip},
+      {Entry::gemm_pipelined_by_m, Body::gemm128_tile},      {Entry::gemv_batch4_strided, Body::gemv_strip},
+      {Entry::gemv_batch16_strided, Body::gemv_strip}};
+  std::size_t cases = 0, bytes = 0;
+  for (const auto& [entry, body] : targets) {
+    for (const gputest::GpuCase& c : gputest::make_cases(entry, body, 3, 0x30D01E, std::uint64_t{1} << 24)) {
+      const gputest::Inputs in = gputest::make_inputs(c);
+      const gputest::GpuRun ra = a->run(c, in), rb = b->run(c, in);
+      ASSERT_TRUE(ra.ok && rb.ok) << ra.error << " / " << rb.error << "\n  case: " << c.describe();
+      EXPECT_STREQ(ra.plan.kernel_name, rb.plan.kernel_name) << c.describe();
+      EXPECT_EQ(ra.plan.body, rb.plan.body) << c.describe();
+      EXPECT_TRUE(ra.c == rb.c) << "the module from the file gave other bytes than the embedded one\n  case: "
+                                << c.describe();
+      // Equal to each other is not enough: both must be the contract's bytes.
+      const gputest::Comparison cmp = gputest::compare_c(c, gputest::expected_c(c, in, ra.plan.contract), ra.c);
+      EXPECT_EQ(cmp.mismatched_elements, 0u) << cmp.first << "\n  case: " << c.describe();
+      ++cases;
+      bytes += 2 * ra.c.size();
+    }
+  }
+  std::printf("module file vs embedded: %zu cases, %zu bytes of C each, identical\n", cases, bytes);
+  EXPECT_GE(cases, 20u);
+}
+
+TEST_F(ModuleFile, AModuleWithARenamedKernelIsRefusedNamingTheSymbol) {
+  const fs::path path = beside_this_binary("w8a16_kernels_renamed_m32.fatbin");
+  ASSERT_TRUE(fs::is_regular_file(path)) << path << " is built with this binary (device/tests/gpu/CMakeLists.txt)";
+  device::Status st;
+  auto b = device::CudaBackend::create_from_file(0, path.string(), &st);
+  ASSERT_TRUE(b) << st.message;
+  EXPECT_FALSE(b->registry().resolve(KernelId::gemm_pipelined_m32));
+  EXPECT_TRUE(b->registry().resolve(KernelId::gemm_pipelined));
+
+  const device::ModuleCoverage c =
+      device::module_coverage(b->registry(), {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined});
+  EXPECT_FALSE(c.ok());
+  const std::string text = device::missing_required_text(c);
+  EXPECT_NE(text.find("the module lacks w8a16_gemm_pipelined_m32, required by gemm_pipelined_m32_strided"),
+            std::string::npos)
+      << text;
+  bool listed = false;
+  const std::vector<std::string> foreign = device::foreign_family_names(b->module_functions(&listed));
+  if (listed)
+    EXPECT_NE(std::find(foreign.begin(), foreign.end(), "w8a16_gemm_pipelined_m32_renamed"), foreign.end());
+
+  // Even past the CLI's check, the launch layer launches nothing on the zero handle: the skinny
+  // body's shape (the row-tile kernel declines K <= 5120 at N <= 3968) is refused, C untouched.
+  auto out = b->allocate(2 * 13 * 15, &st);
+  auto ab = b->allocate(2 * 13 * 5128, &st), wb = b->allocate(13 * 5120, &st), sb = b->allocate(4 * 40, &st);
+  ASSERT_TRUE(out && ab && wb && sb) << st.message;
+  ASSERT_TRUE(out->fill(0xA5).ok());
+  device::Launcher launcher(*b);
+  device::Call call;
+  call.entry = Entry::gemm_pipelined_m32_strided;
+  call.kernel = b->registry().resolve(KernelId::gemm_pipelined_m32);
+  call.args = device::Args{ab->address(), wb->address(), sb->address(), out->address(), 13, 13, 5120, 5128, 15, 0};
+  st = launcher.launch(call);
+  EXPECT_EQ(st.code, device::Errc::kernel_missing) << st.message;
+  EXPECT_NE(st.message.find("w8a16_gemm_pipelined_m32"), std::string::npos) << st.message;
+  ASSERT_TRUE(b->synchronize().ok());
+  std::vector<unsigned char> after(2 * 13 * 15);
+  ASSERT_TRUE(out->download(after.data(), after.size()).ok());
+  EXPECT_TRUE(std::all_of(after.begin(), after.end(), [](unsigned char x) { return x == 0xA5; }));
+}
+
+TEST_F(ModuleFile, AFamilySymbolWithAnotherSignatureIsRefusedAtLoad) {
+  const fs::path path = beside_this_binary("w8a16_fixture_wrong_signature.fatbin");
+  ASSERT_TRUE(fs::is_regular_file(path)) << path << " is built with this binary (device/tests/gpu/CMakeLists.txt)";
+  if (!embedded_->abi_checked())
+    GTEST_SKIP() << "this driver lacks cuFuncGetParamInfo: parameter layouts cannot be checked here";
+  device::Status st;
+  auto b = device::CudaBackend::create_from_file(0, path.string(), &st);
+  EXPECT_FALSE(b) << "a module whose w8a16_gemv_batch4_strided takes 2 parameters was accepted";
+  EXPECT_NE(st.message.find("w8a16_gemv_batch4_strided has 2 parameters"), std::string::npos) << st.message;
+}
+
+TEST_F(ModuleFile, AFileThatIsNoModuleIsRefusedBeforeTheDriverSeesIt) {
+  const fs::path path = fs::temp_directory_path() / ("w8a16_not_a_module_" + std::to_string(getpid()));
+  std::ofstream(path) << "not a module\n";
+  device::Status st;
+  EXPECT_FALSE(device::CudaBackend::create_from_file(0, path.string(), &st));
+  fs::remove(path);
+  EXPECT_NE(st.message.find("neither a cubin (ELF) nor a fatbin"), std::string::npos) << st.message;
+  EXPECT_FALSE(device::CudaBackend::create_from_file(0, "/nonexistent/w8a16.fatbin", &st));
+  EXPECT_NE(st.message.find("cannot open"), std::string::npos) << st.message;
+}
+
+}  // namespace

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Finding the data folder at run time (data_dir.hpp): the options, the install layout, the build tree.
+#include "data_dir.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace w8a16::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// The running binary, links resolved: a symlink such as build/bin/w8a16check leads to its tree.
+fs::path executable_path() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : fs::weakly_canonical(p, ec);
+}
+
+// w8a16check_SOURCE_DIR from a CMakeCache.txt ("w8a16check_SOURCE_DIR:STATIC=/path"), or "".
+std::string source_dir_in_cache(const fs::path& cache) {
+  std::ifstream in(cache);
+  const std::string key = "w8a16check_SOURCE_DIR:STATIC=";
+  for (std::string line; std::getline(in, line);)
+    if (line.compare(0, key.size(), key) == 0) return line.substr(key.size());
+  return "";
+}
+
+DataDir named(const std::string& path, const std::string& how) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {"", how, how + " " + path + ": no such folder"};
+  return {fs::absolute(path, ec).lexically_normal().string(), how, ""};
+}
+
+}  // namespace
+
+DataDir find_data_dir(const std::string& option) {
+  if (!option.empty()) return named(option, "--data-dir");
+  if (const char* env = std::getenv("W8A16_DATA_DIR"); env && *env) return named(env, "W8A16_DATA_DIR");
+
+  std::error_code ec;
+  std::string looked;
+  const fs::path exe = executable_path();
+  if (!exe.empty()) {
+    const fs::path bin = exe.parent_path();
+    const fs::path installed = (bin / W8A16_BIN_TO_DATADIR / "w8a16check" / "golden").lexically_normal();
+    if (fs::is_directory(installed, ec))
+      return {installed.string(), "install prefix " + bin.parent_path().string(), ""};
+    looked = installed.string();
+    fs::path dir = bin;
+    for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path()) {
+      const fs::path cache = dir / "CMakeCache.txt";
+      if (!fs::is_regular_file(cache, ec)) {
+        if (dir == dir.root_path()) break;
+        continue;
+      }
+      const std::string src = source_dir_in_cache(cache);
+      const fs::path golden = fs::path(src) / "golden";
+      if (!src.empty() && fs::is_directory(golden, ec))
+        return {golden.lexically_normal().string(), "source tree of build tree " + dir.string(), ""};
+      looked += ", " + (src.empty() ? cache.string() + " (names no w8a16check source tree)" : golden.string());
+      break;
+    }
+  }
+  return {"", "", "no data folder found (looked at " + (looked.empty() ? std::string("nothing: no executable path")
+                                                                         : looked) +
+                      "); pass --data-dir DIR or set W8A16_DATA_DIR to a w8a16check golden/ folder"};
+}
+
+std::string data_dir_line(const DataDir& d) { return "data: " + d.path + " (" + d.how + ")"; }
+
+}  // namespace w8a16::cli
