@@ -102,6 +102,20 @@ def test_canonical_accumulator_rounds_to_the_canonical_output():
     assert np.array_equal(w.round_bf16(acc), w.gemm_columns(a, wq, s, contract="canonical"))
 
 
+def test_gemv_accumulator_rounds_to_the_gemv_output_and_is_exact_on_small_integers():
+    a, wq, s = data.operands("cancellation", 1, 1024, np.arange(3), np.arange(40))
+    acc = w.gemv_acc_columns(a, wq, s)
+    assert acc.dtype == np.uint32
+    assert np.array_equal(w.round_bf16(acc), w.gemm_columns(a, wq, s, contract="gemv"))
+    # The two orders' accumulators differ under cancellation (else the binding returned one order twice).
+    assert not np.array_equal(acc, w.canonical_acc_columns(a, wq, s))
+    # Small integers sum exactly in FP32 in any order: A = 1..4 (BF16), W = 1.0, S = 1, K = 256.
+    ints = np.tile(np.array([0x3F80, 0x4000, 0x4040, 0x4080], dtype=np.uint16), 64)[None, :]
+    ones = np.full((1, 256), 0x38, dtype=np.uint8)
+    got = w.gemv_acc_columns(ints, ones, np.ones((1, 2), dtype=np.float32)).view(np.float32)
+    assert got[0, 0] == np.float32(640.0)
+
+
 def test_contract_argument_selects_a_different_order():
     # Well-conditioned sums mostly round to the same BF16; cancellation exposes the order.
     a, wq, s = data.operands("cancellation", 3, 1024, np.arange(4), np.arange(64))
@@ -181,3 +195,4 @@ def test_plan_case_is_the_launch_layers_dispatch():
         core.plan_case(gemv.format(m=5, n=40, k=128))
     with pytest.raises(ValueError, match="line"):
         core.plan_case("case/1 nonsense")
+
