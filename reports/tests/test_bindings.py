@@ -196,3 +196,26 @@ def test_plan_case_is_the_launch_layers_dispatch():
     with pytest.raises(ValueError, match="line"):
         core.plan_case("case/1 nonsense")
 
+
+def test_bodies_are_the_launch_layers_and_name_each_contract():
+    core = w._core
+    bodies = core.bodies()
+    names = [b["name"] for b in bodies]
+    assert len(set(names)) == len(names)
+    assert {b["contract"] for b in bodies} == {"canonical", "gemv"}
+    assert [b["name"] for b in bodies if b["contract"] == "gemv"] == ["gemv_strip"]
+    # Every body the plan reaches over a spread of shapes and entries is in the list, with the
+    # plan's own contract.
+    contract = {b["name"]: b["contract"] for b in bodies}
+    line = "case/1 w8a16_{e} m={m} n={n} k={k} a_row_stride={k} c_row_stride={n} dist=activation_like seed=0x1 gen=1"
+    reached = set()
+    for e in ("gemm_pipelined", "gemm_pipelined_m32_strided", "gemm_pipelined_m64_strided", "gemv_batch16_strided"):
+        for m, n, k in ((1, 33, 256), (16, 12288, 2048), (40, 12288, 2048), (40, 40, 256), (16, 33, 5248)):
+            try:
+                p = core.plan_case(line.format(e=e, m=m, n=n, k=k))
+            except ValueError:
+                continue  # rows this entry refuses
+            assert contract[p["body"]] == p["contract"], p
+            reached.add(p["body"])
+    assert reached <= set(names) and len(reached) >= 5
+
