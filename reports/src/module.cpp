@@ -3,6 +3,8 @@
 // Every number the Python package reports is computed here, by the C++ that the tests verify.
 #include <pybind11/pybind11.h>
 
+#include "w8a16/version.hpp"
+
 namespace w8a16::py_bind {
 void bind_numerics(pybind11::module_& m);
 void bind_contract(pybind11::module_& m);
@@ -22,4 +24,12 @@ PYBIND11_MODULE(_core, m) {
   w8a16::py_bind::bind_case(m);
   w8a16::py_bind::bind_recording(m);
   w8a16::py_bind::bind_plan(m);
+  // What this module was built from (cmake/version.hpp.in): the CMake project version and the
+  // commit at configure time. Reports name the data they show by these.
+  m.def("build_info", [] {
+    pybind11::dict d;
+    d["version"] = w8a16::kVersion;
+    d["commit"] = w8a16::kGitCommit;
+    return d;
+  }, "The CMake project version and the git commit (at configure time) this module was built from");
 }

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import w8a16check as w
+from conftest import REPO
 from w8a16check import data
 
 ALL_CODES = np.arange(256, dtype=np.uint8)
@@ -219,3 +220,9 @@ def test_bodies_are_the_launch_layers_and_name_each_contract():
             reached.add(p["body"])
     assert reached <= set(names) and len(reached) >= 5
 
+
+def test_build_info_names_the_cmake_version_and_a_commit():
+    info = w._core.build_info()
+    cmake = (REPO / "CMakeLists.txt").read_text()
+    assert f"project(w8a16check VERSION {info['version']} " in cmake
+    assert info["commit"] == "unknown" or all(c in "0123456789abcdef" for c in info["commit"])
