@@ -50,7 +50,7 @@ class Raw:
 
 CSS = """body{font-family:'DejaVu Sans',system-ui,sans-serif;max-width:1320px;margin:1.2em auto;padding:0 1em;color:#222;line-height:1.35}
 table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
-th{background:#f0f0f0;font-weight:600}td.n{text-align:right;white-space:nowrap}.tablebox{max-width:100%;overflow-x:auto}pre{background:#f7f7f7;padding:.6em;font-size:11px;white-space:pre-wrap;word-break:break-all}
+th{background:#f0f0f0;font-weight:600}td.n{text-align:right;white-space:nowrap}.tablebox{max-width:100%;overflow-x:auto}table.kv td.n{text-align:left}pre{background:#f7f7f7;padding:.6em;font-size:11px;white-space:pre-wrap;word-break:break-all}
 img{max-width:100%;border:1px solid #ddd;margin:.4em 0;display:block}.ok{color:#080;font-weight:bold}.bad{color:#b00;font-weight:bold}
 tr.bad td{background:#fde8e8}tr.warn td{background:#fff5d6}.verdict{border:2px solid;padding:.4em .8em;margin:.6em 0}
 .verdict.good{border-color:#080;background:#effaef}.verdict.fail{border-color:#b00;background:#fdeeee}
@@ -161,7 +161,7 @@ def _headline_html(s: dict) -> list[str]:
             ["outputs bit-identical between the contracts (95 % interval)", _interval(iv)],
             ["outputs compared", f"{t['outputs']:,} (effective sample size {iv['n_eff']:,.0f}, stats.py)"],
             ["largest BF16 ULP distance, canonical vs GEMV", f"{t['max_ulp']['canonical_vs_gemv']:,.0f}"],
-        ] + _device_headline(s)),
+        ] + _device_headline(s), cls="kv"),
         "<p>Each contract's largest errors, side by side with the bound ratio of the same output:</p>",
         _table(["contract", "largest BF16 ULP distance to exact", "same output: |C - x| / bound",
                 "same output: x; sigma/|x|; why", "largest |C - x| / bound (its ULP)", "outputs above their bound",
