@@ -75,6 +75,8 @@ const char* body_name(Body b) {
   return "unknown";
 }
 
+Contract body_contract(Body b) { return b == Body::gemv_strip ? Contract::gemv : Contract::canonical; }
+
 TileMap documented_tile_map(Body b, std::uint32_t m, std::uint32_t n) {
   switch (b) {
     case Body::gemm128_tile: return {TileKind::tile, kGemm128TileRows, kGemm128TileCols, 0};
@@ -174,7 +176,7 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
   p.handle = handle;
   p.body = body;
   p.tile = documented_tile_map(body, a.m, a.n);
-  p.contract = body == Body::gemv_strip ? Contract::gemv : Contract::canonical;
+  p.contract = body_contract(body);
   p.block = Dim3{body_threads(body), 1, 1};
   if (p.tile.kind == TileKind::tile)
     p.grid = Dim3{div_ceil(a.n, p.tile.cols), div_ceil(a.m, p.tile.rows), 1};

@@ -4,6 +4,9 @@
 // with and without each handle.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "w8a16/device/plan.hpp"
@@ -400,6 +403,21 @@ TEST(Registry, ResolvesByIdAndByNameAndZeroesWhatIsAbsent) {
   }
   EXPECT_FALSE(reg.resolve_name("w8a16_gemm_pipelined_m16"));
   for (KernelId id : kAllKernels) EXPECT_FALSE(StaticRegistry::none_present().resolve(id));
+}
+
+// kAllBodies is the list the audit shows as the family's tiers (_core.bodies): a body that
+// body_name knows but the list lacks would vanish from the audit, so every value of the enum's
+// underlying type is tried.
+TEST(Bodies, EveryNamedBodyIsListedOnceInEnumeratorOrder) {
+  std::vector<Body> named;
+  for (unsigned v = 0; v <= 0xFF; ++v) {
+    const Body b = static_cast<Body>(v);
+    if (std::string_view(body_name(b)) != "unknown") named.push_back(b);
+  }
+  EXPECT_EQ(named, std::vector<Body>(kAllBodies.begin(), kAllBodies.end()));
+  std::set<std::string> names;
+  for (const Body b : kAllBodies) names.insert(body_name(b));
+  EXPECT_EQ(names.size(), kAllBodies.size());
 }
 
 TEST(Dispatch, ContiguousEntriesUseKAndNAsPitches) {

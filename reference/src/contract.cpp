@@ -46,7 +46,7 @@ std::uint16_t canonical_element_bf16(const GemmView& v, Arch arch, std::uint32_t
   return f32_bits_to_bf16_rne(canonical_acc_bits(v, arch, m, n, v.k_steps()));
 }
 
-std::uint16_t gemv_element_bf16(const GemmView& v, std::uint32_t m, std::uint32_t n) {
+std::uint32_t gemv_acc_bits(const GemmView& v, std::uint32_t m, std::uint32_t n) {
   const std::uint16_t* a_row = v.a + static_cast<std::size_t>(m) * v.a_row_stride;
   const std::uint8_t* w_row = v.w + static_cast<std::size_t>(n) * v.k;
   const std::uint32_t chunks = v.k / kGemvChunk;
@@ -68,7 +68,11 @@ std::uint16_t gemv_element_bf16(const GemmView& v, std::uint32_t m, std::uint32_
     for (std::uint32_t lane = 0; lane < kGemvLanes; ++lane) next[lane] = f32_add_rne_bits(acc[lane], acc[lane ^ off]);
     for (std::uint32_t lane = 0; lane < kGemvLanes; ++lane) acc[lane] = next[lane];
   }
-  return f32_bits_to_bf16_rne(acc[0]);
+  return acc[0];
+}
+
+std::uint16_t gemv_element_bf16(const GemmView& v, std::uint32_t m, std::uint32_t n) {
+  return f32_bits_to_bf16_rne(gemv_acc_bits(v, m, n));
 }
 
 }  // namespace w8a16::ref

@@ -167,6 +167,15 @@ py::array_t<std::uint32_t> canonical_acc_columns(const py::object& a, const py::
   });
 }
 
+// The GEMV order's FP32 accumulator (lane 0 after the butterfly, NUMERICS.md 2.2) before the BF16
+// rounding, per selected column: the audit checks the GEMV's accumulation bound on it.
+py::array_t<std::uint32_t> gemv_acc_columns(const py::object& a, const py::object& w, const py::object& s,
+                                            unsigned threads) {
+  return per_column<std::uint32_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
+    return ref::gemv_acc_bits(v, i, 0);
+  });
+}
+
 }  // namespace
 
 void bind_contract(py::module_& m) {
@@ -179,6 +188,9 @@ void bind_contract(py::module_& m) {
   m.def("canonical_acc_columns", &canonical_acc_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
         py::arg("arch") = "sm90", py::arg("threads") = 0,
         "The canonical fold's FP32 accumulator (bits, uint32 [M, columns]) before the BF16 rounding");
+  m.def("gemv_acc_columns", &gemv_acc_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
+        py::arg("threads") = 0,
+        "The GEMV order's FP32 accumulator (bits, uint32 [M, columns]) before the BF16 rounding");
 }
 
 }  // namespace w8a16::py_bind

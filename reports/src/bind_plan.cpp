@@ -35,9 +35,25 @@ py::dict plan_case(const std::string& line) {
   return d;
 }
 
+// Every kernel body of the launch layer (device::kAllBodies) with the contract its bytes must meet:
+// the audit lists its tiers from here, so a body added in C++ appears there without a Python edit.
+py::list bodies() {
+  py::list out;
+  for (const device::Body b : device::kAllBodies) {
+    py::dict d;
+    d["name"] = std::string(device::body_name(b));
+    d["contract"] = device::body_contract(b) == device::Contract::gemv ? "gemv" : "canonical";
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_plan(py::module_& m) {
+  m.def("bodies", &bodies,
+        "Every kernel body of the launch layer (plan.hpp kAllBodies), in order: a list of dicts with name "
+        "and contract ('canonical' for the tensor-core bodies, 'gemv' for the scalar GEMV strip)");
   m.def("plan_case", &plan_case, py::arg("line"),
         "The launch layer's plan for a case line (every kernel present, H200 limits): kernel, body, "
         "contract, grid, dynamic_smem; ValueError if the line is malformed or the call refused");

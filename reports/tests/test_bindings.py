@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import w8a16check as w
+from conftest import REPO
 from w8a16check import data
 
 ALL_CODES = np.arange(256, dtype=np.uint8)
@@ -102,6 +103,20 @@ def test_canonical_accumulator_rounds_to_the_canonical_output():
     assert np.array_equal(w.round_bf16(acc), w.gemm_columns(a, wq, s, contract="canonical"))
 
 
+def test_gemv_accumulator_rounds_to_the_gemv_output_and_is_exact_on_small_integers():
+    a, wq, s = data.operands("cancellation", 1, 1024, np.arange(3), np.arange(40))
+    acc = w.gemv_acc_columns(a, wq, s)
+    assert acc.dtype == np.uint32
+    assert np.array_equal(w.round_bf16(acc), w.gemm_columns(a, wq, s, contract="gemv"))
+    # The two orders' accumulators differ under cancellation (else the binding returned one order twice).
+    assert not np.array_equal(acc, w.canonical_acc_columns(a, wq, s))
+    # Small integers sum exactly in FP32 in any order: A = 1..4 (BF16), W = 1.0, S = 1, K = 256.
+    ints = np.tile(np.array([0x3F80, 0x4000, 0x4040, 0x4080], dtype=np.uint16), 64)[None, :]
+    ones = np.full((1, 256), 0x38, dtype=np.uint8)
+    got = w.gemv_acc_columns(ints, ones, np.ones((1, 2), dtype=np.float32)).view(np.float32)
+    assert got[0, 0] == np.float32(640.0)
+
+
 def test_contract_argument_selects_a_different_order():
     # Well-conditioned sums mostly round to the same BF16; cancellation exposes the order.
     a, wq, s = data.operands("cancellation", 3, 1024, np.arange(4), np.arange(64))
@@ -181,3 +196,33 @@ def test_plan_case_is_the_launch_layers_dispatch():
         core.plan_case(gemv.format(m=5, n=40, k=128))
     with pytest.raises(ValueError, match="line"):
         core.plan_case("case/1 nonsense")
+
+
+def test_bodies_are_the_launch_layers_and_name_each_contract():
+    core = w._core
+    bodies = core.bodies()
+    names = [b["name"] for b in bodies]
+    assert len(set(names)) == len(names)
+    assert {b["contract"] for b in bodies} == {"canonical", "gemv"}
+    assert [b["name"] for b in bodies if b["contract"] == "gemv"] == ["gemv_strip"]
+    # Every body the plan reaches over a spread of shapes and entries is in the list, with the
+    # plan's own contract.
+    contract = {b["name"]: b["contract"] for b in bodies}
+    line = "case/1 w8a16_{e} m={m} n={n} k={k} a_row_stride={k} c_row_stride={n} dist=activation_like seed=0x1 gen=1"
+    reached = set()
+    for e in ("gemm_pipelined", "gemm_pipelined_m32_strided", "gemm_pipelined_m64_strided", "gemv_batch16_strided"):
+        for m, n, k in ((1, 33, 256), (16, 12288, 2048), (40, 12288, 2048), (40, 40, 256), (16, 33, 5248)):
+            try:
+                p = core.plan_case(line.format(e=e, m=m, n=n, k=k))
+            except ValueError:
+                continue  # rows this entry refuses
+            assert contract[p["body"]] == p["contract"], p
+            reached.add(p["body"])
+    assert reached <= set(names) and len(reached) >= 5
+
+
+def test_build_info_names_the_cmake_version_and_a_commit():
+    info = w._core.build_info()
+    cmake = (REPO / "CMakeLists.txt").read_text()
+    assert f"project(w8a16check VERSION {info['version']} " in cmake
+    assert info["commit"] == "unknown" or all(c in "0123456789abcdef" for c in info["commit"])

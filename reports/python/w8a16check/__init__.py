@@ -29,6 +29,7 @@ from ._core import (  # noqa: E402,F401  (re-exported API)
     e4m3_to_bf16_bits,
     exact_columns,
     gemm_columns,
+    gemv_acc_columns,
     mma_policy,
     outputs_digest,
     parse_case,

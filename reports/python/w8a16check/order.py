@@ -193,6 +193,25 @@ def render(clusters: set[frozenset[int]], leaves: np.ndarray) -> str:
     return text(roots[0])
 
 
+def tree_nodes(clusters: set[frozenset[int]], count: int) -> list[list[int]]:
+    """The tree as node lists for drawing and for JSON: node j (0-based, children before parents,
+    the root last) lists its children, each a leaf index (< count) or count + the index of a node.
+    A cluster's parent is the smallest cluster strictly containing it (the clusters of a tree nest)."""
+    nodes = sorted(clusters, key=lambda c: (len(c), min(c)))
+    ident = {c: count + j for j, c in enumerate(nodes)}
+    children: list[list[int]] = [[] for _ in nodes]
+    for j, c in enumerate(nodes):
+        parent = next((d for d in nodes[j + 1:] if c < d), None)
+        if parent is not None:
+            children[ident[parent] - count].append(ident[c])
+    for leaf in range(count):
+        parent = next((d for d in nodes if leaf in d), None)
+        if parent is not None:
+            children[ident[parent] - count].append(leaf)
+    lowest = {ident[c]: min(c) for c in nodes}
+    return [sorted(kids, key=lambda x: lowest.get(x, x)) for kids in children]
+
+
 def recover(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> dict:
     """Probe, rebuild and compare with the documented order; a JSON-ready summary."""
     sizes = probe_lca_sizes(contract, k, leaves, arch)
@@ -202,7 +221,8 @@ def recover(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> di
         "contract": contract,
         "arch": arch,
         "k": k,
-        "leaves": "every position" if leaves.size == k else f"{leaves.size} positions: " + _leaf_text(leaves),
+        "leaves": leaf_text(leaves, k),
+        "leaf_positions": [int(x) for x in leaves],
         "probes": int(leaves.size * (leaves.size - 1) // 2),
         "internal_nodes_measured": len(measured),
         "internal_nodes_documented": len(documented),
@@ -211,14 +231,42 @@ def recover(contract: str, k: int, leaves: np.ndarray, arch: str = "sm90") -> di
         "only_documented": len(documented - measured),
         "measured_tree": render(measured, leaves),
         "documented_tree": render(documented, leaves),
+        "measured_nodes": tree_nodes(measured, leaves.size),
+        "documented_nodes": tree_nodes(documented, leaves.size),
     }
 
 
-def _leaf_text(leaves: np.ndarray) -> str:
-    step = np.diff(leaves)
-    if step.size and np.all(step == step[0]):
-        return f"{int(leaves[0])}, {int(leaves[1])}, ..., {int(leaves[-1])} (every {int(step[0])})"
-    return ", ".join(str(int(x)) for x in leaves)
+def leaf_ranges(leaves) -> str:
+    """Sorted K positions as runs: 'a..b' (consecutive), 'a..b every s' (a stride), single values.
+    Greedy from the left: each run is the longest arithmetic progression starting there (at least
+    3 values), so 0..15, 16, 32, ... reads '0..16, 32..256 every 16, ...'."""
+    xs = [int(x) for x in leaves]
+    parts, i = [], 0
+    while i < len(xs):
+        j = i
+        if i + 2 < len(xs):
+            step = xs[i + 1] - xs[i]
+            j = i + 1
+            while j + 1 < len(xs) and xs[j + 1] - xs[j] == step:
+                j += 1
+            if j - i < 2:
+                j = i
+        if j == i:
+            parts.append(str(xs[i]))
+            i += 1
+            continue
+        step = xs[i + 1] - xs[i]
+        parts.append(f"{xs[i]}..{xs[j]}" + ("" if step == 1 else f" every {step}"))
+        i = j + 1
+    return ", ".join(parts)
+
+
+def leaf_text(leaves, k: int) -> str:
+    """What the leaf set is, for tables: 'every position' or the count and the ranges."""
+    leaves = np.asarray(leaves)
+    if leaves.size == k and np.array_equal(leaves, np.arange(k)):
+        return "every position"
+    return f"{leaves.size} positions: {leaf_ranges(leaves)}"
 
 
 # ---- the same probes on the kernels (golden/order/README.md) ----------------------------------
@@ -325,8 +373,9 @@ def recover_outputs(probe: dict, output: dict, arch: str = "sm90") -> dict:
     contract = entry_contract(probe["entry"])
     res = {"name": probe["name"], "entry": probe["entry"], "expected_body": probe["expected_body"],
            "body": output.get("body"), "kernel": output.get("kernel"), "backend": output.get("backend"),
-           "contract": contract, "k": probe["k"], "leaves": _leaf_text(leaves) if leaves.size != probe["k"]
-           else "every position", "probes": int(probe["pairs"]), "error": None, "matches_documented": False}
+           "contract": contract, "k": probe["k"], "leaves": leaf_text(leaves, probe["k"]),
+           "leaf_positions": [int(x) for x in leaves], "probes": int(probe["pairs"]), "error": None,
+           "matches_documented": False}
     problems = []
     for key in ("entry", "m", "n", "launches"):
         if output.get(key) != probe[key]:
@@ -338,6 +387,7 @@ def recover_outputs(probe: dict, output: dict, arch: str = "sm90") -> dict:
     documented = documented_clusters(contract, probe["k"], leaves, arch)
     res["internal_nodes_documented"] = len(documented)
     res["documented_tree"] = render(documented, leaves)
+    res["documented_nodes"] = tree_nodes(documented, leaves.size)
     if problems:
         res["error"] = "; ".join(problems)
         return res
@@ -349,7 +399,7 @@ def recover_outputs(probe: dict, output: dict, arch: str = "sm90") -> dict:
         return res
     res.update({"internal_nodes_measured": len(measured), "matches_documented": measured == documented,
                 "only_measured": len(measured - documented), "only_documented": len(documented - measured),
-                "measured_tree": render(measured, leaves)})
+                "measured_tree": render(measured, leaves), "measured_nodes": tree_nodes(measured, leaves.size)})
     return res
 
 

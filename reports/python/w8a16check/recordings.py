@@ -21,7 +21,7 @@ import pathlib
 
 import numpy as np
 
-from . import _core
+from . import _core, stats
 
 ULP_BINS = 17           # as the audit: 0..15 ULP, then one bin for >= 16
 MAX_MACS = 2 ** 26      # digest-only cases above this many m*n*k are not emulated here
@@ -34,6 +34,11 @@ def kernel_body(line: str) -> str:
     return _core.plan_case(line)["body"]
 
 
+def kernel_and_body(line: str) -> tuple[str, str]:
+    plan = _core.plan_case(line)
+    return plan["kernel"], plan["body"]
+
+
 def _finite(bits: np.ndarray) -> np.ndarray:
     return (bits & 0x7F80) != 0x7F80
 
@@ -42,6 +47,13 @@ def _ulp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ox = np.where(x & 0x8000, -(x & 0x7FFF).astype(np.int64), (x & 0x7FFF).astype(np.int64))
     oy = np.where(y & 0x8000, -(y & 0x7FFF).astype(np.int64), (y & 0x7FFF).astype(np.int64))
     return np.abs(ox - oy)
+
+
+def _interval(case_identical: list) -> dict | None:
+    if not case_identical:
+        return None
+    y, m = np.array(case_identical, dtype=np.int64).T
+    return stats.share_interval(y, m)
 
 
 def find_recordings(paths) -> list[str]:
@@ -57,11 +69,11 @@ def find_recordings(paths) -> list[str]:
 
 
 def _new_group(entry: str, body: str, contract: str) -> dict:
-    g = {"entry": entry, "body": body, "contract": contract, "cases": 0, "cases_with_bits": 0,
+    g = {"entry": entry, "body": body, "kernels": [], "contract": contract, "cases": 0, "cases_with_bits": 0,
          "digest_only_checked": 0, "digest_only_not_replayed": 0, "outputs_compared": 0,
          "mismatches": 0, "mismatching_cases": 0}
     if contract == "canonical":
-        g.update({"identical_to_gemv": 0, "ulp_finite_outputs": 0,
+        g.update({"identical_to_gemv": 0, "ulp_finite_outputs": 0, "case_identical": [],
                   "ulp_hist": {"device_vs_gemv": [0] * ULP_BINS, "device_vs_exact": [0] * ULP_BINS},
                   "ulp_max": {"device_vs_gemv": 0, "device_vs_exact": 0}})
     return g
@@ -75,8 +87,10 @@ def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> 
     for out in rec["outputs"]:
         case = out["case"]
         entry = case["entry"].removeprefix("w8a16_")
-        body = kernel_body(case["line"])
+        kernel, body = kernel_and_body(case["line"])
         g = groups.setdefault((entry, body), _new_group(entry, body, case["contract"]))
+        if kernel not in g["kernels"]:
+            g["kernels"] = sorted(g["kernels"] + [kernel])
         g["cases"] += 1
         bits = out["bits"]
         if bits is None and case["m"] * case["n"] * case["k"] > max_macs:
@@ -108,6 +122,8 @@ def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> 
             gemv = _core.gemm(x["a"], x["w"], x["s"], contract="gemv")[:, :n]
             _, exact_bf16 = _core.exact(np.ascontiguousarray(x["a"][:, :k]), x["w"], x["s"])
             g["identical_to_gemv"] += int(np.sum(bits == gemv))
+            # [identical, outputs] per case: a case is one cluster for the share's interval (stats.py).
+            g["case_identical"].append([int(np.sum(bits == gemv)), int(bits.size)])
             # ULP distances only where all three are finite: a NaN or Inf has no distance.
             ok = _finite(bits) & _finite(gemv) & _finite(exact_bf16)
             g["ulp_finite_outputs"] += int(ok.sum())
@@ -121,6 +137,7 @@ def check_file(path: str, max_macs: int = MAX_MACS, text: str | None = None) -> 
     for g in rows:
         if g["contract"] == "canonical":
             g["identical_to_gemv_share"] = g["identical_to_gemv"] / g["outputs_compared"] if g["outputs_compared"] else None
+            g["identical_to_gemv_interval"] = _interval(g["case_identical"])
     return {"path": path, "header": rec["header"], "cases": len(rec["outputs"]), "groups": rows,
             "outputs_compared": sum(g["outputs_compared"] for g in rows),
             "mismatches": sum(g["mismatches"] for g in rows),
@@ -154,3 +171,45 @@ def section(paths=None, max_macs: int = MAX_MACS, repo: str | None = None) -> di
     res["outputs_compared"] = sum(f["outputs_compared"] for f in res["files"])
     res["cases"] = sum(f["cases"] for f in res["files"])
     return res
+
+
+def tiers(bodies: list[dict], device_recordings: dict, device_order: dict) -> list[dict]:
+    """One row per kernel body of the launch layer (``_core.bodies()``, so every tier the C++ knows,
+    a new one included): its recorded device bits summed over every recording and entry point, and
+    its reduction trees recovered on a device. ``status`` is 'MISMATCH' if any recorded output or
+    tree differs from the body's contract, 'no device recording' if no recording holds a case of it,
+    else 'recorded'."""
+    rows = []
+    for b in bodies:
+        name = b["name"]
+        groups = [g for f in device_recordings.get("files", []) for g in f["groups"] if g["body"] == name]
+        files = sorted({f["path"] for f in device_recordings.get("files", []) for g in f["groups"]
+                        if g["body"] == name})
+        row = {"body": name, "contract": b["contract"], "recordings": files,
+               "entries": sorted({g["entry"] for g in groups}),
+               "kernels": sorted({k for g in groups for k in g.get("kernels", [])})}
+        for key in ("cases", "cases_with_bits", "digest_only_checked", "digest_only_not_replayed",
+                    "outputs_compared", "mismatches", "mismatching_cases"):
+            row[key] = sum(g[key] for g in groups)
+        if b["contract"] == "canonical":
+            cases = [c for g in groups for c in g.get("case_identical", [])]
+            row["identical_to_gemv_interval"] = _interval(cases)
+            row["ulp_max"] = {n: max((g["ulp_max"][n] for g in groups if g["outputs_compared"]), default=None)
+                              for n in ("device_vs_gemv", "device_vs_exact")}
+        probes = [{"device": d["device"], "probe": r["name"], "entry": r["entry"], "k": r["k"],
+                   "matches_documented": bool(r["matches_documented"] and not r.get("error")),
+                   "error": r.get("error")}
+                  for d in device_order.get("devices", []) for r in d["results"]
+                  if (r.get("body") or r.get("expected_body")) == name]
+        row["order_probes"] = probes
+        checked = row["cases_with_bits"] + row["digest_only_checked"]
+        if row["mismatches"] or row["mismatching_cases"] or any(not p["matches_documented"] for p in probes):
+            row["status"] = "MISMATCH"
+        elif not row["cases"]:
+            row["status"] = "no device recording"
+        elif not checked:
+            row["status"] = "recorded, not replayed here"
+        else:
+            row["status"] = "recorded"
+        rows.append(row)
+    return rows

@@ -1,21 +1,21 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Writes the audit's summary.json, its PNG plots (matplotlib, Agg) and report.html from the summary.
-"""The audit's report: everything shown in report.html is read from summary.json's fields."""
+# Writes the audit's summary.json and report.html: one self-contained page, its figures embedded.
+"""The audit's report. Everything report.html shows is read from summary.json's fields; the figures
+are drawn from them (figures.py, trees.py) and embedded as data: URIs, so the page and the JSON are
+the whole artifact (attach them to a CI run or a bug report). Each part of the page is one
+<section> with an id; the browser check (browser.py) fails a page with an empty one.
+"""
 from __future__ import annotations
 
 import html
 import json
 import os
+import re
 
-import matplotlib
+from . import figures, stats, trees
 
-matplotlib.use("Agg")  # headless: no display on CI machines
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-COLORS = {"canonical": "#1f77b4", "gemv": "#d62728"}
-COMPARISONS = ("canonical_vs_gemv", "canonical_vs_exact", "gemv_vs_exact")
-
+CONTRACTS = ("canonical", "gemv")
+e = html.escape
 
 
 def _policy_label(arch: str) -> str:
@@ -25,139 +25,157 @@ def _policy_label(arch: str) -> str:
 
     return arch if _core.mma_policy(arch)["verified"] else f"{arch} (UNVERIFIED: no recording)"
 
-def _plot_identical(s, path):
-    dists = s["distributions"]
-    fig, axes = plt.subplots(1, len(dists), figsize=(4.2 * len(dists), 3.4), squeeze=False, sharey=True)
-    labels = [f"{n}x{k}" for n, k in s["shapes"]]
-    width = 0.8 / len(s["rows"])
-    for ax, dist in zip(axes[0], dists):
-        for r, m in enumerate(s["rows"]):
-            share = [next(c["identical_share"] for c in s["configs"]
-                          if c["dist"] == dist and c["m"] == m and [c["n"], c["k"]] == list(shape))
-                     for shape in s["shapes"]]
-            ax.bar(np.arange(len(labels)) + (r - (len(s["rows"]) - 1) / 2) * width, share, width, label=f"M={m}")
-        ax.set_title(dist)
-        ax.set_xticks(np.arange(len(labels)), labels, rotation=35, ha="right", fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-    # Shares sit near 1: zoom the axis to the data (the axis does not start at 0, the labels say so).
-    low = min(c["identical_share"] for c in s["configs"])
-    axes[0][0].set_ylim(max(0.0, np.floor((low - 0.005) * 100) / 100), 1.0)
-    axes[0][0].set_ylabel("share of outputs bit-identical\n(canonical vs GEMV; axis zoomed)")
-    handles, names = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+
+_NUMBER = re.compile(r"^[-+]?(\d[\d,]*(\.\d+)?(e[-+]?\d+)?|inf)( %)?( \(.*\))?$")
 
 
-def _plot_hist(s, path):
-    dists = s["distributions"]
-    bins = s["ulp_histogram_bins"]
-    fig, axes = plt.subplots(len(dists), 3, figsize=(12, 2.6 * len(dists)), squeeze=False)
-    for r, dist in enumerate(dists):
-        for c, name in enumerate(COMPARISONS):
-            ax = axes[r][c]
-            counts = np.array(s["ulp_histograms"][dist][name], dtype=float)
-            ax.bar(np.arange(len(bins)), np.where(counts > 0, counts, np.nan), color="#555")
-            ax.set_yscale("log")
-            ax.set_xticks(np.arange(0, len(bins), 2), [bins[i] for i in range(0, len(bins), 2)], fontsize=7)
-            ax.set_title(f"{dist}: {name.replace('_', ' ')}", fontsize=9)
-            if c == 0:
-                ax.set_ylabel("outputs")
-            if r == len(dists) - 1:
-                ax.set_xlabel("BF16 ULP distance")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def _cell(v) -> str:
+    if isinstance(v, Raw):
+        return f"<td>{v.html}</td>"
+    text = str(v)
+    # Numbers right-aligned (their digits line up), words left-aligned.
+    return f"<td class='n'>{e(text)}</td>" if _NUMBER.match(text) else f"<td>{e(text)}</td>"
 
 
-def _plot_vs_k(s, path, metric, ylabel, with_beta=False, unit_line=False):
-    dists = s["distributions"]
-    fig, axes = plt.subplots(1, len(dists), figsize=(4.2 * len(dists), 3.6), squeeze=False)
-    for ax, dist in zip(axes[0], dists):
-        per_k = s["by_k"][dist]
-        ks = sorted(int(k) for k in per_k)
-        xs = np.arange(len(ks))  # K values are far apart and uneven (2048 .. 25600): evenly spaced axis
-        for c, color in COLORS.items():
-            mx = [per_k[str(k)][c][metric]["max"] for k in ks]
-            p999 = [per_k[str(k)][c][metric]["p999"] for k in ks]
-            # GEMV drawn a little wider so a canonical line on top of it stays visible.
-            lw = 3.5 if c == "gemv" else 1.5
-            ax.plot(xs, mx, "o-", color=color, lw=lw, alpha=0.75, label=f"{c} max")
-            ax.plot(xs, p999, "s--", color=color, lw=lw, alpha=0.5, label=f"{c} p99.9")
-            if with_beta:
-                ax.plot(xs, [per_k[str(k)]["beta"][c] for k in ks], ":", color=color, lw=2, label=f"{c} bound beta(K)")
-        if with_beta:
-            acc = [per_k[str(k)]["canonical"]["acc_err_sigma"]["max"] for k in ks]
-            ax.plot(xs, acc, "^-", color="#2ca02c", label="canonical FP32 acc max")
-        if unit_line:
-            ax.axhline(1.0, color="k", lw=1, label="bound")
-        if metric == "ulp":
-            ax.set_yscale("symlog", linthresh=1)
-            ax.set_ylim(bottom=0)
-        elif metric == "ratio":
-            ax.set_ylim(0, 1.08)  # the bound is 1: a linear axis shows the margin as it is
-        else:
-            ax.set_yscale("log")
-        ax.set_xticks(xs, [str(k) for k in ks], fontsize=8)
-        ax.set_xlabel("K")
-        ax.set_title(dist)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(ylabel)
-    handles, names = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="lower center", ncol=min(len(names), 6), fontsize=8)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def _table(header, rows, cls: str = "", row_classes=None) -> str:
+    """A table in a box that scrolls sideways on its own, so a wide table never widens the page."""
+    head = "".join(f"<th>{e(str(h))}</th>" for h in header)
+    body = []
+    for i, row in enumerate(rows):
+        rc = row_classes[i] if row_classes else ""
+        body.append((f"<tr class='{rc}'>" if rc else "<tr>") + "".join(_cell(v) for v in row) + "</tr>")
+    attr = f" class='{cls}'" if cls else ""
+    return (f"<div class='tablebox'><table{attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
+            "</table></div>")
 
 
-def _plot_device_hist(s, path):
-    """Device (recorded) vs GEMV order and vs exact, pooled over the tensor-core groups of every recording."""
-    bins = s["ulp_histogram_bins"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3), squeeze=False)
-    for ax, name in zip(axes[0], ("device_vs_gemv", "device_vs_exact")):
-        counts = np.zeros(len(bins))
-        for f in s["device_recordings"]["files"]:
-            for g in f["groups"]:
-                if g["contract"] == "canonical":
-                    counts += np.array(g["ulp_hist"][name], dtype=float)
-        ax.bar(np.arange(len(bins)), np.where(counts > 0, counts, np.nan), color="#555")
-        ax.set_yscale("log")
-        ax.set_xticks(np.arange(0, len(bins), 2), [bins[i] for i in range(0, len(bins), 2)], fontsize=7)
-        ax.set_title(f"recorded tensor-core outputs (every recording): {name.replace('_', ' ')}", fontsize=9)
-        ax.set_xlabel("BF16 ULP distance")
-    axes[0][0].set_ylabel("outputs")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+class Raw:
+    """A table cell that is already HTML."""
+
+    def __init__(self, text: str):
+        self.html = text
 
 
-def _table(header, rows):
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+CSS = """body{font-family:'DejaVu Sans',system-ui,sans-serif;max-width:1320px;margin:1.2em auto;padding:0 1em;color:#222;line-height:1.35}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
+th{background:#f0f0f0;font-weight:600}td.n{text-align:right;white-space:nowrap}.tablebox{max-width:100%;overflow-x:auto}table.kv td.n{text-align:left}pre{background:#f7f7f7;padding:.6em;font-size:11px;white-space:pre-wrap;word-break:break-all}
+img{max-width:100%;border:1px solid #ddd;margin:.4em 0;display:block}.ok{color:#080;font-weight:bold}.bad{color:#b00;font-weight:bold}
+tr.bad td{background:#fde8e8}tr.warn td{background:#fff5d6}.verdict{border:2px solid;padding:.4em .8em;margin:.6em 0}
+.verdict.good{border-color:#080;background:#effaef}.verdict.fail{border-color:#b00;background:#fdeeee}
+h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}code{background:#f3f3f3;padding:0 3px}
+figure{margin:.6em 0}figcaption{font-size:12px;color:#444;max-width:1100px}.small{font-size:12px;color:#444}"""
 
 
-CSS = """body{font-family:system-ui,sans-serif;max-width:1280px;margin:1.5em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f0f0f0}pre{background:#f7f7f7;padding:.6em;font-size:11px;white-space:pre-wrap;word-break:break-all}
-img{max-width:100%;border:1px solid #ddd;margin:.4em 0}.ok{color:#080;font-weight:bold}.bad{color:#b00;font-weight:bold}
-h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}code{background:#f3f3f3;padding:0 3px}"""
+def _section(ident: str, title: str, body: list[str]) -> str:
+    return f"<section id='{ident}'><h2>{e(title)}</h2>\n" + "\n".join(body) + "\n</section>"
+
+
+def _img(uri: str, alt: str, caption: str = "") -> str:
+    cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f"<figure><img src='{uri}' alt='{e(alt)}'>{cap}</figure>"
+
+
+def _fig(spec: dict, caption: str) -> str:
+    return _img(figures.png_data_uri(figures.draw(spec)), spec["title"], caption)
 
 
 def write(out_dir: str, s: dict) -> None:
+    """summary.json and report.html into out_dir (created); nothing else."""
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(s, f, indent=1)
-    _plot_identical(s, os.path.join(out_dir, "identical_share.png"))
-    _plot_hist(s, os.path.join(out_dir, "ulp_histograms.png"))
-    _plot_vs_k(s, os.path.join(out_dir, "ulp_vs_k.png"), "ulp", "BF16 ULP to exact (rounded once)")
-    _plot_vs_k(s, os.path.join(out_dir, "bound_ratio_vs_k.png"), "ratio", "|C - x| / bound", unit_line=True)
-    _plot_vs_k(s, os.path.join(out_dir, "err_sigma_vs_k.png"), "err_sigma", "|C - x| / sigma", with_beta=True)
-    if _has_device_ulp(s):
-        _plot_device_hist(s, os.path.join(out_dir, "device_ulp_histograms.png"))
     with open(os.path.join(out_dir, "report.html"), "w") as f:
         f.write(render_html(s))
+
+
+# ---- small formatters -----------------------------------------------------------------------------
+def _interval(iv: dict | None) -> Raw | str:
+    """share [lo, hi] of a stats.share_interval, in percent, on one line."""
+    if not iv:
+        return "-"
+    def num(v):
+        return f"{100 * v:.2f}" if 0.0005 < v < 0.9995 or v in (0.0, 1.0) else f"{100 * v:.3f}"
+    return Raw(f"<span style='white-space:nowrap'>{num(iv['share'])} % [{num(iv['lo'])}, {num(iv['hi'])}]</span>")
+
+
+def _replay(r: dict) -> str:
+    return f"--replay {r['n_shape']} {r['k']} {r['dist']} {r['seed']} {r['m']} {r['n']}"
+
+
+def _cond(r: dict) -> str:
+    return "inf (x = 0)" if r["cond"] is None else f"{r['cond']:.3g}"
+
+
+def _why(r: dict, contract: str) -> str:
+    """One clause on why an output's ULP distance is large or small, from its own numbers."""
+    value, x = r[contract]["value"], r["exact"]
+    parts = []
+    if x != 0 and value != 0 and (value < 0) != (x < 0):
+        parts.append("sign flipped")
+    if r["cond"] is None or r["cond"] > 1e3:
+        parts.append(f"cancellation (sigma/|x| = {_cond(r)})")
+    return ", ".join(parts) if parts else "well conditioned"
+
+
+# ---- page parts -----------------------------------------------------------------------------------
+def _provenance_html(s: dict) -> list[str]:
+    p = s["provenance"]
+    commit = p["commit"] or "unknown (not a git checkout)"
+    dirty = " with uncommitted changes" if p["dirty"] else ""
+    core = p["core_build_commit"]
+    dev = "".join(f"<li>{e(d['source'])}: {e(d['kind'])}; GPU {e(str(d.get('gpu') or 'not recorded'))}"
+                  f"{', driver ' + e(str(d['driver'])) if d.get('driver') else ''}"
+                  f"{', CUDA ' + e(str(d['cuda'])) if d.get('cuda') else ''}; binaries of commit "
+                  f"{e(str(d.get('commit') or 'not recorded'))}</li>" for d in p["device_data"])
+    return [f"<p>w8a16check {e(p['version'])}, commit <code>{e(commit)}</code>{dirty} "
+            f"(<code>_core</code> configured at <code>{e(core)}</code>). Emulator numbers: "
+            f"{e(p['emulator'])}. Device data shown: " + ("GPU " + ", ".join(e(g) for g in p["gpus"]) if p["gpus"]
+                                                          else "<b class='bad'>none</b>") + ".</p>",
+            f"<ul class='small'>{dev}</ul>" if dev else ""]
+
+
+def _verdict_html(s: dict) -> str:
+    v = s["verdict"]
+    if v["ok"]:
+        return ("<div class='verdict good'><span class='ok'>PASS</span>: no output and no FP32 accumulator exceeds its "
+                "bound; the emulator's recovered trees are the documented ones; every recorded device output and tree "
+                "meets its contract.</div>")
+    return ("<div class='verdict fail'><span class='bad'>FAIL</span>:<ul>" +
+            "".join(f"<li>{e(x)}</li>" for x in v["problems"]) + "</ul></div>")
+
+
+def _headline_html(s: dict) -> list[str]:
+    t, h = s["totals"], s["headline"]
+    iv = t["identical"]
+    rows = []
+    for c in CONTRACTS:
+        u, r, a = h[c]["largest_ulp"], h[c]["largest_bound_ratio"], h[c]["largest_acc_bound_ratio"]
+        rows.append([figures.LABELS[c], f"{u['score']:,.0f}", f"{u[c]['bound_ratio']:.3g}",
+                     f"{u['exact']:.4g}; {_cond(u)}; {_why(u, c)}", f"{r['score']:.3g} ({r[c]['ulp_vs_exact']} ULP)",
+                     f"{t['bound_violations'][c]:,}", f"{a['score']:.3g}", f"{t['acc_bound_violations'][c]:,}",
+                     Raw(f"<code>{e(_replay(u))}</code>")])
+    g = h["canonical_vs_gemv"]
+    rows.append(["canonical vs GEMV", f"{g['score']:,.0f}",
+                 f"canonical {g['canonical']['bound_ratio']:.3g}, GEMV {g['gemv']['bound_ratio']:.3g}",
+                 f"{g['exact']:.4g}; {_cond(g)}", "-", "-", "-", "-", Raw(f"<code>{e(_replay(g))}</code>")])
+    u = h["canonical"]["largest_ulp"]
+    note = (f"The largest ULP distance, {u['score']:,.0f} (canonical fold against the exact result rounded once), is "
+            f"an output whose exact value is {u['exact']:.3g} with sigma/|x| = {_cond(u)}: {_why(u, 'canonical')}. "
+            f"Its error is {u['canonical']['bound_ratio']:.3g} of what the bound allows, because a ULP is relative to "
+            "the tiny exact result while the bound is relative to sigma. The bound ratio, not the ULP count, says "
+            "whether the arithmetic did what the contract guarantees.")
+    return [
+        _table(["quantity", "value"], [
+            ["outputs bit-identical between the contracts (95 % interval)", _interval(iv)],
+            ["outputs compared", f"{t['outputs']:,} (effective sample size {iv['n_eff']:,.0f}, stats.py)"],
+            ["largest BF16 ULP distance, canonical vs GEMV", f"{t['max_ulp']['canonical_vs_gemv']:,.0f}"],
+        ] + _device_headline(s), cls="kv"),
+        "<p>Each contract's largest errors, side by side with the bound ratio of the same output:</p>",
+        _table(["contract", "largest BF16 ULP distance to exact", "same output: |C - x| / bound",
+                "same output: x; sigma/|x|; why", "largest |C - x| / bound (its ULP)", "outputs above their bound",
+                "largest |acc - x| / (beta sigma)", "FP32 accumulators above beta sigma", "replay (largest ULP)"], rows),
+        f"<p class='small'>{e(note)}</p>",
+    ]
 
 
 def _device_headline(s: dict) -> list:
@@ -173,19 +191,60 @@ def _device_headline(s: dict) -> list:
         rows.append(["kernels' reduction trees recovered on a GPU",
                      ("documented order everywhere" if do["all_match"] else "MISMATCH or probe error")
                      if do["found"] else "no device order recording"])
+    tiers_ = s.get("tiers")
+    if tiers_:
+        missing = [t["body"] for t in tiers_ if t["status"] == "no device recording"]
+        rows.append(["kernel bodies without a device recording",
+                     Raw("<b class='bad'>" + e(", ".join(missing)) + "</b>") if missing else "none"])
     return rows
 
 
-def _has_device_ulp(s: dict) -> bool:
-    dr = s.get("device_recordings")
-    return bool(dr and dr["found"] and any(g["contract"] == "canonical" and g["outputs_compared"]
-                                            for f in dr["files"] for g in f["groups"]))
+def _tiers_html(s: dict) -> list[str]:
+    rows, classes = [], []
+    for t in s["tiers"]:
+        can = t["contract"] == "canonical"
+        probes = t["order_probes"]
+        same = sum(p["matches_documented"] for p in probes)
+        trees_ = (f"{same} of {len(probes)} probes: same tree" if probes else "no device order probe")
+        if t["status"] == "no device recording":
+            status = Raw("<b class='bad'>NO DEVICE RECORDING</b>: no recording holds a case of this body")
+            classes.append("bad")
+        elif t["status"] == "MISMATCH":
+            status = Raw("<b class='bad'>MISMATCH</b>")
+            classes.append("bad")
+        elif t["status"] != "recorded":
+            status = t["status"]
+            classes.append("warn")
+        else:
+            status = Raw("<span class='ok'>meets its contract</span>")
+            classes.append("")
+        ulp = t.get("ulp_max") or {}
+        rows.append([Raw(f"<b>{e(t['body'])}</b>"), "tensor core, canonical fold" if can else "scalar, GEMV order",
+                     Raw("<br>".join(e(k) for k in t["kernels"]) or "-"),
+                     Raw("<br>".join(e(x) for x in t["entries"]) or "-"),
+                     f"{t['cases']:,}", f"{t['outputs_compared']:,}", f"{t['mismatches']:,}",
+                     _interval(t.get("identical_to_gemv_interval")) if can else "-",
+                     "-" if ulp.get("device_vs_exact") is None else ulp["device_vs_exact"],
+                     "-" if ulp.get("device_vs_gemv") is None else ulp["device_vs_gemv"], trees_, status])
+    files = sorted({f for t in s["tiers"] for f in t["recordings"]})
+    return [
+        "<p>Every kernel body the launch layer knows (<code>_core.bodies()</code>, from <code>device::kAllBodies</code>), "
+        "so a body added in C++ is listed here without a change to the audit; a body no recording holds is marked. "
+        "For each: the device bits recorded on a GPU (" + (", ".join(f"<code>{e(f)}</code>" for f in files) or "none")
+        + ") and checked bit for bit against the contract the body must meet (NUMERICS.md 2.1 for the tensor-core "
+        "bodies, 2.2 for the GEMV), how often they equal the GEMV order, the largest ULP distances (finite outputs "
+        "only) and the reduction trees recovered on the device. The body of a recorded case is the one this "
+        "checkout's plan chooses for it. For the share, each recorded case is one cluster of the 95 % interval; the "
+        "cases are the recording corpus' draws (special classes included: with wide exponents one order overflows to "
+        "Inf where the other meets Inf - Inf = NaN), not a sample of a workload.</p>",
+        _table(["body", "tier", "kernels", "entry points", "cases", "outputs compared bit for bit", "mismatches",
+                "bit-identical to GEMV (95 %)", "max ULP to exact", "max ULP to GEMV", "trees recovered on a device",
+                "status"], rows, row_classes=classes)]
 
 
 def _device_recordings_html(s: dict) -> list:
-    e = html.escape
     dr = s["device_recordings"]
-    parts = ["<h2 id='device-recordings'>Device recordings: recorded GPU outputs against the contracts</h2>"]
+    parts = []
     if not dr["found"]:
         parts.append(f"<p class='bad'>{e(dr['note'])}: no device bits in this audit.</p>")
         return parts
@@ -198,10 +257,10 @@ def _device_recordings_html(s: dict) -> list:
                  "the contract an entry must meet is the canonical fold (NUMERICS.md 2.1) for the tensor-core "
                  "entries and the GEMV order (2.2) for gemv_batch*. The body is the one this checkout's launch layer "
                  "plans for that shape (plan.hpp, through <code>_core.plan_case</code>); a recording made at another "
-                 "commit (its header) may have run another body of the same contract. For the tensor-core bodies the recorded bits are also set against the "
-                 "GEMV order and the exact result rounded once, on the same inputs: the reassociation measured on "
-                 "hardware. ULP distances skip outputs where any of the three is NaN or Inf. Cases recorded as a "
-                 "digest only are checked by digest; those above "
+                 "commit (its header) may have run another body of the same contract. For the tensor-core bodies the "
+                 "recorded bits are also set against the GEMV order and the exact result rounded once, on the same "
+                 "inputs: the reassociation measured on hardware. ULP distances skip outputs where any of the three is "
+                 "NaN or Inf. Cases recorded as a digest only are checked by digest; those above "
                  f"{dr['max_macs']:,} m&middot;n&middot;k are not emulated here (<code>{e(dr['replay_command'])}"
                  "</code> replays them).</p>")
     for f in dr["files"]:
@@ -213,28 +272,89 @@ def _device_recordings_html(s: dict) -> list:
         rows = []
         for g in f["groups"]:
             can = g["contract"] == "canonical"
-            share = g.get("identical_to_gemv_share")
-            rows.append([g["entry"], g["body"], g["contract"], g["cases"], g["cases_with_bits"],
-                         g["digest_only_checked"], g["digest_only_not_replayed"], f"{g['outputs_compared']:,}",
-                         ("MISMATCH " if g["mismatches"] or g["mismatching_cases"] else "") +
-                         f"{g['mismatches']} ({g['mismatching_cases']} cases)",
-                         f"{share:.4f}" if can and share is not None else "-",
-                         g["ulp_max"]["device_vs_gemv"] if can else "-", g["ulp_max"]["device_vs_exact"] if can else "-"])
-        parts.append(_table(["entry", "body", "contract", "cases", "with bits", "digest only, checked",
-                             "digest only, not replayed", "outputs compared", "mismatches vs contract",
-                             "bit-identical to GEMV", "max ULP device/GEMV", "max ULP device/exact"], rows))
+            bad_g = g["mismatches"] or g["mismatching_cases"]
+            rows.append([g["entry"], g["body"], ", ".join(g.get("kernels", [])), g["contract"],
+                         f"{g['cases']} ({g['cases_with_bits']}, {g['digest_only_checked']}, {g['digest_only_not_replayed']})",
+                         f"{g['outputs_compared']:,}",
+                         Raw(("<b class='bad'>MISMATCH</b> " if bad_g else "") +
+                             f"{g['mismatches']:,} ({g['mismatching_cases']} cases)"),
+                         _interval(g.get("identical_to_gemv_interval")) if can else "-",
+                         f"{g['ulp_max']['device_vs_gemv']} / {g['ulp_max']['device_vs_exact']}" if can else "-"])
+        parts.append(_table(["entry", "body", "kernels", "contract",
+                             "cases (with bits, digest only checked, digest only not replayed)", "outputs compared",
+                             "mismatches vs contract", "bit-identical to GEMV (95 %)", "max ULP device to GEMV / exact"],
+                            rows))
         if f["mismatch_list"]:
             parts.append("<p class='bad'>Mismatching cases (explain one with <code>w8a16check repro 'CASE'</code>):</p>")
             parts.append(_table(["entry", "body", "outputs differing", "detail", "case"],
                                 [[m["entry"], m["body"], m["outputs_differing"] if m["outputs_differing"] is not None
                                   else "digest", m["detail"], m["case"]] for m in f["mismatch_list"]]))
-    if _has_device_ulp(s):
-        parts.append("<img src='device_ulp_histograms.png' alt='device ULP histograms'>")
+    spec = figures.device_histogram_spec(s) if "ulp_histogram_bins" in s else None
+    if spec is not None:
+        parts.append(_fig(spec, "Every recorded tensor-core output with bits, against the GEMV order and against "
+                                "the exact result rounded once, on the same inputs; both panels share one count axis."))
+    return parts
+
+
+def _tree_key(positions, nodes) -> tuple:
+    return tuple(positions), tuple(tuple(n) for n in nodes)
+
+
+def _trees_html(items: list[dict]) -> list[str]:
+    """One picture per distinct recovered tree, listing every probe that produced it; a tree that
+    differs from its documented one is drawn above the documented one, differences in red."""
+    groups: dict[tuple, dict] = {}
+    for it in items:
+        r = it["result"]
+        if "measured_nodes" not in r:
+            continue
+        key = _tree_key(r["leaf_positions"], r["measured_nodes"])
+        g = groups.setdefault(key, {"result": r, "names": [], "match": r["matches_documented"]})
+        g["names"].append(it["name"])
+        g["match"] = g["match"] and r["matches_documented"]
+    out = []
+    for g in groups.values():
+        r = g["result"]
+        head = (f"K = {r['k']}, {r['leaves']}: recovered from the outputs of "
+                f"{', '.join(g['names'])}")
+        if g["match"]:
+            fig = trees.figure(r["measured_nodes"], r["leaf_positions"],
+                               f"{r['contract']} (recovered = documented, {r['internal_nodes_measured']} joins)")
+            caption = e(head) + ": <span class='ok'>the documented order, node for node</span>."
+        else:
+            fig = trees.figure(r["measured_nodes"], r["leaf_positions"], "recovered", r["documented_nodes"],
+                               f"documented ({r['contract']})")
+            caption = e(head) + ": <span class='bad'>DIFFERENT TREE</span> (red: nodes the other tree lacks)."
+        text = (f"<details><summary>the trees as text</summary><p>recovered</p><pre>{e(r['measured_tree'])}</pre>"
+                f"<p>documented</p><pre>{e(r['documented_tree'])}</pre></details>")
+        out.append(_img(figures.png_data_uri(fig), f"reduction tree, {head}", caption) + text)
+    return out
+
+
+def _order_html(s: dict) -> list[str]:
+    parts = ["<p>Probes put +2<sup>40</sup> and -2<sup>40</sup> at two leaves and 1 at the others; the output counts "
+             "the units outside the two leaves' lowest common ancestor, which rebuilds the reduction tree "
+             "(order.py, after FPRev). The pictures draw each distinct tree: leaves along the bottom in K order, each "
+             "join as a bar over what it adds, its height the depth of the join; a chain of accumulations reads as a "
+             "staircase, the GEMV's lane butterfly as a balanced tree on top.</p>",
+             "<h3>The emulator's contracts</h3>",
+             _table(["contract", "MMA policy", "K", "leaves", "probes", "nodes measured", "nodes documented", "same tree"],
+                    [[o["contract"], _policy_label(o["arch"]) if o["contract"] == "canonical" else "-", o["k"], o["leaves"],
+                      o["probes"], o["internal_nodes_measured"], o["internal_nodes_documented"],
+                      "yes" if o["matches_documented"] else "NO"] for o in s["reduction_order"]])]
+    items = [{"name": f"the {o['contract']} contract" + (f" ({o['arch']})" if o["contract"] == "canonical" else ""),
+              "result": o} for o in s["reduction_order"]]
+    do = s.get("device_order")
+    if do is not None:
+        parts.extend(_device_order_html(s))
+        for dev in do.get("devices", []):
+            items += [{"name": f"{dev['device']}/{r['name']}", "result": r} for r in dev["results"]]
+    parts.append("<h3>The trees</h3>")
+    parts.extend(_trees_html(items))
     return parts
 
 
 def _device_order_html(s: dict) -> list:
-    e = html.escape
     do = s["device_order"]
     parts = ["<h3>The kernels' trees, recovered on a GPU</h3>"]
     if not do["found"]:
@@ -243,7 +363,9 @@ def _device_order_html(s: dict) -> list:
         return parts
     for dev in do["devices"]:
         ok = dev["all_match"]
-        parts.append(f"<p>golden/order/{e(dev['device'])}: <span class='{'ok' if ok else 'bad'}'>"
+        run = dev.get("run") or {}
+        parts.append(f"<p>golden/order/{e(dev['device'])} ({e(str(run.get('gpu') or 'GPU not recorded'))}, binaries "
+                     f"of commit {e(str(run.get('commit') or 'not recorded'))}): <span class='{'ok' if ok else 'bad'}'>"
                      f"{'every body reduces in the documented order of its contract' if ok else 'MISMATCH or probe error'}"
                      "</span>. The same probes as above, run through each entry point by "
                      "<code>w8a16check run-operands</code>; the body is the one the plan chose on the device.</p>")
@@ -254,118 +376,107 @@ def _device_order_html(s: dict) -> list:
                               r.get("internal_nodes_documented", "-"),
                               "ERROR: " + r["error"] if r.get("error") else ("yes" if r["matches_documented"] else "NO")]
                              for r in dev["results"]]))
-        for r in dev["results"]:
-            if "measured_tree" in r:
-                parts.append(f"<details><summary>{e(r['name'])} ({e(r['entry'])}, {e(str(r.get('body')))}), K = {r['k']}: "
-                             f"recovered and documented trees</summary><p>recovered</p><pre>{e(r['measured_tree'])}</pre>"
-                             f"<p>documented ({e(r['contract'])})</p><pre>{e(r['documented_tree'])}</pre></details>")
     return parts
 
 
 def _dist_row(s: dict, dist: str) -> list:
     configs = [c for c in s["configs"] if c["dist"] == dist]
-    outputs = sum(c["outputs"] for c in configs)
-    per_k = s["by_k"][dist].values()
-    return [dist, f"{outputs:,}", f"{sum(c['identical_share'] * c['outputs'] for c in configs) / outputs:.4f}",
-            f"{max(k['canonical']['ulp']['max'] for k in per_k):.0f}",
-            f"{max(k['canonical']['ulp']['p999'] for k in per_k):.3g}",
-            f"{max(k['gemv']['ulp']['max'] for k in per_k):.0f}",
-            f"{max(k['gemv']['ulp']['p999'] for k in per_k):.3g}",
-            f"{max(k['canonical']['ratio']['max'] for k in per_k):.3g}",
-            f"{max(k['gemv']['ratio']['max'] for k in per_k):.3g}"]
+    shapes = s["by_shape"][dist]
+    iv = stats.pooled([c["identical"] for c in configs])
+    return [dist, f"{iv['outputs']:,}", _interval(iv),
+            f"{max(x['canonical']['ulp']['max'] for x in shapes):,.0f}",
+            f"{max(x['gemv']['ulp']['max'] for x in shapes):,.0f}",
+            f"{max(x['canonical']['ratio']['max'] for x in shapes):.3g}",
+            f"{max(x['gemv']['ratio']['max'] for x in shapes):.3g}",
+            f"{max(x['canonical']['acc_ratio']['max'] for x in shapes):.3g}",
+            f"{max(x['gemv']['acc_ratio']['max'] for x in shapes):.3g}"]
 
 
 def render_html(s: dict) -> str:
     t = s["totals"]
-    e = html.escape
-    viol = t["bound_violations"]
-    acc_viol = t["canonical_acc_bound_violations"]
-    verdict = ('<span class="ok">no output and no canonical accumulator exceeds its bound</span>'
-               if not any(viol.values()) and not acc_viol
-               else f'<span class="bad">bound exceeded: outputs {e(str(viol))}, canonical accumulators {acc_viol}</span>')
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>w8a16check reassociation audit</title>"
-             f"<style>{CSS}</style></head><body>",
-             "<h1>Reassociation audit: canonical fold vs scalar GEMV vs exact</h1>",
-             f"<p>w8a16check {e(s['w8a16check']['version'])} (commit {e(s['w8a16check']['commit'])}); "
-             f"{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}</code> "
-             f"({e(s['mma_policy']['evidence'])}); {s['seconds']} s. {e(s['sampling'])}: "
-             f"{s['columns_per_shape']} columns per shape, M in {e(str(s['rows']))}.</p>",
-             "<p>The GEMV entry points take M &le; 4 and M &le; 16 rows; at M = 64 the GEMV numbers are its "
-             "contract (NUMERICS.md 2.2) applied to each row, which is exact because every output depends only on "
-             "its own row: a larger sample of the same per-output arithmetic, not a launch a kernel would make.</p>",
-             "<h2>Headline</h2>",
-             _table(["quantity", "value"], [
-                 ["outputs bit-identical between the contracts", f"{100 * t['identical_share']:.2f} %"],
-                 ["max BF16 ULP, canonical vs GEMV", f"{t['max_ulp']['canonical_vs_gemv']:.0f}"],
-                 ["max BF16 ULP, canonical vs exact", f"{t['max_ulp']['canonical_vs_exact']:.0f}"],
-                 ["max BF16 ULP, GEMV vs exact", f"{t['max_ulp']['gemv_vs_exact']:.0f}"],
-                 ["max |C - x| / bound, canonical", f"{t['max_bound_ratio']['canonical']:.3g}"],
-                 ["max |C - x| / bound, GEMV", f"{t['max_bound_ratio']['gemv']:.3g}"],
-                 ["outputs above their bound (canonical, GEMV)", f"{viol['canonical']}, {viol['gemv']}"],
-                 ["max |acc - x| / (beta sigma), canonical FP32 accumulator", f"{t['max_canonical_acc_bound_ratio']:.3g}"],
-                 ["canonical accumulators above beta sigma", f"{t['canonical_acc_bound_violations']}"],
-             ] + _device_headline(s)),
-             f"<p>Verdict on the bounds: {verdict}.</p>",
-             "<p>Per distribution (all shapes and M pooled; the 99.9th percentile is taken per K and the worst K shown):</p>",
-             _table(["dist", "outputs", "identical", "max ULP can/exact", "p99.9 ULP can/exact (worst K)",
-                     "max ULP gemv/exact", "p99.9 ULP gemv/exact (worst K)", "max ratio can", "max ratio gemv"],
-                    [_dist_row(s, d) for d in s["distributions"]]),
-             "<p>A ULP distance measures relative error in the output's own binade: where the exact result is "
-             "tiny (heavy cancellation) a small absolute error, or a wrong sign, is thousands of ULPs. The bound "
-             "ratio below measures the error against what the arithmetic can guarantee.</p>",
-             "<h2>Distributions</h2><ul>" + "".join(f"<li><b>{e(d)}</b>: {e(txt)}</li>"
-                                                     for d, txt in s["distribution_descriptions"].items()) + "</ul>",
-             "<h2>Bit-identical share</h2><img src='identical_share.png' alt='identical share'>",
-             "<h2>BF16 ULP distance histograms</h2><p>All shapes and M pooled per distribution; the exact result "
-             "is rounded once to BF16 (RNE).</p><img src='ulp_histograms.png' alt='ULP histograms'>",
-             "<h2>Error against K</h2><p>Maximum and 99.9th percentile over every sampled output with that K.</p>"
-             "<img src='ulp_vs_k.png' alt='ULP vs K'>",
-             "<h2>Error against the theoretical bound</h2>"
-             "<p>x is the exact output, sigma = sum |a w S|. The bound on |C - x| is "
-             "beta(K) sigma + 2<sup>-8</sup>(|x| + beta(K) sigma), with beta from the derivation below. "
-             "A ratio above 1 would contradict the model or the derivation.</p>"
-             "<img src='bound_ratio_vs_k.png' alt='bound ratio vs K'>"
-             "<p>The accumulation part alone: |C - x| / sigma against beta(K) (dotted). Where |x| is close to sigma "
-             "the final BF16 rounding (2<sup>-8</sup>|x|) dominates and the measured values sit above beta. The "
-             "green line is the canonical fold's FP32 accumulator before that rounding (reference/ exposes it; it "
-             "does not expose the GEMV's), which must stay below the blue dotted beta(K).</p>"
-             "<img src='err_sigma_vs_k.png' alt='error over sigma vs K'>",
-             f"<details open><summary>Derivation of the bounds (bounds.py)</summary><pre>{e(s['bound']['statement'])}</pre></details>",
-             "<h2>Per configuration</h2>",
-             _table(["dist", "N", "K", "M", "outputs", "identical", "max ULP can/gemv", "max ULP can/exact",
-                     "max ULP gemv/exact", "max ratio can", "max ratio gemv", "median sigma/|x|"],
-                    [[c["dist"], c["n"], c["k"], c["m"], c["outputs"], f"{c['identical_share']:.4f}",
-                      f"{c['ulp']['canonical_vs_gemv']['max']:.0f}", f"{c['ulp']['canonical_vs_exact']['max']:.0f}",
-                      f"{c['ulp']['gemv_vs_exact']['max']:.0f}", f"{c['bound_ratio']['canonical']['max']:.3g}",
-                      f"{c['bound_ratio']['gemv']['max']:.3g}", f"{c['cond_median']:.3g}"] for c in s["configs"]]),
-             "<h2>Worst cases (replayable)</h2><p>The worst output of each configuration per contract and "
-             "metric, the ten highest per metric. Each line regenerates its one output: "
-             "<code>python -m w8a16check.audit --replay N K DIST SEED M_ROW N_COL</code>.</p>",
-             "<p>'= RNE(x)' says whether the contract's output is the exact result rounded once: where it is, "
-             "the ratio measures the tightness of the bound's BF16 term, not the accumulation.</p>",
-             _table(["metric", "contract", "score", "canonical", "GEMV", "exact (BF16)", "= RNE(x)", "exact", "replay"],
-                    [[w["metric"], w["contract"], f"{w['score']:.4g}", w["canonical_bits"], w["gemv_bits"],
-                      w["exact_bf16_bits"], "yes" if w[f"{w['contract']}_bits"] == w["exact_bf16_bits"] else "no",
-                      f"{w['exact']:.6g}",
-                      f"--replay {w['n_shape']} {w['k']} {w['dist']} {w['seed']} {w['m']} {w['n']}"]
-                     for w in s["worst_cases"]]),
-             "<h2>Reduction order, recovered from outputs (FPRev-style)</h2>"
-             "<p>Probes put +2<sup>40</sup> and -2<sup>40</sup> at two leaves and 1 at the others; the output counts "
-             "the units outside the two leaves' lowest common ancestor, which rebuilds the reduction tree "
-             "(order.py). A node's children are joined by '+'; 'a..b' is a run of leaves summed in one node.</p>",
-             _table(["contract", "MMA policy", "K", "leaves", "probes", "nodes measured", "nodes documented", "same tree"],
-                    [[o["contract"], _policy_label(o["arch"]) if o["contract"] == "canonical" else "-", o["k"], o["leaves"],
-                      o["probes"], o["internal_nodes_measured"],
-                      o["internal_nodes_documented"], "yes" if o["matches_documented"] else "NO"]
-                     for o in s["reduction_order"]])]
-    for o in s["reduction_order"]:
-        policy = f", {o['arch']}" if o["contract"] == "canonical" else ""
-        parts.append(f"<details><summary>{e(o['contract'])}{e(policy)}, K = {o['k']} ({e(o['leaves'])}): recovered and "
-                     f"documented trees</summary><p>recovered</p><pre>{e(o['measured_tree'])}</pre>"
-                     f"<p>documented</p><pre>{e(o['documented_tree'])}</pre></details>")
-    if "device_order" in s:
-        parts.extend(_device_order_html(s))
+    spec = figures.specs(s)
+    sections = []
+    sections.append(_section("headline", "Headline", _headline_html(s) + [
+        "<p>Per distribution (every shape and M):</p>",
+        _table(["dist", "outputs", "bit-identical (95 %)", "max ULP can/exact", "max ULP gemv/exact",
+                "max |C-x|/bound can", "max |C-x|/bound gemv", "max |acc-x|/(beta sigma) can",
+                "max |acc-x|/(beta sigma) gemv"], [_dist_row(s, d) for d in s["distributions"]])]))
+    if "tiers" in s:
+        sections.append(_section("tiers", "Every kernel body, with its recorded device bits", _tiers_html(s)))
+    sections.append(_section("distributions", "Distributions", [
+        "<ul>" + "".join(f"<li><b>{e(d)}</b>: {e(txt)}</li>" for d, txt in s["distribution_descriptions"].items()) + "</ul>",
+        "<p>The GEMV entry points take M &le; 4 and M &le; 16 rows; at M = 64 the GEMV numbers are its contract "
+        "(NUMERICS.md 2.2) applied to each row, which is exact because every output depends only on its own row: a "
+        "larger sample of the same per-output arithmetic, not a launch a kernel would make.</p>"]))
+    sections.append(_section("identical", "Bit-identical share", [
+        _fig(spec["identical_share"],
+             "The share of sampled outputs where the canonical fold and the GEMV order give different bits, per shape "
+             "(marker), M (row) and distribution (column), K at its true value on a log axis. Bars: 95 % Wilson "
+             "intervals at the effective sample size (stats.py): the sampled columns are the clusters, their M rows "
+             "share the column's W row. Where no output differed the interval runs from 0 (off the log axis) up to its "
+             "95 % upper bound: a hollow marker there with an arrow down. Every panel shares one axis."),
+        f"<details><summary>How the interval is computed (stats.py)</summary><pre>{e(s['identical_interval_method'])}</pre></details>"]))
+    sections.append(_section("histograms", "BF16 ULP distance histograms", [
+        _fig(spec["ulp_histograms"],
+             "Every shape and M pooled per distribution; the exact result is rounded once to BF16 (RNE). All nine "
+             "panels share one logarithmic count axis starting below 1, so a bin of a single output shows in every "
+             "panel; counts below 100 are written on their bars.")]))
+    sections.append(_section("ulp-vs-k", "ULP distance against K", [
+        _fig(spec["ulp_vs_k"],
+             "The largest and the 99.9th-percentile BF16 ULP distance to the exact result, one point per shape (N x K, "
+             "marker) pooled over M, K at its true value on a log axis. A ULP is relative to the output itself: near "
+             "an exact zero (cancellation) a small absolute error is many ULPs; the bounds below say whether it is "
+             "allowed.")]))
+    sections.append(_section("bounds", "Error against the a priori bounds", [
+        "<p>x is the exact output, sigma = sum |a w S|. Top row: each contract's FP32 accumulator before the BF16 "
+        "rounding, |acc - x| / sigma, against its accumulation bound beta(K). Bottom row: the BF16 output, "
+        "|C - x| / sigma, against beta_out(K) = (1 + 2<sup>-8</sup>) beta(K) + 2<sup>-8</sup>, the largest the "
+        "output bound can be (at |x| = sigma). Like is set against like: a point above its line breaks its bound. "
+        "The output's own bound is tighter where |x| &lt; sigma; the ratio figure after it is the exact per-output "
+        "test.</p>",
+        _fig(spec["error_vs_bounds"], "Maximum (filled) and 99.9th percentile (hollow) per shape; lines: the bounds of "
+                                      "bounds.py, drawn over every multiple of 128 in the range."),
+        _fig(spec["bound_ratio_vs_k"], "|C - x| / bound_output(x, sigma) for every output: the bound is 1 on a linear "
+                                       "axis, so the margin reads as it is. A ratio above 1 would contradict the model "
+                                       "or the derivation; the audit counts them (the headline)."),
+        f"<p>Outputs above their bound: canonical {t['bound_violations']['canonical']:,}, GEMV "
+        f"{t['bound_violations']['gemv']:,}; FP32 accumulators above beta sigma: canonical "
+        f"{t['acc_bound_violations']['canonical']:,}, GEMV {t['acc_bound_violations']['gemv']:,}.</p>",
+        f"<details open><summary>Derivation of the bounds (bounds.py)</summary><pre>{e(s['bound']['statement'])}</pre></details>"]))
+    sections.append(_section("configs", "Per configuration", [
+        _table(["dist", "N", "K", "M", "outputs", "bit-identical (95 %)", "max ULP can/gemv", "max ULP can/exact",
+                "max ULP gemv/exact", "max |C-x|/bound can", "max |C-x|/bound gemv", "max |acc-x|/(beta sigma) can",
+                "max |acc-x|/(beta sigma) gemv", "median sigma/|x|"],
+               [[c["dist"], c["n"], c["k"], c["m"], f"{c['outputs']:,}", _interval(c["identical"]),
+                 f"{c['ulp']['canonical_vs_gemv']['max']:,.0f}", f"{c['ulp']['canonical_vs_exact']['max']:,.0f}",
+                 f"{c['ulp']['gemv_vs_exact']['max']:,.0f}", f"{c['bound_ratio']['canonical']['max']:.3g}",
+                 f"{c['bound_ratio']['gemv']['max']:.3g}", f"{c['acc_bound_ratio']['canonical']['max']:.3g}",
+                 f"{c['acc_bound_ratio']['gemv']['max']:.3g}", f"{c['cond_median']:.3g}"] for c in s["configs"]])]))
+    sections.append(_section("worst", "Worst cases (replayable)", [
+        "<p>The worst output of each configuration per contract and metric, the ten highest per metric, each with its "
+        "ULP distance and its bound ratios side by side. Each line regenerates its one output: "
+        "<code>python -m w8a16check.audit --replay N K DIST SEED M_ROW N_COL</code>. '= RNE(x)' says whether the "
+        "contract's output is the exact result rounded once.</p>",
+        _table(["metric", "contract", "score", "ULP can / gemv", "|C-x|/bound can / gemv", "|acc-x|/(beta sigma) can / gemv",
+                "x", "sigma/|x|", "canonical", "GEMV", "exact (BF16)", "= RNE(x)", "replay"],
+               [[w["metric"], w["contract"], f"{w['score']:.4g}",
+                 f"{w['canonical']['ulp_vs_exact']:,} / {w['gemv']['ulp_vs_exact']:,}",
+                 f"{w['canonical']['bound_ratio']:.3g} / {w['gemv']['bound_ratio']:.3g}",
+                 f"{w['canonical']['acc_bound_ratio']:.3g} / {w['gemv']['acc_bound_ratio']:.3g}",
+                 f"{w['exact']:.6g}", _cond(w), w["canonical_bits"], w["gemv_bits"], w["exact_bf16_bits"],
+                 ("yes" if w[f"{w['contract']}_bits"] == w["exact_bf16_bits"] else "no")
+                 if w["contract"] in CONTRACTS else "-", Raw(f"<code>{e(_replay(w))}</code>")]
+                for w in s["worst_cases"]])]))
+    sections.append(_section("order", "Reduction order, recovered from outputs", _order_html(s)))
     if "device_recordings" in s:
-        parts.extend(_device_recordings_html(s))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+        sections.append(_section("device-recordings", "Device recordings: recorded GPU outputs against the contracts",
+                                 _device_recordings_html(s)))
+    head = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>w8a16check reassociation audit</title>"
+            f"<style>{CSS}</style></head><body>",
+            "<h1>Reassociation audit: canonical fold vs scalar GEMV vs exact</h1>",
+            *_provenance_html(s),
+            f"<p class='small'>{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}"
+            f"</code> ({e(s['mma_policy']['evidence'])}); {s['seconds']} s. {e(s['sampling'])}: "
+            f"{s['columns_per_shape']} columns per shape, M in {e(str(s['rows']))}.</p>",
+            _verdict_html(s)]
+    return "\n".join(head + sections + ["</body></html>"])

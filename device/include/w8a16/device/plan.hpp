@@ -3,6 +3,8 @@
 // (entry point, arguments, kernel registry, device limits) to a Plan or an error. Backends only
 // execute plans. The rules are the seed's (docs/KERNEL_ABI.md 2 and 6).
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "w8a16/device/geometry.hpp"
@@ -155,7 +157,19 @@ constexpr bool is_wgmma_body(Body b) {
 constexpr WgVariant wgmma_variant(Body b) {
   return b == Body::wgmma_units128 ? WgVariant::n128 : b == Body::wgmma_units128_x2 ? WgVariant::n128_x2 : WgVariant::k64;
 }
-const char* body_name(Body b);
+// Every body, in enumerator order: what tools that list the tiers (the Python audit through
+// _core.bodies) iterate, so a new body appears there without a second list. test_dispatch checks
+// that every enumerator body_name knows is here.
+inline constexpr std::size_t kBodyCount = 9;
+inline constexpr std::array<Body, kBodyCount> kAllBodies = {
+    Body::gemm128_tile, Body::m32_tile,    Body::m32_skinny,     Body::m64_tile,        Body::tc_rows_strip,
+    Body::gemv_strip,   Body::wgmma_units, Body::wgmma_units128, Body::wgmma_units128_x2};
+const char* body_name(Body b);  // "unknown" for a value that is no body
+
+enum class Contract : std::uint8_t { canonical, gemv };  // NUMERICS.md 2.1 / 2.2
+// The contract a body's output bytes must meet: the GEMV order for the scalar GEMV strip, the
+// canonical fold for every tensor-core body (NUMERICS.md 2: every tensor-core tier).
+Contract body_contract(Body b);
 
 struct TileMap {
   TileKind kind = TileKind::tile;
@@ -183,8 +197,6 @@ struct OutputExtent {
   DevPtr output = 0;
   std::uint32_t m = 0, n = 0, c_row_stride = 0;
 };
-
-enum class Contract : std::uint8_t { canonical, gemv };  // NUMERICS.md 2.1 / 2.2
 
 struct Plan {
   Entry entry = Entry::gemm_pipelined;

@@ -51,7 +51,9 @@ void gemm_canonical(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t 
                     unsigned threads = 0);
 
 // ---- 2.2 scalar GEMV order ----------------------------------------------------------------
-// Documented in gemv.hpp.
+// Documented in gemv.hpp. acc[0] after the butterfly (FP32 bits), before the BF16 rounding.
+std::uint32_t gemv_acc_bits(const GemmView& v, std::uint32_t m, std::uint32_t n);
+// C[m][n] = bf16_rne(gemv_acc_bits(v, m, n)).
 std::uint16_t gemv_element_bf16(const GemmView& v, std::uint32_t m, std::uint32_t n);
 // The whole output, as gemm_canonical; bit-identical to gemv_element_bf16 for every element.
 void gemm_gemv(const GemmView& v, std::uint16_t* c, std::size_t c_row_stride, unsigned threads = 0);
