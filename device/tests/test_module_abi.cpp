@@ -18,13 +18,27 @@ TEST(ModuleAbi, EachEntryRequiresItsOwnKernelAndByMAllThreeTiles) {
             (std::vector<KernelId>{KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64}));
 }
 
-TEST(ModuleAbi, TheRowTileKernelIsOptionalForTheTwinsAndUnusedElsewhere) {
-  const std::vector<KernelId> rows{KernelId::tc_rows, KernelId::tc_rows_m64};
-  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined_m32), rows);
-  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined_m64_strided), rows);
-  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined_by_m), rows);
-  EXPECT_TRUE(optional_kernels(Entry::gemm_pipelined).empty());
+TEST(ModuleAbi, TheRowTileKernelAndTheHopperTierAreOptionalAndUnusedByTheGemvs) {
+  const std::vector<KernelId> hopper{KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2};
+  std::vector<KernelId> twins{KernelId::tc_rows, KernelId::tc_rows_m64};
+  twins.insert(twins.end(), hopper.begin(), hopper.end());
+  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined_m32), twins);
+  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined_m64_strided), twins);
+  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined_by_m), twins);
+  EXPECT_EQ(optional_kernels(Entry::gemm_pipelined), hopper);
   EXPECT_TRUE(optional_kernels(Entry::gemv_batch4_strided).empty());
+  EXPECT_TRUE(optional_kernels(Entry::gemv_batch16_strided).empty());
+}
+
+TEST(ModuleAbi, AModuleWithoutTheHopperTierSaysWhichBodiesRunInItsPlace) {
+  const ModuleCoverage c = module_coverage(StaticRegistry::without_hopper_tier(), {Entry::gemm_pipelined});
+  EXPECT_TRUE(c.ok());
+  ASSERT_EQ(c.optional.size(), 3u);
+  const std::string text = missing_optional_text(c);
+  EXPECT_NE(text.find("w8a16_wgmma_rows_n128_x2 (tried first by gemm_pipelined): absent; the entry points run the "
+                      "tiers below the Hopper tier in its place"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ModuleAbi, AFullModuleCoversEveryEntryPoint) {
