@@ -306,6 +306,11 @@ PROBE_PLAN = (
     ("m32_strided_tc_rows_thin", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 8),
     ("m32_strided_tc_rows", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 16),
     ("m64_strided_tc_rows", "gemm_pipelined_m64_strided", "tc_rows_strip", TC_ROWS_K, 16),
+    # The Hopper tier, its fold being the same code in every symbol: at n = 1 its 64-column
+    # symbol takes 33..64 rows a launch, its 128-column one 8,576 rows (67 units fill more than
+    # half of 132 SMs: plan.hpp wgmma_choice). The two-CTA symbol needs N > 33,792: not probed.
+    ("by_m_wgmma_units", "gemm_pipelined_by_m", "wgmma_units", 256, 64),
+    ("by_m_wgmma_units128", "gemm_pipelined_by_m", "wgmma_units128", 256, 8576),
     ("gemv_batch4", "gemv_batch4_strided", "gemv_strip", 256, 4),
     ("gemv_batch16", "gemv_batch16_strided", "gemv_strip", 256, 16),
 )
