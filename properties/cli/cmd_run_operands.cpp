@@ -5,6 +5,9 @@
 // reports/python/w8a16check/order.py (golden/order/README.md): crafted A rows that no case
 // distribution draws, run on the GPU machine where no Python is available.
 //
+// --without-hopper-tier plans as a module without the wgmma symbols would (KERNEL_ABI.md): the
+// probes of the seed's tile bodies need it, because the Hopper tier goes before them in the plan.
+//
 // Operand bundle, version 1 (all integers little-endian u32):
 //   0   magic "W8A16OPB" (8 bytes)       8   version = 1
 //   12  entry, ASCII, NUL-padded to 32 bytes (e.g. "gemm_pipelined_m32"; a "w8a16_" prefix is accepted)
@@ -34,6 +37,7 @@
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "w8a16/device/api.hpp"
+#include "w8a16/device/kernels.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/properties/case_runner.hpp"
@@ -162,6 +166,9 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", *out, "output file: header and C's bits")->required();
   auto module = std::make_shared<std::string>();
   add_module_option(cmd, module.get());
+  auto without_hopper = std::make_shared<bool>(false);
+  cmd->add_flag("--without-hopper-tier", *without_hopper,
+                "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
   cmd->callback([=] {
     *exit_code = 2;
     if (*backend_kind != "sim" && *backend_kind != "cuda") {
@@ -206,10 +213,15 @@ void add_run_operands(CLI::App& app, int* exit_code) {
       *exit_code = 1;
       return;
     }
+    const device::MaskedRegistry no_hopper(
+        backend->registry(), {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
+                              device::KernelId::wgmma_rows_n128_x2});
+    const device::KernelRegistry& registry =
+        *without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper) : backend->registry();
     // The plan of the first launch names the body; every launch has the same shape, hence the same plan.
-    const device::Call first = props::case_call(c, backend->registry(), a->address(), w->address(), s->address(),
+    const device::Call first = props::case_call(c, registry, a->address(), w->address(), s->address(),
                                                 o->address());
-    const device::Planned plan = device::plan_launch(first, backend->registry(), backend->limits());
+    const device::Planned plan = device::plan_launch(first, registry, backend->limits());
     if (!plan.ok()) {
       std::fprintf(stderr, "run-operands: %s refuses m=%u n=%u k=%u a_row_stride=%u c_row_stride=%u: %s: %s\n",
                    bundle.entry.c_str(), c.m, c.n, c.k, c.a_row_stride, c.c_row_stride,
@@ -217,11 +229,11 @@ void add_run_operands(CLI::App& app, int* exit_code) {
       *exit_code = 1;
       return;
     }
-    device::Launcher launcher(*backend);
     for (std::size_t i = 0; i < launches; ++i) {
-      const device::Call call = props::case_call(c, backend->registry(), a->address() + i * a_launch, w->address(),
+      const device::Call call = props::case_call(c, registry, a->address() + i * a_launch, w->address(),
                                                  s->address(), o->address() + i * c_launch);
-      st = launcher.launch(call);
+      const device::Planned planned = device::plan_launch(call, registry, backend->limits());
+      st = planned.ok() ? backend->execute(planned.plan) : planned.status;
       if (!st.ok()) {
         std::fprintf(stderr, "run-operands: launch %zu of %zu: %s: %s\n", i, launches, device::errc_name(st.code),
                      st.message.c_str());

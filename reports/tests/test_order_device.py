@@ -15,9 +15,10 @@ from w8a16check import audit, operands, order, report
 
 def _run(cli, probe_dir, backend="sim"):
     for line in (probe_dir / "probes.list").read_text().splitlines():
-        entry, bundle, output = line.split()
+        entry, bundle, output, *flags = line.split()
         r = subprocess.run([cli, "run-operands", "--backend", backend, "--entry", entry, "--in",
-                            str(probe_dir / bundle), "--out", str(probe_dir / output)], capture_output=True, text=True)
+                            str(probe_dir / bundle), "--out", str(probe_dir / output)] + flags,
+                           capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
 
 
@@ -34,7 +35,8 @@ def test_every_body_recovers_the_documented_order_on_the_sim_backend(sim_probes)
     res = order.recover_dir(str(d))
     assert res["all_match"], json.dumps(res, indent=1)
     bodies = {r["body"] for r in res["results"]}
-    assert bodies == {"gemm128_tile", "m32_tile", "m32_skinny", "m64_tile", "tc_rows_strip", "gemv_strip"}
+    assert bodies == {"gemm128_tile", "m32_tile", "m32_skinny", "m64_tile", "tc_rows_strip", "gemv_strip",
+                      "wgmma_units", "wgmma_units128"}
     entries = {r["entry"] for r in res["results"]}
     assert len(entries) == 8  # every entry point
     for r in res["results"]:

@@ -320,6 +320,15 @@ REDUCED_LEAVES = {256: np.array([0, 1, 2, 15, 16, 17, 31, 127, 128, 129, 200, 25
                   TC_ROWS_K: np.array([0, 1, 15, 16, 128, 129, 2560, 5120, 5121, 5247])}
 
 
+HOPPER_BODIES = ("wgmma_units", "wgmma_units128", "wgmma_units128_x2")
+
+
+def run_flags(body: str) -> list:
+    """run-operands flags a probe needs: the Hopper tier goes before the seed's tile bodies and the
+    row-tile kernel in the plan (plan.hpp wgmma_choice), so their probes plan without it."""
+    return [] if body in HOPPER_BODIES else ["--without-hopper-tier"]
+
+
 def entry_contract(entry: str) -> str:
     """The contract an entry point must meet (as golden::entry_point_is_gemv decides)."""
     return "gemv" if entry.startswith("gemv_") else "canonical"
@@ -333,7 +342,7 @@ def probe_leaves(k: int, reduced: bool = False) -> np.ndarray:
 
 def write_probes(out_dir, reduced: bool = False, only=None) -> dict:
     """One bundle per PROBE_PLAN line, plus manifest.json (all recover needs) and probes.list
-    ("ENTRY BUNDLE OUTPUT" lines, for tools/gpu-order, which has no JSON parser)."""
+    ("ENTRY BUNDLE OUTPUT [FLAGS]" lines, for tools/gpu-order, which has no JSON parser)."""
     import json
     import os
 
@@ -362,9 +371,9 @@ def write_probes(out_dir, reduced: bool = False, only=None) -> dict:
                                      probe_base_row(k, leaves), cols, bits, w, s)
         manifest["probes"].append({"name": name, "entry": entry, "expected_body": body,
                                    "contract": entry_contract(entry), "k": k, "n": 1, "m": m,
-                                   "launches": launches, "pairs": pairs, "leaves": leaves.tolist(),
+                                   "launches": launches, "pairs": pairs, "leaves": leaves.tolist(), "run_flags": run_flags(body),
                                    "bundle": name + ".bundle", "output": name + ".out", "bundle_bytes": size})
-        lines.append(f"{entry} {name}.bundle {name}.out")
+        lines.append(" ".join([entry, name + ".bundle", name + ".out"] + run_flags(body)))
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     with open(os.path.join(out_dir, "probes.list"), "w") as f:
