@@ -4,8 +4,12 @@
 // cuModuleGetFunction (a missing one keeps the zero handle), plans launched with cuLaunchKernel.
 #include "w8a16/device/cuda_backend.hpp"
 
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "cuda_driver.hpp"
@@ -133,11 +137,36 @@ std::unique_ptr<CudaBackend> CudaBackend::create_from_file(int ordinal, const st
     if (status) *status = Status::error(Errc::backend_error, "--module " + path + ": " + why);
     return nullptr;
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot open (no such file, or not readable)");
+  // A regular file only, read with POSIX calls: a std::ifstream on a folder throws from its first
+  // read and one on a FIFO blocks in open. (device/ shares no code with golden/'s reader.)
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return fail(errno == ENOENT ? "no such file" : std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return fail(S_ISDIR(st.st_mode) ? "is a folder, not a module file" : "is not a regular file");
+  constexpr off_t kMaxModuleBytes = off_t{1} << 30;  // far above any fatbin of this family (a few MB)
+  if (st.st_size > kMaxModuleBytes) return fail("is larger than 1 GiB: not a kernel module");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
   // Kept for the backend's life: the driver may read the image after cuModuleLoadData returns.
-  auto image = std::make_shared<std::vector<unsigned char>>((std::istreambuf_iterator<char>(in)),
-                                                            std::istreambuf_iterator<char>());
+  auto image = std::make_shared<std::vector<unsigned char>>();
+  std::string read_error;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    read_error = "is not a regular file";
+  } else {
+    unsigned char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) read_error = std::string("read failed: ") + std::strerror(errno);
+      if (n <= 0) break;
+      if (image->size() + static_cast<std::size_t>(n) > static_cast<std::size_t>(kMaxModuleBytes)) {
+        read_error = "is larger than 1 GiB: not a kernel module";
+        break;
+      }
+      image->insert(image->end(), buf, buf + n);
+    }
+  }
+  ::close(fd);
+  if (!read_error.empty()) return fail(read_error);
   if (image->empty()) return fail("the file is empty");
   const bool elf = image->size() >= 4 && (*image)[0] == 0x7F && (*image)[1] == 'E' && (*image)[2] == 'L' &&
                    (*image)[3] == 'F';

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// libFuzzer target for golden::parse_recording (.rec): never a crash, all or nothing, and what it
-// accepts is self-consistent and formats back to text that parses to the same recording.
+// libFuzzer target for golden::parse_recording (.rec): never a crash, all or nothing, what it
+// accepts is self-consistent and formats back to text that parses to the same recording, and a
+// version-2 text it accepts is refused once cut short.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +41,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool small = o.outputs <= golden::kRecordingFullOutputsMax;
     if (small != (o.bits.size() == o.outputs) || (!small && !o.bits.empty())) finding("full bytes kept or dropped wrongly", text);
     if (small && golden::outputs_digest(o.bits) != o.digest) finding("accepted full bytes whose digest differs", text);
+  }
+  // A cut file is an error (recording.hpp): with the trailer checked, every shorter text but the one
+  // without the final newline is refused; a few cuts are tried.
+  if (r.length_verified && text.size() > 2) {
+    for (const std::size_t cut : {text.size() / 2, text.rfind("\nend cases=") + 1, text.size() - 2}) {
+      // Cuts that drop only the trailer's line ending ("\n" or "\r\n") leave it whole.
+      if (cut == 0 || cut >= text.size() || text.find_first_not_of("\r\n", cut) == std::string_view::npos) continue;
+      golden::Recording shorter;
+      if (golden::parse_recording(text.substr(0, cut), "fuzz", &shorter, &error))
+        finding("accepted a version-2 recording cut short", text);
+    }
   }
   // Formatting is canonical: its text parses back to a recording that formats identically.
   const std::string once = golden::format_recording(r);

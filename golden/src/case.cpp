@@ -2,10 +2,10 @@
 // The case line: names, validity, formatting and strict parsing (case.hpp states the format).
 #include "w8a16/golden/case.hpp"
 
+#include "w8a16/golden/files.hpp"
+
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace w8a16::golden {
@@ -75,7 +75,7 @@ bool parse_u64_hex(std::string_view t, std::uint64_t* out) {
 // "key=value" with the expected key; the value in *value.
 bool take_key(std::string_view token, std::string_view key, std::string_view* value, std::string* error) {
   if (token.size() <= key.size() || token.substr(0, key.size()) != key || token[key.size()] != '=') {
-    *error = "expected '" + std::string(key) + "=...' but found '" + std::string(token) + "'";
+    *error = "expected '" + std::string(key) + "=...' but found " + quote(token);
     return false;
   }
   *value = token.substr(key.size() + 1);
@@ -87,7 +87,7 @@ bool take_u32(std::string_view token, std::string_view key, std::uint32_t* out, 
   if (!take_key(token, key, &value, error)) return false;
   std::uint64_t v;
   if (!parse_u64_decimal(value, 0xFFFFFFFFu, &v)) {
-    *error = std::string(key) + "='" + std::string(value) + "' is not a decimal number in 0..4294967295";
+    *error = std::string(key) + "=" + quote(value) + " is not a decimal number in 0..4294967295";
     return false;
   }
   *out = static_cast<std::uint32_t>(v);
@@ -174,7 +174,7 @@ bool parse_case(std::string_view line, Case* out, std::string* error) {
   if (t.empty() || t[0] != kCaseFormatTag) {
     const std::string first(t.empty() ? std::string_view{} : t[0]);
     *error = first.rfind("case/", 0) == 0
-                 ? "line format '" + first + "' is not known to this build (it reads " + std::string(kCaseFormatTag) + ")"
+                 ? "line format " + quote(first) + " is not known to this build (it reads " + std::string(kCaseFormatTag) + ")"
                  : "not a case line: it must start with '" + std::string(kCaseFormatTag) + "'";
     return false;
   }
@@ -185,7 +185,7 @@ bool parse_case(std::string_view line, Case* out, std::string* error) {
   }
   Case c;
   if (!parse_entry_point(t[1], &c.entry)) {
-    *error = "unknown entry point '" + std::string(t[1]) + "'";
+    *error = "unknown entry point " + quote(t[1]);
     return false;
   }
   if (!take_u32(t[2], "m", &c.m, error) || !take_u32(t[3], "n", &c.n, error) || !take_u32(t[4], "k", &c.k, error) ||
@@ -195,12 +195,12 @@ bool parse_case(std::string_view line, Case* out, std::string* error) {
   std::string_view value;
   if (!take_key(t[7], "dist", &value, error)) return false;
   if (!parse_distribution(value, &c.dist)) {
-    *error = "unknown distribution '" + std::string(value) + "'";
+    *error = "unknown distribution " + quote(value);
     return false;
   }
   if (!take_key(t[8], "seed", &value, error)) return false;
   if (!parse_u64_hex(value, &c.seed)) {
-    *error = "seed='" + std::string(value) + "' is not 0x followed by 1 to 16 hex digits";
+    *error = "seed=" + quote(value) + " is not 0x followed by 1 to 16 hex digits";
     return false;
   }
   if (!take_u32(t[9], "gen", &c.gen, error)) return false;
@@ -237,26 +237,22 @@ bool parse_case_text(std::string_view text, const std::string& source_name, std:
 }
 
 bool read_case_file(const std::string& path, std::vector<Case>* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open";
+  std::string text, why;
+  if (!read_regular_file(path, kMaxInputFileBytes, &text, &why)) {
+    *error = shown(path) + ": " + why;
     return false;
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_case_text(text, path, out, error);
+  return parse_case_text(text, shown(path), out, error);
 }
 
 bool append_case_file(const std::string& path, const Case& c, const std::string& comment, std::string* error) {
-  std::ofstream o(path, std::ios::app);
-  if (!o) {
-    *error = path + ": cannot open for appending";
-    return false;
-  }
+  std::string text;
   std::istringstream lines(comment);
-  for (std::string l; std::getline(lines, l);) o << "# " << l << '\n';
-  o << format_case(c) << '\n';
-  if (!o) {
-    *error = path + ": write failed";
+  for (std::string l; std::getline(lines, l);) text += "# " + l + "\n";
+  text += format_case(c) + "\n";
+  std::string why;
+  if (!append_to_file(path, text, &why)) {
+    *error = shown(path) + ": " + why;
     return false;
   }
   return true;

@@ -2,9 +2,9 @@
 // `.mmav` reading and writing (little-endian, golden/mma/README.md).
 #include "w8a16/golden/mmav.hpp"
 
+#include "w8a16/golden/files.hpp"
+
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace w8a16::golden {
 namespace {
@@ -71,13 +71,9 @@ bool parse_mmav(const std::uint8_t* data, std::size_t size, MmavFile* out, std::
 }
 
 bool read_mmav_file(const std::string& path, MmavFile* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open";
-    return false;
-  }
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_mmav(bytes.data(), bytes.size(), out, error);
+  std::string bytes;
+  if (!read_regular_file(path, kMaxInputFileBytes, &bytes, error)) return false;
+  return parse_mmav(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), out, error);
 }
 
 std::vector<std::uint8_t> serialize_mmav(const MmavFile& file) {

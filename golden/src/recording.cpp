@@ -2,10 +2,9 @@
 // The recording format (recording.hpp): digest, formatting, a strict parser and atomic writing.
 #include "w8a16/golden/recording.hpp"
 
+#include "w8a16/golden/files.hpp"
+
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <system_error>
 
@@ -38,6 +37,29 @@ std::string_view next_token(std::string_view* rest) {
   std::string_view tok = rest->substr(0, sp);
   *rest = sp == std::string_view::npos ? std::string_view{} : rest->substr(sp + 1);
   return tok;
+}
+
+// The trailer's body digest: FNV-1a 64 over each line of `body` without its ending, plus '\n'.
+std::uint64_t body_digest(std::string_view body) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  std::size_t pos = 0;
+  while (pos < body.size()) {
+    std::size_t eol = body.find('\n', pos);
+    if (eol == std::string_view::npos) eol = body.size();
+    std::string_view line = body.substr(pos, eol - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    for (const char ch : line) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+    h = (h ^ static_cast<unsigned char>('\n')) * 0x100000001b3ull;
+    pos = eol + 1;
+  }
+  return h;
+}
+
+std::string trailer_line(std::size_t cases, std::uint64_t digest) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "end cases=%zu body=fnv1a64:0x%016llx\n", cases,
+                static_cast<unsigned long long>(digest));
+  return buf;
 }
 
 }  // namespace
@@ -75,7 +97,7 @@ std::string format_recording(const Recording& r) {
   // Comment lines first (the parser skips them): the licence header every file of the project carries.
   std::string s = "# SPDX-License-Identifier: MIT OR Apache-2.0\n"
                   "# Recorded by `w8a16check record` (format: golden/include/w8a16/golden/recording.hpp).\n";
-  s += std::string(kRecordingMagic) + " " + std::to_string(r.header.version) + "\n";
+  s += std::string(kRecordingMagic) + " " + std::to_string(kRecordingVersion) + "\n";
   s += "gpu: " + r.header.gpu + "\n";
   s += "compute_capability: " + r.header.compute_capability + "\n";
   s += "driver: " + r.header.driver + "\n";
@@ -99,14 +121,14 @@ std::string format_recording(const Recording& r) {
     }
     s += " " + format_case(o.c) + "\n";
   }
-  return s;
+  return s + trailer_line(r.outputs.size(), body_digest(s));
 }
 
 bool parse_recording(std::string_view text, const std::string& source_name, Recording* out, std::string* error) {
   Recording r;
   static constexpr const char* kKeys[] = {"gpu", "compute_capability", "driver", "cuda", "commit", "digest"};
   std::size_t keys_seen = 0;
-  bool magic_seen = false;
+  bool magic_seen = false, trailer_seen = false;
   std::set<std::string> cases_seen;
   long line_no = 0;
   std::size_t pos = 0;
@@ -115,12 +137,41 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
     return false;
   };
   while (pos < text.size()) {
+    const std::size_t line_start = pos;
     std::size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
     std::string_view line = text.substr(pos, eol - pos);
     pos = eol + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (trailer_seen) return fail("text after the trailer line (the trailer ends the file)");
+    if (magic_seen && r.header.version >= 2 && line.substr(0, 4) == "end ") {
+      if (keys_seen < std::size(kKeys))
+        return fail("trailer before the header line '" + std::string(kKeys[keys_seen]) + ":'");
+      std::string_view rest = line.substr(4);
+      const std::string_view cases_tok = next_token(&rest), body_tok = next_token(&rest);
+      std::uint64_t cases = 0, digest = 0;
+      bool ok = cases_tok.substr(0, 6) == "cases=" && parse_u64_dec(cases_tok.substr(6), &cases) && rest.empty() &&
+                body_tok.size() == 5 + 8 + 18 && body_tok.substr(0, 15) == "body=fnv1a64:0x";
+      for (std::size_t i = 15; ok && i < body_tok.size(); ++i) {
+        const int v = hex_value(body_tok[i]);
+        ok = v >= 0;
+        digest = (digest << 4) | static_cast<std::uint64_t>(v < 0 ? 0 : v);
+      }
+      if (!ok) return fail("corrupt trailer " + quote(line, 100) + ": expected 'end cases=<count> body=fnv1a64:0x<16 hex>'");
+      if (cases != r.outputs.size())
+        return fail("the trailer says " + std::to_string(cases) + " cases, the file holds " +
+                    std::to_string(r.outputs.size()) + ": it was cut or edited after it was written");
+      const std::uint64_t got = body_digest(text.substr(0, line_start));
+      if (got != digest) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "the body's digest is 0x%016llx, the trailer says 0x%016llx",
+                      static_cast<unsigned long long>(got), static_cast<unsigned long long>(digest));
+        return fail(std::string(buf) + ": the file was changed after it was written");
+      }
+      trailer_seen = true;
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
     if (!magic_seen) {
       std::string_view rest = line;
@@ -128,10 +179,10 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
       if (magic != kRecordingMagic)
         return fail("not a recording: the first line must be '" + std::string(kRecordingMagic) + " <version>'");
       std::uint64_t v = 0;
-      if (!parse_u64_dec(rest, &v)) return fail("corrupt version '" + std::string(rest) + "'");
-      if (v != kRecordingVersion)
-        return fail("unknown recording version " + std::to_string(v) + " (this build reads version " +
-                    std::to_string(kRecordingVersion) + ")");
+      if (!parse_u64_dec(rest, &v)) return fail("corrupt version " + quote(rest, 40));
+      if (v < kRecordingOldestVersion || v > kRecordingVersion)
+        return fail("unknown recording version " + std::to_string(v) + " (this build reads versions " +
+                    std::to_string(kRecordingOldestVersion) + ".." + std::to_string(kRecordingVersion) + ")");
       r.header.version = static_cast<std::uint32_t>(v);
       magic_seen = true;
       continue;
@@ -140,7 +191,7 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
       const std::string key = kKeys[keys_seen];
       const std::string prefix = key + ": ";
       if (line.substr(0, prefix.size()) != prefix || line.size() == prefix.size())
-        return fail("expected the header line '" + key + ": <value>' here, got '" + std::string(line.substr(0, 60)) + "'");
+        return fail("expected the header line '" + key + ": <value>' here, got " + quote(line, 60));
       const std::string value(line.substr(prefix.size()));
       // Header values are printable text: a control byte (a stray '\r' above all, which the line
       // reader trims at a line's end) would not survive a write and a re-read unchanged.
@@ -154,22 +205,22 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
       else if (key == "cuda") r.header.cuda = value;
       else if (key == "commit") r.header.commit = value;
       else if (value != kRecordingDigestName)
-        return fail("unknown digest '" + value + "' (this build knows " + std::string(kRecordingDigestName) + ")");
+        return fail("unknown digest " + quote(value, 60) + " (this build knows " + std::string(kRecordingDigestName) + ")");
       ++keys_seen;
       continue;
     }
     std::string_view rest = line;
     if (next_token(&rest) != "out") return fail("corrupt line: expected 'out 0x<digest> <outputs> <hex|-> case/1 ...'");
     const std::string_view digest_tok = next_token(&rest);
-    if (digest_tok.size() != 18 || digest_tok.substr(0, 2) != "0x") return fail("corrupt digest '" + std::string(digest_tok) + "'");
+    if (digest_tok.size() != 18 || digest_tok.substr(0, 2) != "0x") return fail("corrupt digest " + quote(digest_tok, 40));
     RecordedOutput o;
     for (char ch : digest_tok.substr(2)) {
       const int v = hex_value(ch);
-      if (v < 0) return fail("corrupt digest '" + std::string(digest_tok) + "'");
+      if (v < 0) return fail("corrupt digest " + quote(digest_tok, 40));
       o.digest = (o.digest << 4) | static_cast<std::uint64_t>(v);
     }
     const std::string_view count_tok = next_token(&rest);
-    if (!parse_u64_dec(count_tok, &o.outputs)) return fail("corrupt output count '" + std::string(count_tok) + "'");
+    if (!parse_u64_dec(count_tok, &o.outputs)) return fail("corrupt output count " + quote(count_tok, 40));
     const std::string_view bytes_tok = next_token(&rest);
     std::string why;
     if (!parse_case(rest, &o.c, &why)) return fail("corrupt case line: " + why);
@@ -207,44 +258,72 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
     *error = source_name + ": the header ends before '" + kKeys[keys_seen] + ":'";
     return false;
   }
+  if (r.header.version >= 2 && !trailer_seen) {
+    *error = source_name + ": ends after " + std::to_string(r.outputs.size()) +
+             " cases without its trailer line 'end cases=... body=...': the file is cut";
+    return false;
+  }
+  r.length_verified = r.header.version >= 2;
   *out = std::move(r);
   return true;
 }
 
 bool read_recording_file(const std::string& path, Recording* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open";
+  std::string text, why;
+  if (!read_regular_file(path, kMaxInputFileBytes, &text, &why)) {
+    *error = shown(path) + ": " + why;
     return false;
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_recording(text, path, out, error);
+  return parse_recording(text, shown(path), out, error);
 }
 
 bool write_recording_file(const std::string& path, const Recording& r, std::string* error) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      *error = tmp + ": cannot create";
-      return false;
-    }
-    const std::string text = format_recording(r);
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!f.flush()) {
-      *error = tmp + ": write failed";
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    *error = path + ": cannot rename the temporary file into place: " + ec.message();
-    std::filesystem::remove(tmp, ec);
+  std::string why;
+  if (!write_file_atomic(path, format_recording(r), &why)) {
+    *error = shown(path) + ": " + why;
     return false;
   }
+  return true;
+}
+
+bool upgrade_recording(std::string_view text, const std::string& source_name, std::string* upgraded,
+                       std::string* error) {
+  Recording before;
+  if (!parse_recording(text, source_name, &before, error)) return false;
+  if (before.header.version == kRecordingVersion) {
+    *upgraded = std::string(text);
+    return true;
+  }
+  // The magic line is the first line that is neither blank nor a comment.
+  std::size_t pos = 0, magic_at = std::string_view::npos, magic_len = 0;
+  while (pos < text.size() && magic_at == std::string_view::npos) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line[0] != '#') magic_at = pos, magic_len = line.size();
+    pos = eol + 1;
+  }
+  std::string body(text.substr(0, magic_at));
+  body += std::string(kRecordingMagic) + " " + std::to_string(kRecordingVersion);
+  body += text.substr(magic_at + magic_len);
+  if (!body.empty() && body.back() != '\n') body += '\n';
+  const std::string result = body + trailer_line(before.outputs.size(), body_digest(body));
+  Recording after;
+  if (!parse_recording(result, source_name + " (upgraded)", &after, error)) return false;
+  bool same = after.outputs.size() == before.outputs.size() && after.header.gpu == before.header.gpu &&
+              after.header.compute_capability == before.header.compute_capability &&
+              after.header.driver == before.header.driver && after.header.cuda == before.header.cuda &&
+              after.header.commit == before.header.commit;
+  for (std::size_t i = 0; same && i < after.outputs.size(); ++i) {
+    const RecordedOutput &x = before.outputs[i], &y = after.outputs[i];
+    same = x.c == y.c && x.digest == y.digest && x.outputs == y.outputs && x.bits == y.bits;
+  }
+  if (!same) {
+    *error = source_name + ": the upgraded text does not hold the same recording (nothing written)";
+    return false;
+  }
+  *upgraded = result;
   return true;
 }
 

@@ -98,8 +98,93 @@ TEST(RecordingFormat, RoundTripKeepsEveryField) {
 }
 
 TEST(RecordingFormat, UnknownVersionIsRefused) {
-  expect_error(replace_once(format_recording(sample()), "w8a16check-recording 1", "w8a16check-recording 2"),
-               "unknown recording version 2");
+  expect_error(replace_once(format_recording(sample()), "w8a16check-recording 2", "w8a16check-recording 3"),
+               "unknown recording version 3");
+  expect_error(replace_once(format_recording(sample()), "w8a16check-recording 2", "w8a16check-recording 0"),
+               "unknown recording version 0");
+}
+
+// The text of sample() as version 1 wrote it: no trailer.
+std::string version_1_text() {
+  std::string text = replace_once(format_recording(sample()), "w8a16check-recording 2", "w8a16check-recording 1");
+  return text.substr(0, text.rfind("end cases="));
+}
+
+TEST(RecordingFormat, TheWriterEndsWithATrailerOfTheCountAndTheBodyDigest) {
+  const std::string text = format_recording(sample());
+  const std::size_t at = text.rfind("end cases=");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(text.substr(at, 27), "end cases=2 body=fnv1a64:0x");
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find('\n', at), text.size() - 1);  // the last line
+  Recording r;
+  std::string error;
+  ASSERT_TRUE(parse_recording(text, "x.rec", &r, &error)) << error;
+  EXPECT_TRUE(r.length_verified);
+  EXPECT_EQ(r.header.version, 2u);
+}
+
+TEST(RecordingFormat, ACutFileIsRefusedWhereverItIsCut) {
+  const std::string text = format_recording(sample());
+  // At every byte, line boundaries included (a version-1 file cut after an out line read as complete).
+  for (std::size_t n = 0; n + 1 < text.size(); ++n) {
+    Recording out;
+    std::string error;
+    EXPECT_FALSE(parse_recording(text.substr(0, n), "x.rec", &out, &error)) << "cut at byte " << n;
+  }
+  // Only the trailer's own newline may go.
+  Recording out;
+  std::string error;
+  EXPECT_TRUE(parse_recording(text.substr(0, text.size() - 1), "x.rec", &out, &error)) << error;
+  const std::string cut = text.substr(0, text.rfind("out "));
+  expect_error(cut, "without its trailer line");
+  expect_error(cut + text.substr(text.rfind("end cases=")), "the trailer says 2 cases, the file holds 1");
+}
+
+TEST(RecordingFormat, ATrailerThatDisagreesOrTextAfterItIsRefused) {
+  const std::string text = format_recording(sample());
+  expect_error(replace_once(text, "compute_capability: 9.0", "compute_capability: 9.1"), "the body's digest is");
+  expect_error(replace_once(text, "end cases=2 ", "end cases=3 "), "the trailer says 3 cases");
+  expect_error(replace_once(text, "end cases=2 body=fnv1a64:0x", "end cases=2 body=md5:0x"), "corrupt trailer");
+  expect_error(text + "# a comment after the trailer\n", "text after the trailer");
+  expect_error(text + "\n", "text after the trailer");
+  // A copy with CRLF line endings checks the same (the digest is over the lines, not their endings).
+  std::string crlf;
+  for (const char ch : text) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  Recording r;
+  std::string error;
+  EXPECT_TRUE(parse_recording(crlf, "x.rec", &r, &error)) << error;
+}
+
+TEST(RecordingFormat, Version1IsStillReadButItsLengthIsUnverifiable) {
+  const std::string v1 = version_1_text();
+  Recording r;
+  std::string error;
+  ASSERT_TRUE(parse_recording(v1, "old.rec", &r, &error)) << error;
+  EXPECT_EQ(r.header.version, 1u);
+  EXPECT_FALSE(r.length_verified);
+  EXPECT_EQ(r.outputs.size(), 2u);
+  // Which is why it is "unverifiable": cut after its first out line, it still reads, one case short.
+  ASSERT_TRUE(parse_recording(v1.substr(0, v1.rfind("out ")), "old.rec", &r, &error)) << error;
+  EXPECT_EQ(r.outputs.size(), 1u);
+  expect_error(v1 + "end cases=2 body=fnv1a64:0x0000000000000000\n", "corrupt line");  // no trailer in version 1
+}
+
+TEST(RecordingFormat, UpgradeChangesTheVersionAndAddsTheTrailerOnly) {
+  const std::string v1 = version_1_text();
+  std::string up, error;
+  ASSERT_TRUE(upgrade_recording(v1, "old.rec", &up, &error)) << error;
+  EXPECT_EQ(up, format_recording(sample()));  // what the writer writes, byte for byte
+  std::string again;
+  ASSERT_TRUE(upgrade_recording(up, "new.rec", &again, &error)) << error;
+  EXPECT_EQ(again, up);  // version 2 comes back unchanged
+  // Comments and upper-case hex are kept as they were: nothing is re-spelled.
+  const std::string odd = replace_once(replace_once(v1, "# Recorded by", "# an extra comment\n# Recorded by"),
+                                       " 6 3f80", " 6 3F80");
+  ASSERT_TRUE(upgrade_recording(odd, "odd.rec", &up, &error)) << error;
+  EXPECT_EQ(up.substr(0, up.rfind("end cases=")),
+            replace_once(odd, "w8a16check-recording 1", "w8a16check-recording 2"));
+  EXPECT_FALSE(upgrade_recording(v1.substr(0, 40), "cut.rec", &up, &error));
 }
 
 // Found by fuzz_recording: a '\r' inside a header value parsed but did not survive a round trip.
@@ -132,7 +217,9 @@ TEST(RecordingFormat, CorruptLinesAreRefused) {
   expect_error(replace_once(text, " 4160 -", " 4160 3c00"), "expected '-'");
   expect_error(replace_once(text, "m=2 n=3", "m=0 n=3"), "corrupt case line");
   const std::string first_out = text.substr(text.find("out "), text.find('\n', text.find("out ")) - text.find("out ") + 1);
-  expect_error(text + first_out, "case recorded twice");
+  std::string twice = text;
+  twice.insert(twice.rfind("end cases="), first_out);
+  expect_error(twice, "case recorded twice");
 }
 
 TEST(RecordingFormat, ErrorsNameTheLine) {

@@ -84,7 +84,7 @@ TEST(VectorsCli, AFileWithNoCasesIsNotCountedAsAPass) {
 }
 
 TEST(VectorsCli, AMissingFileExitsWithTwo) {
-  expect_clear_error(run_vectors("/nonexistent/none.mmav"), "cannot open");
+  expect_clear_error(run_vectors("/nonexistent/none.mmav"), "no such file");
 }
 
 TEST(VectorsCli, OneBadFileAmongGoodOnesStillFailsTheRun) {

@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "w8a16/device/module_abi.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/device/sim_backend.hpp"
 #if W8A16_HAVE_CUDA
 #include "w8a16/device/cuda_backend.hpp"
@@ -20,7 +19,7 @@ namespace fs = std::filesystem;
 std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
                                               const std::string& module) {
   if (kind != "auto" && kind != "cuda" && kind != "sim") {
-    *error = "--backend '" + kind + "' must be auto, cuda or sim";
+    *error = "--backend " + golden::quote(kind) + " must be auto, cuda or sim";
     return nullptr;
   }
   if (!module.empty() && kind == "sim") {
@@ -133,31 +132,55 @@ void load_text(const std::string& path, const std::string& text, long only_line,
 }
 
 void load_file(const std::string& path, long only_line, LoadedCases* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    out->errors.push_back(path + ": cannot open");
+  std::string text, why;
+  if (!golden::read_regular_file(path, golden::kMaxInputFileBytes, &text, &why)) {
+    out->errors.push_back(golden::shown(path) + ": " + why);
     return;
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  load_text(path, text, only_line, out);
+  load_text(golden::shown(path), text, only_line, out);
 }
 
 }  // namespace
+
+std::vector<std::string> files_under(const std::string& root, const std::string& extension,
+                                     std::vector<std::string>* errors) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec), end;
+  if (ec) {
+    errors->push_back(golden::shown(root) + ": cannot list the folder: " + ec.message());
+    return files;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      errors->push_back(golden::shown(root) + ": cannot list the folder: " + ec.message());
+      break;
+    }
+    const fs::path& p = it->path();
+    if (p.extension() != extension) continue;
+    std::error_code kind_ec;
+    if (it->is_regular_file(kind_ec)) {
+      files.push_back(p.string());
+    } else if (!it->is_directory(kind_ec)) {
+      errors->push_back(golden::shown(p.string()) + ": is " + golden::path_kind(p.string()) +
+                        ", not a regular file");
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 LoadedCases load_cases(const std::vector<std::string>& paths) {
   LoadedCases out;
   for (const std::string& root : paths) {
     std::error_code ec;
-    if (fs::is_regular_file(root, ec)) {
-      load_file(root, 0, &out);
-      continue;
+    const fs::file_status st = fs::status(root, ec);
+    if (!fs::exists(st)) continue;
+    if (fs::is_directory(st)) {
+      for (const std::string& f : files_under(root, ".case", &out.errors)) load_file(f, 0, &out);
+    } else {
+      load_file(root, 0, &out);  // a regular file, or an error naming what it is
     }
-    if (!fs::is_directory(root, ec)) continue;
-    std::vector<std::string> files;
-    for (const auto& e : fs::recursive_directory_iterator(root, ec))
-      if (e.is_regular_file() && e.path().extension() == ".case") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (const std::string& f : files) load_file(f, 0, &out);
   }
   return out;
 }
@@ -170,15 +193,19 @@ LoadedCases load_case_argument(const std::string& arg) {
   }
   std::string path = arg;
   long line = 0;
+  std::error_code ec;
   const std::size_t colon = arg.rfind(':');
   if (colon != std::string::npos && colon + 1 < arg.size() && arg.size() - colon - 1 <= 9 &&
-      arg.find_first_not_of("0123456789", colon + 1) == std::string::npos && !fs::exists(arg)) {
+      arg.find_first_not_of("0123456789", colon + 1) == std::string::npos && !fs::exists(arg, ec)) {
     path = arg.substr(0, colon);
     line = std::stol(arg.substr(colon + 1));
+    if (line == 0) {
+      out.errors.push_back(golden::shown(arg) + ": line numbers start at 1");
+      return out;
+    }
   }
-  std::error_code ec;
   if (!fs::exists(path, ec)) {
-    out.errors.push_back(path + ": no such file (and not a case line starting with 'case/')");
+    out.errors.push_back(golden::shown(path) + ": no such file (and not a case line starting with 'case/')");
     return out;
   }
   load_file(path, line, &out);

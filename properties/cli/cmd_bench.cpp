@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +28,9 @@
 #include "cli_cases.hpp"
 #include "command.hpp"
 #include "gpu_identity.hpp"
+#include "options.hpp"
+#include "report_files.hpp"
+#include "w8a16/golden/files.hpp"
 
 #if W8A16_HAVE_CUDA
 #include <cublasLt.h>
@@ -49,7 +51,6 @@ namespace {
 struct BenchArgs {
   std::vector<std::string> shapes;  // "NxK"
   std::vector<std::uint32_t> ms;
-  std::string json;
   int reps = 20;      // launches per timed graph (back to back)
   int batches = 15;   // timed replays; the median is reported
   double rotate_mib = 512;
@@ -59,6 +60,8 @@ struct BenchArgs {
   bool no_cublas = false;
   bool no_graph = false;
   std::string module;  // --module
+  std::shared_ptr<Report> json_report = std::make_shared<Report>();  // --json (path in json_report->path)
+  WorkLimits limits;   // --max-bytes: the host buffers of the largest shape
 };
 
 struct Shape {
@@ -132,6 +135,22 @@ bool resolve_args(BenchArgs* a, std::vector<Shape>* shapes, std::string* why) {
   if (a->device < 0) {
     *why = "--device must be >= 0";
     return false;
+  }
+  // Host memory of the largest shape at the largest M: A, W and S, W dequantized to BF16 for cuBLAS,
+  // C downloaded twice for ours and once for cuBLAS, and the emulator's sampled expected C.
+  const std::uint32_t max_m = *std::max_element(a->ms.begin(), a->ms.end());
+  for (const Shape& sh : *shapes) {
+    CaseCost cost;
+    const std::uint64_t w = std::uint64_t{sh.n} * sh.k, c = std::uint64_t{max_m} * sh.n;
+    cost.host_bytes = 2 * std::uint64_t{max_m} * sh.k + 3 * w + 4 * ((sh.n + 127) / 128) * (sh.k / 128) + 8 * c +
+                      (std::uint64_t{64} << 20);
+    const std::string over = over_limits("--shapes " + std::to_string(sh.n) + "x" + std::to_string(sh.k) + " at M=" +
+                                             std::to_string(max_m),
+                                         cost, a->limits);
+    if (!over.empty()) {
+      *why = over.substr(0, over.size() - 1) + "; nothing was run";
+      return false;
+    }
   }
   return true;
 }
@@ -992,7 +1011,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
               any_mismatch ? "SOME OUTPUT DIFFERS FROM THE EMULATOR OR A LAUNCH FAILED (see check column)"
                            : "every checked output equals the emulator's bytes");
 
-  if (!a.json.empty()) {
+  if (!a.json_report->path.empty()) {
     nlohmann::json j;
     add_identity_json(&j, id);
     j["device"] = {{"name", name}, {"sm", std::to_string(ccmaj) + std::to_string(ccmin)}, {"sms", sms},
@@ -1029,10 +1048,14 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
       x["status"] = check_text(r);
       j["rows"].push_back(x);
     }
-    std::ofstream f(a.json);
-    f << j.dump(2) << "\n";
-    if (!f) std::fprintf(stderr, "bench: cannot write %s\n", a.json.c_str());
-    else std::printf("bench: wrote %s\n", a.json.c_str());
+    j["verdict"] = any_mismatch ? "FAIL" : "PASS";
+    std::string error;
+    if (!finish_report(a.json_report.get(), j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                       &error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 2;
+    }
+    std::printf("bench: wrote %s\n", golden::shown(a.json_report->path).c_str());
   }
   return any_mismatch ? 1 : 0;
 }
@@ -1042,8 +1065,9 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
 int run_bench(BenchArgs& a) {
   std::vector<Shape> shapes;
   std::string why;
-  if (!resolve_args(&a, &shapes, &why)) {
+  if (!resolve_args(&a, &shapes, &why) || !begin_report(a.json_report.get(), &why)) {
     std::fprintf(stderr, "bench: %s\n", why.c_str());
+    note_error(why);
     return 2;
   }
 #if W8A16_HAVE_CUDA
@@ -1059,19 +1083,32 @@ void add_bench(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<BenchArgs>();
   cmd->add_option("--shapes", a->shapes, "NxK shapes (default 12288x2048 2048x4096 10240x5120 51200x5120 5120x25600)")
       ->delimiter(',');
-  cmd->add_option("--m", a->ms, "rows M (default 1 2 4 8 16 32 48 64 128 512)")->delimiter(',');
-  cmd->add_option("--json", a->json, "write every number to this JSON file");
-  cmd->add_option("--reps", a->reps, "launches back to back per timed graph replay")->capture_default_str();
-  cmd->add_option("--batches", a->batches, "timed replays (the median is reported)")->capture_default_str();
+  cmd->add_option("--m", a->ms, "rows M (default 1 2 4 8 16 32 48 64 128 512)")
+      ->delimiter(',')
+      ->transform(whole_number(1, 65536));
+  add_report_option(cmd, "--json", a->json_report, "write every number to this JSON file");
+  cmd->add_option("--reps", a->reps, "launches back to back per timed graph replay")
+      ->transform(whole_number(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--batches", a->batches, "timed replays (the median is reported)")
+      ->transform(whole_number(1, 10000))
+      ->capture_default_str();
   cmd->add_option("--rotate-mib", a->rotate_mib, "MiB of weight copies to rotate over (> L2, so W comes from HBM)")
+      ->check(finite_number(0, 65536))
       ->capture_default_str();
   cmd->add_option("--check-macs", a->check_macs, "M*N*K above which the emulator checks a subsample of C")
+      ->transform(whole_number(0, UINT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--device", a->device, "GPU ordinal")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "input seed")->capture_default_str();
+  cmd->add_option("--device", a->device, "GPU ordinal")->transform(whole_number(0, 1023))->capture_default_str();
+  cmd->add_option("--seed", a->seed, "input seed (decimal or 0x hex)")
+      ->transform(whole_number(0, UINT64_MAX))
+      ->capture_default_str();
   cmd->add_flag("--no-cublas", a->no_cublas, "skip the cuBLAS comparison");
   cmd->add_flag("--no-graph", a->no_graph, "time launches issued one by one instead of graph replays");
   add_module_option(cmd, &a->module);
+  cmd->add_option("--max-bytes", a->limits.max_bytes, "refuse shapes whose host buffers need more memory than this (bytes)")
+      ->transform(whole_number(1, UINT64_MAX))
+      ->capture_default_str();
   cmd->callback([a, exit_code] { *exit_code = run_bench(*a); });
 }
 

@@ -5,13 +5,14 @@
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
 #include "data_dir.hpp"
 #include "gpu_identity.hpp"
+#include "options.hpp"
+#include "w8a16/golden/files.hpp"
 #include "vectors_replay.hpp"
 #include "w8a16/golden/mma_probe.hpp"
 #include "w8a16/golden/mmav.hpp"
@@ -152,34 +153,13 @@ class GpuSource final : public MmaSource {
 };
 #endif
 
-bool parse_seed(const std::string& text, std::uint64_t* out) {
-  if (text.empty()) return false;
-  std::size_t used = 0;
-  try {
-    *out = std::stoull(text, &used, 0);
-  } catch (...) {
-    return false;
-  }
-  return used == text.size() && text[0] != '-';
-}
-
 bool write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes, std::string* error) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())) ||
-        !f.flush()) {
-      *error = tmp.string() + ": cannot write";
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    *error = path.string() + ": cannot rename into place: " + ec.message();
-    return false;
-  }
-  return true;
+  std::string why;
+  if (golden::write_file_atomic(path.string(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                &why))
+    return true;
+  *error = golden::shown(path.string()) + ": " + why;
+  return false;
 }
 
 // The policy NUMERICS.md has verified for a compute capability: sm_90 only (1.1). Others: none.
@@ -190,8 +170,8 @@ const ref::MmaPolicy* verified_policy_for(const std::string& cc) {
 
 int run_probe(const ProbeArgs& a) {
   std::uint64_t seed = 0;
-  if (!parse_seed(a.seed_text, &seed)) {
-    std::fprintf(stderr, "probe: --seed '%s' is not an unsigned integer (decimal or 0x hex)\n", a.seed_text.c_str());
+  if (!parse_whole_number(a.seed_text, &seed)) {
+    std::fprintf(stderr, "probe: --seed %s is not an unsigned integer (decimal or 0x hex)\n", golden::quote(a.seed_text).c_str());
     return 2;
   }
   if (a.cases < 1 || a.cases > 65536) {
@@ -216,7 +196,7 @@ int run_probe(const ProbeArgs& a) {
     return 2;
 #endif
   } else {
-    std::fprintf(stderr, "probe: --source '%s' must be cuda or sim\n", a.source.c_str());
+    std::fprintf(stderr, "probe: --source %s must be cuda or sim\n", golden::quote(a.source).c_str());
     return 2;
   }
   std::vector<Variant> variants;
@@ -225,7 +205,7 @@ int run_probe(const ProbeArgs& a) {
   } else if (a.instruction == "wgmma") {
     variants.assign(std::begin(kWgmmaVariants), std::end(kWgmmaVariants));
   } else {
-    std::fprintf(stderr, "probe: --instruction '%s' must be mma.sync or wgmma\n", a.instruction.c_str());
+    std::fprintf(stderr, "probe: --instruction %s must be mma.sync or wgmma\n", golden::quote(a.instruction).c_str());
     return 2;
   }
   std::string out_root = a.out_root;
@@ -243,7 +223,7 @@ int run_probe(const ProbeArgs& a) {
   const fs::path dir = fs::path(out_root) / slug;
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    std::fprintf(stderr, "probe: %s exists and is not a folder\n", dir.string().c_str());
+    std::fprintf(stderr, "probe: %s exists and is not a folder\n", golden::shown(dir.string()).c_str());
     return 2;
   }
   // The names this run writes: <slug>_<i>_<regime>.mmav, or <slug>_<tag>_<i>_<regime>.mmav.
@@ -256,7 +236,7 @@ int run_probe(const ProbeArgs& a) {
       for (int r = 0; r < golden::kProbeRegimeCount; ++r)
         if (fs::exists(dir / file_name(v, r), ec)) {
           std::fprintf(stderr, "probe: %s already holds recordings (%s); pass --overwrite to replace them\n",
-                       dir.string().c_str(), file_name(v, r).c_str());
+                       golden::shown(dir.string()).c_str(), file_name(v, r).c_str());
           return 2;
         }
   }
@@ -286,7 +266,7 @@ int run_probe(const ProbeArgs& a) {
     }
   fs::create_directories(dir, ec);
   if (ec) {
-    std::fprintf(stderr, "probe: cannot create %s: %s\n", dir.string().c_str(), ec.message().c_str());
+    std::fprintf(stderr, "probe: cannot create %s: %s\n", golden::shown(dir.string()).c_str(), ec.message().c_str());
     return 2;
   }
   const bool wgmma = variants.front().wgmma;
@@ -316,7 +296,7 @@ int run_probe(const ProbeArgs& a) {
       return 2;
     }
   }
-  std::printf("probe: wrote %zu files to %s\n", files.size(), dir.string().c_str());
+  std::printf("probe: wrote %zu files to %s\n", files.size(), golden::shown(dir.string()).c_str());
 
   // Replay what is now on disk (read back, so the files themselves are what is checked).
   const ref::MmaPolicy* verified = verified_policy_for(id.compute_capability);
@@ -381,15 +361,21 @@ void add_probe(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<ProbeArgs>();
   cmd->add_option("--out", a->out_root, "parent folder; files go to OUT/<gpu name>/ (default <data>/mma)");
   cmd->add_option("--data-dir", a->data_dir, "the data folder whose mma/ is the default --out (default: as verify finds it)");
-  cmd->add_option("--cases", a->cases, "cases (MMAs) per regime, 1..65536 (each 1,792 bytes)")->capture_default_str();
-  cmd->add_option("--seed", a->seed_text, "seed of the input generators (decimal or 0x hex)")->capture_default_str();
+  cmd->add_option("--cases", a->cases, "cases (MMAs) per regime, 1..65536 (each 1,792 bytes)")
+      ->transform(whole_number(1, 65536))
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed_text, "seed of the input generators (decimal or 0x hex)")
+      ->check(whole_number(0, UINT64_MAX))
+      ->capture_default_str();
   cmd->add_option("--instruction", a->instruction,
                   "mma.sync (m16n8k16) or wgmma (m64n8k16: A from shared memory and from registers, scale-d 1 and 0)")
       ->capture_default_str();
   cmd->add_option("--source", a->source, "cuda (the GPU) or sim (emulator sm90: tests the file handling only)")
       ->capture_default_str();
   cmd->add_flag("--overwrite", a->overwrite, "replace .mmav files already in OUT/<gpu>/");
-  cmd->add_option("--show", a->show, "mismatches printed in full per file")->capture_default_str();
+  cmd->add_option("--show", a->show, "mismatches printed in full per file")
+      ->transform(whole_number(0, 1000000))
+      ->capture_default_str();
   cmd->callback([=] { *exit_code = run_probe(*a); });
 }
 

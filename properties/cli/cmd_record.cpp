@@ -11,6 +11,9 @@
 #include "cli_cases.hpp"
 #include "command.hpp"
 #include "gpu_identity.hpp"
+#include "options.hpp"
+#include "report_files.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/device/sim_backend.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/recording.hpp"
@@ -31,38 +34,42 @@ struct RecordArgs {
   bool overwrite = false;
   bool compare = true;
   std::string module;  // --module
+  WorkLimits limits;
 };
+
+int usage(const std::string& message) { return usage_error("record", message); }
 
 int run_record(const RecordArgs& a) {
   // Arguments and inputs first: any problem here leaves every file as it was.
   std::error_code ec;
   for (const std::string& p : a.cases)
-    if (!fs::exists(p, ec)) {
-      std::fprintf(stderr, "record: --cases %s: no such file or folder\n", p.c_str());
-      return 2;
-    }
+    if (!fs::exists(p, ec)) return usage("--cases " + golden::shown(p) + ": no such file or folder");
   const LoadedCases loaded = load_cases(a.cases);
-  for (const std::string& e : loaded.errors) std::fprintf(stderr, "record: %s\n", e.c_str());
-  if (!loaded.errors.empty()) return 2;
-  if (loaded.cases.empty()) {
-    std::fprintf(stderr, "record: no case found under the --cases paths: nothing to record\n");
-    return 2;
+  if (!loaded.errors.empty()) {
+    std::string text;
+    for (const std::string& e : loaded.errors) text += e + "\n";
+    return usage(text + std::to_string(loaded.errors.size()) + " case file errors: nothing was recorded");
   }
-  if (a.out.empty()) {
-    std::fprintf(stderr, "record: --out FILE.rec is required\n");
-    return 2;
-  }
-  if (fs::exists(a.out, ec) && !a.overwrite) {
-    std::fprintf(stderr, "record: %s exists; pass --overwrite to replace it\n", a.out.c_str());
-    return 2;
+  if (loaded.cases.empty()) return usage("no case found under the --cases paths: nothing to record");
+  const std::string over = over_limits(loaded.cases, loaded.sources, a.limits);
+  if (!over.empty()) return usage(over + "\nnothing was run");
+  if (a.out.empty()) return usage("--out FILE.rec is required");
+  const std::string kind = golden::path_kind(a.out);
+  if (kind != "does not exist" && kind != "") return usage("--out " + golden::shown(a.out) + ": is " + kind + ", not a file");
+  if (kind == "" && !a.overwrite) return usage(golden::shown(a.out) + " exists; pass --overwrite to replace it");
+  {
+    // The folder is made at the end (only a finished recording creates anything); if it exists now,
+    // it must take the file.
+    const fs::path parent = fs::path(a.out).parent_path();
+    std::string why;
+    if ((parent.empty() || fs::is_directory(parent, ec)) && !golden::check_writable(a.out, &why))
+      return usage("--out " + golden::shown(a.out) + ": " + why);
   }
 
   std::unique_ptr<device::Backend> backend;
   GpuIdentity id;
-  if (a.source == "sim" && !a.module.empty()) {
-    std::fprintf(stderr, "record: --module runs the module's kernels on a GPU: it needs --source cuda\n");
-    return 2;
-  }
+  if (a.source == "sim" && !a.module.empty())
+    return usage("--module runs the module's kernels on a GPU: it needs --source cuda");
   if (a.source == "sim") {
     backend = std::make_unique<device::SimBackend>();
     id = {"simulation (emulator, not hardware)", "none", "none", "none"};
@@ -91,8 +98,7 @@ int run_record(const RecordArgs& a) {
     return 2;
 #endif
   } else {
-    std::fprintf(stderr, "record: --source '%s' must be cuda or sim\n", a.source.c_str());
-    return 2;
+    return usage("--source " + golden::quote(a.source) + " must be cuda or sim");
   }
   std::printf("record: %zu cases on %s (compute capability %s, driver %s, CUDA %s)\n", loaded.cases.size(),
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str());
@@ -133,11 +139,8 @@ int run_record(const RecordArgs& a) {
   const fs::path parent = fs::path(a.out).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);
   std::string error;
-  if (!golden::write_recording_file(a.out, rec, &error)) {
-    std::fprintf(stderr, "record: %s\n", error.c_str());
-    return 2;
-  }
-  std::printf("record: wrote %zu outputs to %s\n", rec.outputs.size(), a.out.c_str());
+  if (!golden::write_recording_file(a.out, rec, &error)) return usage(error + "\nrecord: nothing was written");
+  std::printf("record: wrote %zu outputs to %s\n", rec.outputs.size(), golden::shown(a.out).c_str());
   if (a.compare)
     std::printf("record: %zu of %zu cases differ from the emulator%s\n", differ, rec.outputs.size(),
                 differ ? " (the recording keeps what the device produced)" : "");
@@ -157,6 +160,7 @@ void add_record(CLI::App& app, int* exit_code) {
   cmd->add_flag("--overwrite", a->overwrite, "replace an existing --out file");
   cmd->add_flag("!--no-compare", a->compare, "do not compare each case with the emulator while recording");
   add_module_option(cmd, &a->module);
+  add_limit_options(cmd, &a->limits);
   cmd->callback([=] { *exit_code = run_record(*a); });
 }
 

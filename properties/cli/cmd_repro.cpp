@@ -10,6 +10,10 @@
 
 #include "cli_cases.hpp"
 #include "command.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+#include "report_files.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/case_runner.hpp"
@@ -36,79 +40,94 @@ void print_plan(const golden::Case& c, const device::Backend& backend) {
               p.plan.contract == device::Contract::gemv ? "GEMV order (NUMERICS.md 2.2)" : "canonical fold (NUMERICS.md 2.1)");
 }
 
-void add_repro(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("repro", "Replay one case and explain every difference from the emulator");
-  auto arg = std::make_shared<std::string>();
-  auto backend_kind = std::make_shared<std::string>("auto");
-  auto show = std::make_shared<int>(3);
-  auto element = std::make_shared<std::vector<std::uint32_t>>();
-  cmd->add_option("CASE", *arg, "a 'case/1 ...' line, or FILE[:LINE] holding exactly one case")->required();
-  cmd->add_option("--backend", *backend_kind, "auto, cuda or sim")->capture_default_str();
-  cmd->add_option("--show", *show, "differing elements explained in full")->capture_default_str();
-  cmd->add_option("--element", *element, "also explain C[M][N] (two numbers: M N)")->expected(2);
-  cmd->callback([=] {
-    const LoadedCases loaded = load_case_argument(*arg);
-    for (const std::string& e : loaded.errors) std::fprintf(stderr, "repro: %s\n", e.c_str());
-    if (!loaded.errors.empty() || loaded.cases.size() != 1) {
-      if (loaded.errors.empty())
-        std::fprintf(stderr, "repro: %s holds %zu cases; name one with FILE:LINE\n", arg->c_str(), loaded.cases.size());
-      *exit_code = 2;
-      return;
-    }
-    const golden::Case& c = loaded.cases.front();
-    golden::CaseInputs in;
-    std::string error, note;
-    if (!golden::regenerate_inputs(c, &in, &error)) {
-      std::fprintf(stderr, "repro: %s\n", error.c_str());
-      *exit_code = 2;
-      return;
-    }
-    if (!element->empty() && ((*element)[0] >= c.m || (*element)[1] >= c.n)) {
-      std::fprintf(stderr, "repro: --element %u %u is outside the %u x %u output\n", (*element)[0], (*element)[1], c.m, c.n);
-      *exit_code = 2;
-      return;
-    }
-    auto backend = make_backend(*backend_kind, &note, &error);
-    if (!backend) {
-      std::fprintf(stderr, "repro: %s\n", error.c_str());
-      *exit_code = 2;
-      return;
-    }
-    std::printf("case: %s\n  from %s\nbackend: %s\ninputs: digest 0x%016" PRIx64 ", special classes:", golden::format_case(c).c_str(),
-                loaded.sources.front().c_str(), note.c_str(), golden::inputs_digest(in));
-    const std::uint32_t seen = golden::special_classes(c, in);
-    for (int b = 0; b < golden::kSpecialClassCount; ++b)
-      if ((seen >> b) & 1u) std::printf(" %s", std::string(golden::special_class_name(b)).c_str());
-    std::printf("%s\n", seen ? "" : " none");
-    print_plan(c, *backend);
+int usage(const std::string& message) { return usage_error("repro", message); }
 
-    const std::vector<std::uint16_t> expected = props::expected_output(c, in);
-    const props::Launched got = props::launch_case(*backend, c, in);
-    if (!got.status.ok()) {
-      std::printf("launch: error %s: %s\nverdict: FAIL\n", device::errc_name(got.status.code), got.status.message.c_str());
-      *exit_code = 1;
-      return;
+struct ReproArgs {
+  std::string arg;
+  std::string backend = "auto";
+  std::string module;
+  int show = 3;
+  std::vector<std::uint32_t> element;
+  WorkLimits limits;
+};
+
+int run_repro(const ReproArgs& a) {
+  const LoadedCases loaded = load_case_argument(a.arg);
+  if (!loaded.errors.empty()) {
+    std::string text;
+    for (const std::string& e : loaded.errors) text += (text.empty() ? "" : "\n") + e;
+    return usage(text);
+  }
+  if (loaded.cases.size() != 1)
+    return usage(golden::shown(a.arg) + " holds " + std::to_string(loaded.cases.size()) + " cases; name one with FILE:LINE");
+  const golden::Case& c = loaded.cases.front();
+  const std::string over = over_limits(loaded.cases, loaded.sources, a.limits);
+  if (!over.empty()) return usage(over + "\nnothing was run");
+  if (!a.element.empty() && (a.element[0] >= c.m || a.element[1] >= c.n))
+    return usage("--element " + std::to_string(a.element[0]) + " " + std::to_string(a.element[1]) + " is outside the " +
+                 std::to_string(c.m) + " x " + std::to_string(c.n) + " output");
+  golden::CaseInputs in;
+  std::string error, note;
+  if (!golden::regenerate_inputs(c, &in, &error)) return usage(error);
+  auto backend = make_backend(a.backend, &note, &error, a.module);
+  if (!backend) return usage(error);
+  if (!check_module(*backend, {props::to_device_entry(c.entry)}, &error)) return usage(error);
+  std::printf("case: %s\n  from %s\nbackend: %s\ninputs: digest 0x%016" PRIx64 ", special classes:", golden::format_case(c).c_str(),
+              loaded.sources.front().c_str(), note.c_str(), golden::inputs_digest(in));
+  const std::uint32_t seen = golden::special_classes(c, in);
+  for (int b = 0; b < golden::kSpecialClassCount; ++b)
+    if ((seen >> b) & 1u) std::printf(" %s", std::string(golden::special_class_name(b)).c_str());
+  std::printf("%s\n", seen ? "" : " none");
+  print_plan(c, *backend);
+  std::fflush(stdout);  // before any progress line on stderr
+
+  std::vector<std::uint16_t> expected;
+  props::Launched got;
+  {
+    Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) + " multiply-adds) and the emulator");
+    expected = props::expected_output(c, in);
+    got = props::launch_case(*backend, c, in);
+  }
+  if (!got.status.ok()) {
+    std::printf("launch: error %s: %s\nverdict: FAIL\n", device::errc_name(got.status.code), got.status.message.c_str());
+    return kExitFail;
+  }
+  const props::Comparison cmp = props::compare_output(c, expected, got.c_bits, 0);
+  std::printf("compared %" PRIu64 " bytes (all of C, pitch padding included): %" PRIu64 " elements differ\n",
+              cmp.bytes_compared, cmp.mismatches);
+  int explained = 0;
+  for (std::size_t i = 0; i < expected.size() && explained < a.show; ++i) {
+    if (expected[i] == got.c_bits[i]) continue;
+    const std::uint32_t m = static_cast<std::uint32_t>(i / c.c_row_stride), n = static_cast<std::uint32_t>(i % c.c_row_stride);
+    if (n >= c.n) {
+      std::printf("\nC[%u][%u] is pitch padding (n = %u): it must keep 0x%04x, holds 0x%04x\n", m, n, c.n, expected[i],
+                  got.c_bits[i]);
+    } else {
+      std::fputs(props::explain_element(c, in, expected, &got.c_bits, m, n).c_str(), stdout);
     }
-    const props::Comparison cmp = props::compare_output(c, expected, got.c_bits, 0);
-    std::printf("compared %" PRIu64 " bytes (all of C, pitch padding included): %" PRIu64 " elements differ\n",
-                cmp.bytes_compared, cmp.mismatches);
-    int explained = 0;
-    for (std::size_t i = 0; i < expected.size() && explained < *show; ++i) {
-      if (expected[i] == got.c_bits[i]) continue;
-      const std::uint32_t m = static_cast<std::uint32_t>(i / c.c_row_stride), n = static_cast<std::uint32_t>(i % c.c_row_stride);
-      if (n >= c.n) {
-        std::printf("\nC[%u][%u] is pitch padding (n = %u): it must keep 0x%04x, holds 0x%04x\n", m, n, c.n, expected[i],
-                    got.c_bits[i]);
-      } else {
-        std::fputs(props::explain_element(c, in, expected, &got.c_bits, m, n).c_str(), stdout);
-      }
-      ++explained;
-    }
-    if (!element->empty())
-      std::fputs(props::explain_element(c, in, expected, &got.c_bits, (*element)[0], (*element)[1]).c_str(), stdout);
-    std::printf("\nverdict: %s\n", cmp.equal() ? "PASS" : "FAIL");
-    *exit_code = cmp.equal() ? 0 : 1;
-  });
+    ++explained;
+  }
+  if (!a.element.empty())
+    std::fputs(props::explain_element(c, in, expected, &got.c_bits, a.element[0], a.element[1]).c_str(), stdout);
+  std::printf("\nverdict: %s\n", cmp.equal() ? "PASS" : "FAIL");
+  return cmp.equal() ? kExitPass : kExitFail;
+}
+
+void add_repro(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("repro", "Replay one case and explain every difference from the emulator "
+                                          "(exit 0: equal, 1: differs, 2: usage or input error)");
+  auto a = std::make_shared<ReproArgs>();
+  cmd->add_option("CASE", a->arg, "a 'case/1 ...' line, or FILE[:LINE] holding exactly one case")->required();
+  cmd->add_option("--backend", a->backend, "auto, cuda or sim")->capture_default_str();
+  cmd->add_option("--show", a->show, "differing elements explained in full")
+      ->transform(whole_number(0, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--element", a->element, "also explain C[M][N] (two numbers: M N)")
+      ->expected(2)
+      ->transform(whole_number(0, 0xFFFFFFFFu));
+  add_module_option(cmd, &a->module);
+  add_limit_options(cmd, &a->limits);
+  cmd->callback([a, exit_code] { *exit_code = run_repro(*a); });
 }
 
 W8A16_COMMAND(add_repro);

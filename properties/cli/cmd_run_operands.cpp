@@ -25,17 +25,20 @@
 //   128 m   132 n   136 c_row_stride   140 launches   144 backend[16] ("cuda" or "sim")
 //   160 C: uint16 [launches*m][c_row_stride] (C starts filled with 0xFFFF: an element no launch
 //       wrote reads as that NaN pattern, never as a plausible value)
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "cli_cases.hpp"
 #include "command.hpp"
 #include "gpu_identity.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+#include "report_files.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/kernels.hpp"
 #include "w8a16/device/plan.hpp"
@@ -71,16 +74,19 @@ struct Bundle {
   std::vector<float> s;
 };
 
-// Reads and checks a bundle; false with *error naming the field and the rule.
-bool read_bundle(const std::string& path, Bundle* out, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = path + ": cannot open";
+// Reads and checks a bundle; false with *error naming the field and the rule. The file and what it
+// expands to must fit the limits: the bytes are read only when the file fits --max-bytes, the
+// operands are expanded only when the whole run does.
+bool read_bundle(const std::string& path, const WorkLimits& limits, Bundle* out, std::string* error) {
+  std::string text, why;
+  if (!golden::read_regular_file(path, limits.max_bytes, &text, &why)) {
+    *error = golden::shown(path) + ": " + why + (why.find("more than") != std::string::npos ? " (--max-bytes)" : "");
     return false;
   }
-  const std::vector<unsigned char> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<unsigned char> b(text.begin(), text.end());
+  text = std::string();
   auto fail = [&](const std::string& why) {
-    *error = path + ": " + why;
+    *error = golden::shown(path) + ": " + why;
     return false;
   };
   if (b.size() < kHeaderBytes) return fail("shorter than the 80-byte header (" + std::to_string(b.size()) + " bytes)");
@@ -95,7 +101,7 @@ bool read_bundle(const std::string& path, Bundle* out, std::string* error) {
     if (b[i] != 0) return fail("entry name is not NUL-padded");
   if (entry.rfind("w8a16_", 0) == 0) entry = entry.substr(6);
   golden::Case& c = out->shape;
-  if (!golden::parse_entry_point("w8a16_" + entry, &c.entry)) return fail("unknown entry point '" + entry + "'");
+  if (!golden::parse_entry_point("w8a16_" + entry, &c.entry)) return fail("unknown entry point " + golden::quote(entry));
   c.m = get_u32(b, 44);
   c.n = get_u32(b, 48);
   c.k = get_u32(b, 52);
@@ -113,6 +119,7 @@ bool read_bundle(const std::string& path, Bundle* out, std::string* error) {
   if (encoding == 0 && patches != 0) return fail("patches_per_row must be 0 for dense A");
   if (encoding == 1 && (patches == 0 || patches > 64)) return fail("patches_per_row must be 1..64 for patched A");
   const std::uint64_t rows = std::uint64_t{launches} * c.m;
+  if (rows > kMaxAElements) return fail("launches * m larger than 2^31 rows");  // before any product can wrap
   const std::uint64_t a_elems = rows * c.a_row_stride, w_bytes = std::uint64_t{c.n} * c.k;
   const std::uint64_t s_elems = (std::uint64_t{c.n} + 127) / 128 * (c.k / 128);
   if (a_elems > kMaxAElements || w_bytes > kMaxAElements || rows * c.c_row_stride > kMaxAElements)
@@ -123,6 +130,16 @@ bool read_bundle(const std::string& path, Bundle* out, std::string* error) {
   if (b.size() != want)
     return fail("size " + std::to_string(b.size()) + " bytes, the header implies " + std::to_string(want) +
                 " (truncated, or trailing bytes)");
+  // The bytes read, A expanded, the backend's copies of A, W, S and C, the output file, and the
+  // simulation's bookkeeping per launch (3 bytes per output).
+  CaseCost cost;
+  cost.macs = rows * c.n * c.k;
+  cost.host_bytes = b.size() + 2 * (2 * a_elems + w_bytes + 4 * s_elems) + 2 * (2 * rows * c.c_row_stride) +
+                    3 * std::uint64_t{c.m} * c.n + (std::uint64_t{64} << 20);
+  const std::string over = over_limits(std::to_string(launches) + " launches of m=" + std::to_string(c.m) + " n=" +
+                                           std::to_string(c.n) + " k=" + std::to_string(c.k),
+                                       cost, limits);
+  if (!over.empty()) return fail(over.substr(0, over.size() - 1) + "; nothing was run");
   out->entry = entry;
   out->launches = launches;
   std::size_t at = kHeaderBytes;
@@ -169,33 +186,23 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   auto without_hopper = std::make_shared<bool>(false);
   cmd->add_flag("--without-hopper-tier", *without_hopper,
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
+  auto limits = std::make_shared<WorkLimits>();
+  add_limit_options(cmd, limits.get());
   cmd->callback([=] {
-    *exit_code = 2;
-    if (*backend_kind != "sim" && *backend_kind != "cuda") {
-      std::fprintf(stderr, "run-operands: --backend '%s' must be sim or cuda\n", backend_kind->c_str());
-      return;
-    }
-    Bundle bundle;
+    *exit_code = kExitUsage;
+    auto usage = [](const std::string& message) { usage_error("run-operands", message); };
+    if (*backend_kind != "sim" && *backend_kind != "cuda")
+      return usage("--backend " + golden::quote(*backend_kind) + " must be sim or cuda");
     std::string error, note;
-    if (!read_bundle(*in, &bundle, &error)) {
-      std::fprintf(stderr, "run-operands: %s\n", error.c_str());
-      return;
-    }
+    if (!golden::check_writable(*out, &error)) return usage("--out " + golden::shown(*out) + ": " + error);
+    Bundle bundle;
+    if (!read_bundle(*in, *limits, &bundle, &error)) return usage(error);
     const std::string want = entry->rfind("w8a16_", 0) == 0 ? entry->substr(6) : *entry;
-    if (want != bundle.entry) {
-      std::fprintf(stderr, "run-operands: --entry %s, but %s is a bundle for %s\n", entry->c_str(), in->c_str(),
-                   bundle.entry.c_str());
-      return;
-    }
+    if (want != bundle.entry)
+      return usage("--entry " + golden::quote(*entry) + ", but " + golden::shown(*in) + " is a bundle for " + bundle.entry);
     auto backend = make_backend(*backend_kind, &note, &error, *module);
-    if (!backend) {
-      std::fprintf(stderr, "run-operands: %s\n", error.c_str());
-      return;
-    }
-    if (!check_module(*backend, {props::to_device_entry(bundle.shape.entry)}, &error)) {
-      std::fprintf(stderr, "run-operands: %s\n", error.c_str());
-      return;
-    }
+    if (!backend) return usage(error);
+    if (!check_module(*backend, {props::to_device_entry(bundle.shape.entry)}, &error)) return usage(error);
     const golden::Case& c = bundle.shape;
     const std::size_t rows_per = std::size_t{c.m}, launches = bundle.launches;
     const std::size_t a_launch = 2 * rows_per * c.a_row_stride, c_launch = 2 * rows_per * c.c_row_stride;
@@ -208,11 +215,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
     if (st.ok() && o) st = w->upload(bundle.w.data(), bundle.w.size());
     if (st.ok() && o) st = s->upload(bundle.s.data(), 4 * bundle.s.size());
     if (st.ok() && o) st = o->fill(0xFF);
-    if (!o || !st.ok()) {
-      std::fprintf(stderr, "run-operands: device memory: %s\n", st.message.c_str());
-      *exit_code = 1;
-      return;
-    }
+    if (!o || !st.ok()) return usage("device memory: " + st.message + " (nothing was run)");
     const device::MaskedRegistry no_hopper(
         backend->registry(), {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
                               device::KernelId::wgmma_rows_n128_x2});
@@ -222,14 +225,14 @@ void add_run_operands(CLI::App& app, int* exit_code) {
     const device::Call first = props::case_call(c, registry, a->address(), w->address(), s->address(),
                                                 o->address());
     const device::Planned plan = device::plan_launch(first, registry, backend->limits());
-    if (!plan.ok()) {
-      std::fprintf(stderr, "run-operands: %s refuses m=%u n=%u k=%u a_row_stride=%u c_row_stride=%u: %s: %s\n",
-                   bundle.entry.c_str(), c.m, c.n, c.k, c.a_row_stride, c.c_row_stride,
-                   device::errc_name(plan.status.code), plan.status.message.c_str());
-      *exit_code = 1;
-      return;
-    }
-    for (std::size_t i = 0; i < launches; ++i) {
+    if (!plan.ok())
+      return usage(bundle.entry + " refuses m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" +
+                   std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" +
+                   std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
+                   plan.status.message + " (nothing was run)");
+    std::atomic<std::size_t> launched{0};
+    Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
+    for (std::size_t i = 0; i < launches; ++i, ++launched) {
       const device::Call call = props::case_call(c, registry, a->address() + i * a_launch, w->address(),
                                                  s->address(), o->address() + i * c_launch);
       const device::Planned planned = device::plan_launch(call, registry, backend->limits());
@@ -260,17 +263,12 @@ void add_run_operands(CLI::App& app, int* exit_code) {
     put_u32(&file, 136, c.c_row_stride);
     put_u32(&file, 140, static_cast<std::uint32_t>(launches));
     put_text(&file, 144, 16, backend->name());
-    std::ofstream f(*out, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
-    if (!f.flush()) {
-      std::fprintf(stderr, "run-operands: cannot write %s\n", out->c_str());
-      *exit_code = 1;
-      return;
-    }
+    if (!golden::write_file_atomic(*out, std::string_view(reinterpret_cast<const char*>(file.data()), file.size()), &error))
+      return usage("--out " + golden::shown(*out) + ": cannot write: " + error);
     std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
     std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
                 bundle.entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
-                c.m, c.n, c.k, out->c_str());
+                c.m, c.n, c.k, golden::shown(*out).c_str());
     *exit_code = 0;
   });
 }

@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "command.hpp"
+#include "options.hpp"
 #include "vectors_replay.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/reference/mma.hpp"
 
@@ -22,11 +24,13 @@ void add_vectors(CLI::App& app, int* exit_code) {
   cmd->add_option("FILE", *files, ".mmav files (format: golden/mma/README.md)")->required();
   cmd->add_option("--arch", *arch_name, "emulator policy: sm90 (verified) or sm80 (unverified)")
       ->capture_default_str();
-  cmd->add_option("--show", *show, "mismatches printed in full per file")->capture_default_str();
+  cmd->add_option("--show", *show, "mismatches printed in full per file")
+      ->transform(whole_number(0, 1000000))
+      ->capture_default_str();
   cmd->callback([=] {
     ref::Arch arch;
     if (!ref::parse_arch(*arch_name, &arch)) {
-      std::fprintf(stderr, "vectors: unknown --arch '%s' (sm90, sm80)\n", arch_name->c_str());
+      std::fprintf(stderr, "vectors: unknown --arch %s (sm90, sm80)\n", golden::quote(*arch_name).c_str());
       *exit_code = 2;
       return;
     }
@@ -39,18 +43,20 @@ void add_vectors(CLI::App& app, int* exit_code) {
       golden::MmavFile file;
       std::string error;
       if (!golden::read_mmav_file(path, &file, &error)) {
-        std::fprintf(stderr, "%s: error: %s\n", path.c_str(), error.c_str());
+        const bool folder = golden::path_kind(path) == "a folder";
+        std::fprintf(stderr, "%s: error: %s%s\n", golden::shown(path).c_str(), error.c_str(),
+                     folder ? " (vectors reads .mmav files: name them, e.g. DIR/*.mmav)" : "");
         status = 2;
         continue;
       }
       if (file.cases.empty()) {
         // A file that checks nothing must not read as a pass.
-        std::fprintf(stderr, "%s: error: the file holds no cases: nothing was checked\n", path.c_str());
+        std::fprintf(stderr, "%s: error: the file holds no cases: nothing was checked\n", golden::shown(path).c_str());
         status = 2;
         continue;
       }
       const VectorsReplay r = replay_mmav(file, policy, *show);
-      std::printf("%s: %" PRIu64 " mismatches of %" PRIu64 " dot products\n", path.c_str(), r.mismatches,
+      std::printf("%s: %" PRIu64 " mismatches of %" PRIu64 " dot products\n", golden::shown(path).c_str(), r.mismatches,
                   r.dot_products);
       for (const std::string& line : r.details) std::printf("  %s\n", line.c_str());
       if (r.mismatches != 0 && status == 0) status = 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// `w8a16check verify`: the default verification campaign and its verdict: recorded MMAs against the
-// emulator, then saved and seeded cases on the best backend present against the emulator.
+// `w8a16check verify`: the default verification campaign and its verdict: recorded MMAs and GPU
+// recordings against the emulator, then saved and seeded cases on the best backend present against
+// the emulator.
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <exception>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +20,11 @@
 #include "command.hpp"
 #include "data_dir.hpp"
 #include "gpu_identity.hpp"
+#include "options.hpp"
+#include "recordings_replay.hpp"
+#include "report_files.hpp"
 #include "vectors_replay.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/properties/campaign.hpp"
@@ -33,16 +38,18 @@ namespace fs = std::filesystem;
 using props::CampaignResult;
 
 // Recorded MMAs the campaign replays: every .mmav under the folders (by default the data folder's
-// mma/: golden/mma/README.md).
-std::vector<fs::path> recorded_mma_files(const std::vector<std::string>& roots) {
-  std::vector<fs::path> files;
+// mma/: golden/mma/README.md), or a .mmav named directly; anything else there is an error.
+std::vector<std::string> recorded_mma_files(const std::vector<std::string>& roots, std::vector<std::string>* errors) {
+  std::vector<std::string> files;
   for (const std::string& root : roots) {
     std::error_code ec;
-    if (!fs::is_directory(root, ec)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(root, ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".mmav") files.push_back(entry.path());
+    if (fs::is_directory(root, ec)) {
+      const std::vector<std::string> found = files_under(root, ".mmav", errors);
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(root);  // read_mmav_file says what it is when it is not a .mmav file
+    }
   }
-  std::sort(files.begin(), files.end());
   return files;
 }
 
@@ -53,19 +60,25 @@ struct MmaSummary {
 
 MmaSummary replay_recorded_mmas(const std::vector<std::string>& roots) {
   MmaSummary s;
-  for (const fs::path& f : recorded_mma_files(roots)) {
+  std::vector<std::string> errors;
+  const std::vector<std::string> files = recorded_mma_files(roots, &errors);
+  for (const std::string& e : errors) {
+    s.problems.push_back(e);
+    ++s.unreadable;
+  }
+  for (const std::string& f : files) {
     ++s.files;
     golden::MmavFile file;
     std::string error;
-    if (!golden::read_mmav_file(f.string(), &file, &error)) {
-      s.problems.push_back(f.string() + ": " + error);
+    if (!golden::read_mmav_file(f, &file, &error)) {
+      s.problems.push_back(golden::shown(f) + ": " + error);
       ++s.unreadable;
       continue;
     }
     const VectorsReplay r = replay_mmav(file, ref::kMmaSm90, 3);
     s.dots += r.dot_products;
     s.mismatches += r.mismatches;
-    for (const std::string& line : r.details) s.problems.push_back(f.filename().string() + ": " + line);
+    for (const std::string& line : r.details) s.problems.push_back(golden::shown(fs::path(f).filename().string()) + ": " + line);
   }
   return s;
 }
@@ -81,68 +94,93 @@ std::string specials_text(std::uint32_t seen) {
          (missing.empty() ? "" : " (not seen: " + missing + ")");
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += (static_cast<unsigned char>(ch) < 0x20 && ch != '\n') ? ' ' : ch;
-    }
-  }
-  return o;
-}
+// A reason the verdict is not PASS, under the JUnit test case that fails for it. Every reason
+// appears in the text, as a <failure> in the JUnit and as an entry of the JSON's "failures".
+struct Reason {
+  std::string group;    // the test case: recorded_mma, recordings, saved_cases, campaign
+  std::string message;  // one line
+  std::vector<std::string> details;
+};
 
-// JUnit: one test case for the recorded MMAs and one per entry point, failing with its case lines.
-bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
-                 const RunIdentity& id) {
-  std::ofstream o(path);
-  if (!o) return false;
-  std::size_t failed = (mma.mismatches || mma.unreadable) ? 1 : 0;
-  for (const auto& [e, t] : r.per_entry) failed += (t.mismatching_cases || t.errors) ? 1 : 0;
-  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\""
-    << 1 + r.per_entry.size() << "\" failures=\"" << failed << "\" time=\"" << r.seconds << "\">\n";
-  o << identity_junit_properties(id);
-  o << "  <testcase classname=\"verify.recorded_mma\" name=\"sm90_model_vs_hardware\">\n";
-  if (mma.mismatches || mma.unreadable) {
-    o << "    <failure message=\"" << mma.mismatches << " mismatches, " << mma.unreadable << " unreadable\">";
-    for (const std::string& p : mma.problems) o << xml_escape(p) << "\n";
-    o << "</failure>\n";
+// The JUnit test cases that are not an entry point's, in order: (group, classname, name).
+constexpr const char* kGroups[][3] = {
+    {"recorded_mma", "verify.recorded_mma", "sm90_model_vs_hardware"},
+    {"recordings", "verify.recordings", "emulator_vs_gpu_recordings"},
+    {"saved_cases", "verify.saved_cases", "case_files_read_and_replayed"},
+    {"campaign", "verify.campaign", "cases_ran"},
+};
+
+struct VerifyOutcome {
+  MmaSummary mma;
+  RecordingsResult rec;
+  bool recordings_replayed = false;
+  CampaignResult r;
+  std::vector<Reason> reasons;
+  std::vector<std::string> case_file_errors;
+};
+
+std::string junit_report(const VerifyOutcome& v, const std::string& backend, const RunIdentity& id) {
+  const CampaignResult& r = v.r;
+  std::size_t failed = 0;
+  std::string body;
+  for (const auto& g : kGroups) {
+    // One <failure> per test case (JUnit's schema), holding every reason of its group.
+    std::string message, details;
+    for (const Reason& x : v.reasons) {
+      if (x.group != g[0]) continue;
+      message += (message.empty() ? "" : "; ") + x.message;
+      for (const std::string& d : x.details) details += xml_text(d) + "\n";
+    }
+    const std::string fails =
+        message.empty() ? "" : "    <failure message=\"" + xml_text(message) + "\">" + details + "</failure>\n";
+    failed += !fails.empty();
+    body += std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
+    if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
+      body += "    <skipped message=\"not replayed (--no-recordings)\"/>\n";
+    body += "  </testcase>\n";
   }
-  o << "  </testcase>\n";
   for (const auto& [e, t] : r.per_entry) {
-    o << "  <testcase classname=\"verify." << xml_escape(backend) << "\" name=\"" << golden::entry_point_name(e) << "\">\n";
+    body += "  <testcase classname=\"verify." + xml_text(backend) + "\" name=\"" +
+            std::string(golden::entry_point_name(e)) + "\">\n";
     if (t.mismatching_cases || t.errors) {
-      o << "    <failure message=\"" << t.mismatching_cases << " mismatching cases, " << t.errors << " errors\">";
+      ++failed;
+      body += "    <failure message=\"" + std::to_string(t.mismatching_cases) + " mismatching cases, " +
+              std::to_string(t.errors) + " errors\">";
       for (const props::CaseFailure& f : r.failures)
-        if (f.c.entry == e) o << xml_escape(f.source + ": " + golden::format_case(f.c) + "\n  " + f.why) << "\n";
-      o << "</failure>\n";
+        if (f.c.entry == e) body += xml_text(f.source + ": " + golden::format_case(f.c) + "\n  " + f.why) + "\n";
+      body += "</failure>\n";
     }
-    o << "    <system-out>cases " << t.cases << ", bytes compared " << t.bytes_compared << ", special classes "
-      << xml_escape(specials_text(t.specials_seen)) << "</system-out>\n  </testcase>\n";
+    body += "    <system-out>cases " + std::to_string(t.cases) + ", bytes compared " + std::to_string(t.bytes_compared) +
+            ", special classes " + xml_text(specials_text(t.specials_seen)) + "</system-out>\n  </testcase>\n";
   }
-  o << "</testsuite>\n</testsuites>\n";
-  return static_cast<bool>(o);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\"" +
+         std::to_string(std::size(kGroups) + r.per_entry.size()) + "\" failures=\"" + std::to_string(failed) +
+         "\" time=\"" + seconds + "\">\n" + identity_junit_properties(id) + body + "</testsuite>\n</testsuites>\n";
 }
 
-bool write_json(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
-                const props::CampaignOptions& opt, bool pass, const RunIdentity& id, const std::string& data,
-                const std::vector<std::string>& why_fail) {
+std::string json_report(const VerifyOutcome& v, const std::string& backend, const props::CampaignOptions& opt,
+                        const RunIdentity& id, const std::string& data) {
+  const CampaignResult& r = v.r;
   nlohmann::json j;
-  j["verdict"] = pass ? "PASS" : "FAIL";
-  j["why_not_pass"] = why_fail;
+  j["verdict"] = v.reasons.empty() ? "PASS" : "FAIL";
+  j["why_not_pass"] = nlohmann::json::array();
+  for (const Reason& x : v.reasons) j["why_not_pass"].push_back(x.message);
   add_identity_json(&j, id);
   j["data_dir"] = data;
   j["backend"] = backend;
   j["seed"] = opt.seed;
   j["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
   j["seconds"] = r.seconds;
-  j["recorded_mma"] = {{"files", mma.files}, {"dot_products", mma.dots}, {"mismatches", mma.mismatches},
-                       {"unreadable", mma.unreadable}};
+  j["recorded_mma"] = {{"files", v.mma.files}, {"dot_products", v.mma.dots}, {"mismatches", v.mma.mismatches},
+                       {"unreadable", v.mma.unreadable}};
+  j["recordings"] = {{"replayed", v.recordings_replayed}, {"files", v.rec.files}, {"cases", v.rec.cases},
+                     {"emulator_differ", v.rec.emulator_differ}, {"device_differ", v.rec.device_differ},
+                     {"notes", v.rec.notes}};
   j["cases"] = {{"saved_run", r.saved_run}, {"drawn_run", r.drawn_run}, {"drawn_planned", r.drawn_planned},
-                {"stopped_by_time_budget", r.stopped_by_budget}};
+                {"stopped_by_time_budget", r.stopped_by_budget}, {"case_file_errors", v.case_file_errors}};
+  j["entry_points"] = nlohmann::json::object();
   for (const auto& [e, t] : r.per_entry) {
     nlohmann::json specials = nlohmann::json::array();
     for (int b = 0; b < golden::kSpecialClassCount; ++b)
@@ -151,19 +189,23 @@ bool write_json(const std::string& path, const MmaSummary& mma, const CampaignRe
         {"cases", t.cases},           {"bytes_compared", t.bytes_compared}, {"mismatching_cases", t.mismatching_cases},
         {"mismatched_elements", t.mismatched_elements}, {"errors", t.errors}, {"special_classes_seen", specials}};
   }
+  // Every reason for the verdict, then every failing case: a FAIL always lists what failed.
   j["failures"] = nlohmann::json::array();
+  for (const Reason& x : v.reasons)
+    if (x.group != "cases") j["failures"].push_back({{"kind", x.group}, {"why", x.message}, {"details", x.details}});
   for (const props::CaseFailure& f : r.failures)
-    j["failures"].push_back({{"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why}});
-  std::ofstream o(path);
-  o << j.dump(2) << "\n";
-  return static_cast<bool>(o);
+    j["failures"].push_back(
+        {{"kind", "case"}, {"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why}});
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 struct VerifyArgs {
   std::string data_dir;                  // --data-dir; else found (data_dir.hpp)
   std::vector<std::string> mma_roots;    // --mma-dir; default <data>/mma
   std::vector<std::string> case_paths;   // --cases-from; default <data>/cases and <data>/regressions
+  std::vector<std::string> recordings;   // --recordings-from; default <data>/recordings
   bool saved = true;                     // --no-saved: replay no saved case
+  bool replay_recordings = true;         // --no-recordings
   std::string module;                    // --module
   std::uint64_t cases = 1000;
   std::uint64_t seed = 1;
@@ -171,11 +213,39 @@ struct VerifyArgs {
   std::string backend = "auto";
   std::vector<std::string> entries, dists;
   std::string shard;
-  std::uint64_t max_macs = 0;  // 0: by backend
-  std::uint32_t gpus = 0;      // 0: every visible GPU
-  std::string junit, json;
+  std::uint64_t draw_max_macs = 0;  // 0: by backend
+  WorkLimits limits;                // --max-macs / --max-bytes: no case above them runs
+  std::uint32_t gpus = 0;           // 0: every visible GPU
+  std::shared_ptr<Report> junit = std::make_shared<Report>(), json = std::make_shared<Report>();
   bool save_failures = true;
 };
+
+int usage(const std::string& message) { return usage_error("verify", message); }
+
+// What this run compares, in its first lines: a reader must not take the simulation for hardware.
+void print_scope(bool on_gpu, const std::vector<std::string>& mma_roots, const std::vector<std::string>& recordings,
+                 bool replay_recs) {
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + golden::shown(x);
+    return s;
+  };
+  std::printf("what this run compares:\n");
+  std::printf("  - recorded MMAs (%s): the emulator's tensor-core step against MMAs recorded on hardware\n",
+              list(mma_roots).c_str());
+  if (replay_recs)
+    std::printf("  - GPU recordings (%s): the emulator's whole-GEMM outputs against outputs recorded on a GPU%s\n",
+                list(recordings).c_str(), on_gpu ? ", and this GPU's against them" : "");
+  else
+    std::printf("  - GPU recordings: not replayed (--no-recordings)\n");
+  if (on_gpu)
+    std::printf("  - saved and drawn cases on this GPU: every byte the kernels write against the emulator's\n");
+  else
+    std::printf("  - saved and drawn cases on the simulation (no GPU here): each kernel's launch plan and geometry\n"
+                "    (grid, block, shared memory, which CTA writes which element, bounds, pitch padding) with every\n"
+                "    value taken from the emulator. It cannot find an arithmetic bug in a kernel: the recorded MMAs\n"
+                "    and the GPU recordings above are this run's hardware evidence.\n");
+}
 
 int run_verify(const VerifyArgs& a) {
   props::CampaignOptions opt;
@@ -188,19 +258,15 @@ int run_verify(const VerifyArgs& a) {
   if (shard.empty() && std::getenv("GTEST_TOTAL_SHARDS"))
     shard = std::string(std::getenv("GTEST_SHARD_INDEX") ? std::getenv("GTEST_SHARD_INDEX") : "") + "/" +
             std::getenv("GTEST_TOTAL_SHARDS");
-  if (!shard.empty() && !props::parse_shard(shard, &opt.shard_index, &opt.shard_count, &error)) {
-    std::fprintf(stderr, "verify: %s\n", error.c_str());
-    return 2;
-  }
+  if (!shard.empty() && !props::parse_shard(shard, &opt.shard_index, &opt.shard_count, &error))
+    return usage(golden::escaped(error));
   if (!a.entries.empty()) {
     opt.draw.entries.clear();
     for (const std::string& name : a.entries) {
       golden::EntryPoint e;
       const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
-      if (!golden::parse_entry_point(full, &e)) {
-        std::fprintf(stderr, "verify: unknown --entry '%s' (e.g. gemm_pipelined_m32_strided)\n", name.c_str());
-        return 2;
-      }
+      if (!golden::parse_entry_point(full, &e))
+        return usage("unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)");
       opt.draw.entries.push_back(e);
     }
   }
@@ -208,84 +274,96 @@ int run_verify(const VerifyArgs& a) {
     opt.draw.dists.clear();
     for (const std::string& name : a.dists) {
       golden::Distribution d;
-      if (!golden::parse_distribution(name, &d)) {
-        std::fprintf(stderr, "verify: unknown --dist '%s'\n", name.c_str());
-        return 2;
-      }
+      if (!golden::parse_distribution(name, &d)) return usage("unknown --dist " + golden::quote(name));
       opt.draw.dists.push_back(d);
     }
   }
-  // Where the recorded MMAs and the saved cases come from: every folder or file named on the
-  // command line must exist, and so must the data folder's mma/ and cases/ when they are the
-  // defaults (its regressions/ appears with the first saved failure). Nothing found is exit 2,
-  // never a campaign that checked nothing.
-  if (!a.saved && !a.case_paths.empty()) {
-    std::fprintf(stderr, "verify: --no-saved and --cases-from contradict each other\n");
-    return 2;
-  }
-  namespace fs = std::filesystem;
+  // Where the recorded MMAs, the recordings and the saved cases come from: every folder or file named
+  // on the command line must exist, and so must the data folder's mma/, recordings/ and cases/ when
+  // they are the defaults (its regressions/ appears with the first saved failure). Nothing found is
+  // exit 2, never a campaign that checked nothing.
+  if (!a.saved && !a.case_paths.empty()) return usage("--no-saved and --cases-from contradict each other");
+  if (!a.replay_recordings && !a.recordings.empty())
+    return usage("--no-recordings and --recordings-from contradict each other");
   std::error_code ec;
-  const bool need_data = a.mma_roots.empty() || (a.saved && a.case_paths.empty());
+  const bool need_data = a.mma_roots.empty() || (a.saved && a.case_paths.empty()) ||
+                         (a.replay_recordings && a.recordings.empty());
   const DataDir data = find_data_dir(a.data_dir);
-  if (data.path.empty() && (need_data || !a.data_dir.empty())) {
-    std::fprintf(stderr, "verify: %s\n", data.error.c_str());
-    return 2;
-  }
-  std::vector<std::string> mma_roots = a.mma_roots, case_paths = a.case_paths;
+  if (data.path.empty() && (need_data || !a.data_dir.empty())) return usage(golden::escaped(data.error));
+  std::vector<std::string> mma_roots = a.mma_roots, case_paths = a.case_paths, recordings = a.recordings;
   if (mma_roots.empty()) mma_roots.push_back((fs::path(data.path) / "mma").string());
+  if (a.replay_recordings && recordings.empty()) recordings.push_back((fs::path(data.path) / "recordings").string());
   if (a.saved && case_paths.empty()) {
     case_paths.push_back((fs::path(data.path) / "cases").string());
     const fs::path regressions = fs::path(data.path) / "regressions";
     if (fs::is_directory(regressions, ec)) case_paths.push_back(regressions.string());
   }
-  for (const auto* list : {&mma_roots, &case_paths})
+  for (const auto* list : {&mma_roots, &case_paths, &recordings})
     for (const std::string& p : *list)
-      if (!fs::exists(p, ec)) {
-        std::fprintf(stderr, "verify: %s: no such file or folder%s\n", p.c_str(),
-                     data.path.empty() ? "" : (" (" + data_dir_line(data) + ")").c_str());
-        return 2;
-      }
-
-  std::string note;
-  auto backend = make_backend(a.backend, &note, &error, a.module);
-  if (!backend) {
-    std::fprintf(stderr, "verify: %s\n", error.c_str());
-    return 2;
-  }
-  std::vector<device::Entry> entries;
-  for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
-  if (!check_module(*backend, entries, &error)) {
-    std::fprintf(stderr, "verify: %s\n", error.c_str());
-    return 2;
-  }
-  const RunIdentity id = run_identity(*backend);
-  const bool on_gpu = std::string(backend->name()) == "cuda";
-  // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
-  // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
-  opt.draw.max_macs = a.max_macs != 0 ? a.max_macs : (on_gpu ? std::uint64_t{1} << 28 : std::uint64_t{1} << 23);
-
-  std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
-              opt.seed, opt.cases, opt.shard_index, opt.shard_count);
-  std::fputs(identity_text(id).c_str(), stdout);
-  if (!data.path.empty()) std::printf("%s\n", data_dir_line(data).c_str());
-
-  // 1. Recorded MMAs: the emulator's tensor-core model against the hardware.
-  const MmaSummary mma = replay_recorded_mmas(mma_roots);
-  std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
-              " mismatches, %" PRIu64 " unreadable\n",
-              mma.files, mma.dots, mma.mismatches, mma.unreadable);
-  for (const std::string& p : mma.problems) std::printf("  %s\n", p.c_str());
-  std::fflush(stdout);  // before the progress lines on stderr
-
-  // 2. Saved cases, then drawn ones.
+      if (!fs::exists(p, ec))
+        return usage(golden::shown(p) + ": no such file or folder" +
+                     (data.path.empty() ? "" : " (" + golden::escaped(data_dir_line(data)) + ")"));
+  // The saved cases are read and costed before anything runs: a case no machine here can run is
+  // refused with the limit that stops it, not started.
   const LoadedCases saved = load_cases(case_paths);
-  for (const std::string& e : saved.errors) std::printf("  case file error: %s\n", e.c_str());
   for (std::size_t i = 0; i < saved.cases.size(); ++i) {
     const bool wanted = std::find(opt.draw.entries.begin(), opt.draw.entries.end(), saved.cases[i].entry) != opt.draw.entries.end();
     if (!wanted) continue;
     opt.saved.push_back(saved.cases[i]);
     opt.saved_sources.push_back(saved.sources[i]);
   }
+  const std::string over = over_limits(opt.saved, opt.saved_sources, a.limits);
+  if (!over.empty()) return usage(over + "\nnothing was run");
+
+  std::string note;
+  auto backend = make_backend(a.backend, &note, &error, a.module);
+  if (!backend) return usage(error);
+  std::vector<device::Entry> entries;
+  for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
+  if (!check_module(*backend, entries, &error)) return usage(error);
+  // The reports can be written, and an earlier run's are marked INCOMPLETE, before the work starts.
+  for (Report* rep : {a.junit.get(), a.json.get()})
+    if (!begin_report(rep, &error)) return usage(error);
+  const RunIdentity id = run_identity(*backend);
+  const bool on_gpu = std::string(backend->name()) == "cuda";
+  // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
+  // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
+  const std::uint64_t draw_default = on_gpu ? std::uint64_t{1} << 28 : std::uint64_t{1} << 23;
+  opt.draw.max_macs = std::min(a.draw_max_macs != 0 ? a.draw_max_macs : draw_default, a.limits.max_macs);
+
+  std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
+              opt.seed, opt.cases, opt.shard_index, opt.shard_count);
+  print_scope(on_gpu, mma_roots, recordings, a.replay_recordings);
+  std::fputs(identity_text(id).c_str(), stdout);
+  if (!data.path.empty()) std::printf("%s\n", golden::escaped(data_dir_line(data)).c_str());
+
+  VerifyOutcome v;
+  // 1. Recorded MMAs: the emulator's tensor-core model against the hardware.
+  v.mma = replay_recorded_mmas(mma_roots);
+  std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
+              " mismatches, %" PRIu64 " unreadable\n",
+              v.mma.files, v.mma.dots, v.mma.mismatches, v.mma.unreadable);
+  for (const std::string& p : v.mma.problems) std::printf("  %s\n", p.c_str());
+  std::fflush(stdout);  // before the progress lines on stderr
+
+  // 2. GPU recordings: the emulator's whole GEMMs (and this GPU's) against a GPU's recorded bytes.
+  if (a.replay_recordings) {
+    RecordingsOptions ro;
+    ro.command = "verify";
+    ro.limits = a.limits;
+    ro.module = a.module;
+    ro.device = on_gpu ? backend.get() : nullptr;
+    ro.shard_index = opt.shard_index;
+    ro.shard_count = opt.shard_count;
+    v.rec = replay_recordings(recordings, ro);
+    if (v.rec.status == kExitUsage) return usage(v.rec.error);
+    v.recordings_replayed = true;
+    std::fflush(stdout);
+  }
+
+  // 3. Saved cases, then drawn ones.
+  v.case_file_errors = saved.errors;
+  for (const std::string& e : saved.errors) std::printf("  case file error: %s\n", e.c_str());
   // Every visible GPU takes part: GPU j of shard i/n runs the cases of sub-shard (i + n*j)/(n*g),
   // which together are exactly shard i/n's, so the verdict never depends on the GPU count.
   std::vector<std::unique_ptr<device::Backend>> extra;
@@ -316,18 +394,26 @@ int run_verify(const VerifyArgs& a) {
                  p.current ? std::string(golden::entry_point_name(p.current->entry)).c_str() : "", tty ? "" : "\n");
   };
   std::vector<CampaignResult> parts(g);
+  std::vector<std::exception_ptr> thrown(g);
   std::vector<std::thread> threads;
   for (std::uint32_t j = 0; j < g; ++j) {
     props::CampaignOptions o = opt;
     o.shard_index = opt.shard_index + opt.shard_count * j;
     o.shard_count = opt.shard_count * g;
     threads.emplace_back([&, j, o] {
-      parts[j] = props::run_campaign(*backends[j], o, [&, j](const props::CampaignProgress& p) { report(j, p); });
+      // An exception must reach main (a message and exit 2), not std::terminate.
+      try {
+        parts[j] = props::run_campaign(*backends[j], o, [&, j](const props::CampaignProgress& p) { report(j, p); });
+      } catch (...) {
+        thrown[j] = std::current_exception();
+      }
     });
   }
   for (std::thread& t : threads) t.join();
-  CampaignResult r;
-  for (const CampaignResult& part : parts) props::merge_campaign_result(&r, part);
+  for (const std::exception_ptr& e : thrown)
+    if (e) std::rethrow_exception(e);
+  for (const CampaignResult& part : parts) props::merge_campaign_result(&v.r, part);
+  const CampaignResult& r = v.r;
   if (tty) std::fprintf(stderr, "\n");
 
   std::printf("\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches", "errors",
@@ -351,52 +437,83 @@ int run_verify(const VerifyArgs& a) {
               ? ""
               : props::save_regression({f.c, f.why}, std::string("verify-") + backend->name(), dir, &why);
       if (dir.empty() && why.empty()) why = "no data folder (set W8A16_REGRESSIONS_DIR or --data-dir)";
-      std::printf("  %s\n", path.empty() ? ("not saved: " + why).c_str() : ("saved to " + path).c_str());
+      std::printf("  %s\n", path.empty() ? ("not saved: " + why).c_str() : ("saved to " + golden::shown(path)).c_str());
     }
   }
 
   // Every reason the verdict is not PASS; a campaign that checked nothing is one of them.
-  std::vector<std::string> why_fail;
-  if (mma.dots == 0) why_fail.push_back("no recorded MMA was replayed (no .mmav file under the --mma-dir folders)");
-  if (mma.mismatches || mma.unreadable)
-    why_fail.push_back(std::to_string(mma.mismatches) + " recorded MMA mismatches, " + std::to_string(mma.unreadable) +
-                       " unreadable files");
-  if (total_cases == 0) why_fail.push_back("no case ran");
+  auto fail = [&](const std::string& group, const std::string& message, std::vector<std::string> details = {}) {
+    v.reasons.push_back({group, message, std::move(details)});
+  };
+  if (v.mma.dots == 0) fail("recorded_mma", "no recorded MMA was replayed (no .mmav file under the --mma-dir folders)");
+  if (v.mma.mismatches || v.mma.unreadable)
+    fail("recorded_mma",
+         std::to_string(v.mma.mismatches) + " recorded MMA mismatches, " + std::to_string(v.mma.unreadable) +
+             " unreadable files",
+         v.mma.problems);
+  if (v.recordings_replayed && v.rec.cases == 0 && opt.shard_count == 1)
+    fail("recordings", "no recorded GPU output was replayed");
+  if (v.rec.emulator_differ || v.rec.device_differ)
+    fail("recordings",
+         std::to_string(v.rec.emulator_differ) + " recorded cases differ from the emulator" +
+             (on_gpu ? ", " + std::to_string(v.rec.device_differ) + " from this GPU" : ""),
+         v.rec.failures);
+  if (total_cases == 0) fail("campaign", "no case ran");
   if (a.saved && opt.saved.empty())
-    why_fail.push_back("no saved case was replayed: none of the chosen entry points under the saved-case paths");
-  if (!saved.errors.empty()) why_fail.push_back(std::to_string(saved.errors.size()) + " case file errors");
-  if (!r.failures.empty()) why_fail.push_back(std::to_string(r.failures.size()) + " failing cases");
-  const bool pass = why_fail.empty();
-  for (const std::string& w : why_fail) std::printf("not a pass: %s\n", w.c_str());
-  if (!a.junit.empty() && !write_junit(a.junit, mma, r, backend->name(), id))
-    std::fprintf(stderr, "verify: cannot write %s\n", a.junit.c_str());
-  if (!a.json.empty() && !write_json(a.json, mma, r, backend->name(), opt, pass, id, data.path, why_fail))
-    std::fprintf(stderr, "verify: cannot write %s\n", a.json.c_str());
-  std::printf("verdict: %s\n", pass ? "PASS" : "FAIL");
-  return pass ? 0 : 1;
+    fail("saved_cases", "no saved case was replayed: none of the chosen entry points under the saved-case paths");
+  if (!saved.errors.empty()) fail("saved_cases", std::to_string(saved.errors.size()) + " case file errors", saved.errors);
+  if (!r.failures.empty()) fail("cases", std::to_string(r.failures.size()) + " failing cases");
+  const bool pass = v.reasons.empty();
+  for (const Reason& x : v.reasons) std::printf("not a pass: %s\n", x.message.c_str());
+  int status = pass ? kExitPass : kExitFail;
+  if (!a.junit->path.empty() && !finish_report(a.junit.get(), junit_report(v, backend->name(), id), &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    status = kExitUsage;
+  }
+  if (!a.json->path.empty() && !finish_report(a.json.get(), json_report(v, backend->name(), opt, id, data.path), &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    status = kExitUsage;
+  }
+  std::printf("verdict: %s%s\n", pass ? "PASS" : "FAIL",
+              status == kExitUsage ? " (but a report could not be written: exit status 2)" : "");
+  return status;
 }
 
 void add_verify(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("verify", "Run the default verification campaign and print a verdict");
+  auto* cmd = app.add_subcommand("verify", "Run the default verification campaign and print a verdict "
+                                           "(exit 0: PASS, 1: FAIL, 2: usage or input error, or a report not written)");
   auto a = std::make_shared<VerifyArgs>();
-  cmd->add_option("--cases", a->cases, "drawn cases over all shards")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "campaign seed: case i is the same on every machine")->capture_default_str();
+  cmd->add_option("--cases", a->cases, "drawn cases over all shards")
+      ->transform(whole_number(0, 1000000000))
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "campaign seed (decimal or 0x hex): case i is the same on every machine")
+      ->transform(whole_number(0, UINT64_MAX))
+      ->capture_default_str();
   cmd->add_option("--time-budget", a->time_budget_s, "seconds after which no new drawn case starts (0: none)")
+      ->check(finite_number(0, 1e9))
       ->capture_default_str();
   cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")->capture_default_str();
   cmd->add_option("--entry", a->entries, "entry points to draw (repeatable; default all), e.g. gemv_batch4_strided");
   cmd->add_option("--dist", a->dists, "input distributions to draw (repeatable; default all)");
   cmd->add_option("--shard", a->shard, "i/n: run the cases with index % n == i (default from GTEST_SHARD_INDEX/"
                                        "GTEST_TOTAL_SHARDS, else 0/1)");
-  cmd->add_option("--max-macs", a->max_macs, "cap on m*n*k per drawn case (default 2^23 on the CPU, 2^28 on a GPU)");
+  cmd->add_option("--draw-max-macs", a->draw_max_macs,
+                  "cap on m*n*k per drawn case (default 2^23 on the CPU, 2^28 on a GPU; never above --max-macs)")
+      ->transform(whole_number(1, UINT64_MAX));
+  add_limit_options(cmd, &a->limits);
   cmd->add_option("--gpus", a->gpus, "GPUs to spread the cases over on the cuda backend (0: every visible one)")
+      ->transform(whole_number(0, 1024))
       ->capture_default_str();
-  cmd->add_option("--junit", a->junit, "write a JUnit XML report");
-  cmd->add_option("--json", a->json, "write a JSON report");
+  a->junit->format = ReportFormat::junit;
+  add_report_option(cmd, "--junit", a->junit, "write a JUnit XML report");
+  add_report_option(cmd, "--json", a->json, "write a JSON report");
   cmd->add_option("--data-dir", a->data_dir,
-                  "the data folder (a golden/: mma/, cases/, regressions/); default $W8A16_DATA_DIR, else "
+                  "the data folder (a golden/: mma/, recordings/, cases/, regressions/); default $W8A16_DATA_DIR, else "
                   "<prefix>/share/w8a16check/golden, else the source tree of this binary's build tree");
-  cmd->add_option("--mma-dir", a->mma_roots, "folders of recorded .mmav files to replay (default <data>/mma)");
+  cmd->add_option("--mma-dir", a->mma_roots, "folders (or files) of recorded .mmav files to replay (default <data>/mma)");
+  cmd->add_option("--recordings-from", a->recordings,
+                  ".rec files or folders of GPU recordings to replay (default <data>/recordings)");
+  cmd->add_flag("!--no-recordings", a->replay_recordings, "replay no GPU recording");
   cmd->add_option("--cases-from", a->case_paths,
                   "saved .case files or folders to replay first (default <data>/cases and <data>/regressions)");
   cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");

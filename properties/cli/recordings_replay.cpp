@@ -2,12 +2,15 @@
 // Replaying recordings (.rec) against the emulator and, when present, the device.
 #include "recordings_replay.hpp"
 
-#include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 
+#include "cli_cases.hpp"
+#include "progress.hpp"
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/golden/recording.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
@@ -34,95 +37,151 @@ std::string differs(const golden::RecordedOutput& want, const std::vector<std::u
     std::snprintf(buf, sizeof buf, "; %zu outputs differ, first C[%zu][%zu] = 0x%04X, recorded 0x%04X", count,
                   first / n, first % n, got[first], want.bits[first]);
     s += buf;
+  } else {
+    s += " (the recording holds the digest only: which outputs differ is not known)";
   }
   return s;
 }
 
+RecordingsResult input_error(const std::string& why) {
+  RecordingsResult r;
+  r.status = 2;
+  r.error = why;
+  return r;
+}
+
 }  // namespace
 
-int replay_recordings(const std::vector<std::string>& paths, const std::string& gpu, device::Backend* device) {
+RecordingsResult replay_recordings(const std::vector<std::string>& paths, const RecordingsOptions& opt) {
+  const std::string& cmd = opt.command;
+  const std::string repro = "w8a16check repro --backend cuda" + (opt.module.empty() ? "" : " --module " + golden::shown(opt.module));
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) {
-      files.push_back(p);
-    } else if (fs::is_directory(p, ec)) {
-      std::vector<std::string> found;
-      for (const auto& e : fs::recursive_directory_iterator(p, ec))
-        if (e.is_regular_file() && e.path().extension() == ".rec") found.push_back(e.path().string());
-      std::sort(found.begin(), found.end());
-      if (found.empty()) {
-        std::fprintf(stderr, "replay: %s: no .rec file in this folder: nothing to check\n", p.c_str());
-        return 2;
+    const fs::file_status st = fs::status(p, ec);
+    if (fs::is_directory(st)) {
+      std::vector<std::string> errors;
+      const std::vector<std::string> found = files_under(p, ".rec", &errors);
+      if (!errors.empty()) {
+        std::string all;
+        for (const std::string& e : errors) all += (all.empty() ? "" : "\n") + e;
+        return input_error(all);
       }
+      if (found.empty()) return input_error(golden::shown(p) + ": no .rec file in this folder: nothing to check");
       files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(st)) {
+      files.push_back(p);  // a regular file, or read_recording_file says what it is
     } else {
-      std::fprintf(stderr, "replay: --recordings %s: no such file or folder\n", p.c_str());
-      return 2;
+      return input_error("--recordings " + golden::shown(p) + ": no such file or folder");
     }
   }
-  // Every file is read (and its GPU checked) before anything runs.
+  // Every file is read (and its GPU and its cases' cost checked) before anything runs.
   std::vector<golden::Recording> recs(files.size());
+  std::vector<golden::Case> all_cases;
+  std::vector<std::string> all_sources;
+  RecordingsResult res;
   for (std::size_t f = 0; f < files.size(); ++f) {
     std::string error;
-    if (!golden::read_recording_file(files[f], &recs[f], &error)) {
-      std::fprintf(stderr, "replay: %s\n", error.c_str());
-      return 2;
-    }
-    if (!gpu.empty() && !golden::recording_is_from_gpu(recs[f], gpu, &error)) {
-      std::fprintf(stderr, "replay: %s: %s (--gpu %s)\n", files[f].c_str(), error.c_str(), gpu.c_str());
-      return 2;
-    }
-    if (recs[f].outputs.empty()) {
-      std::fprintf(stderr, "replay: %s: the recording holds no case: nothing to check\n", files[f].c_str());
-      return 2;
+    if (!golden::read_recording_file(files[f], &recs[f], &error)) return input_error(error);
+    if (!opt.gpu.empty() && !golden::recording_is_from_gpu(recs[f], opt.gpu, &error))
+      return input_error(golden::shown(files[f]) + ": " + golden::escaped(error) + " (--gpu " + golden::quote(opt.gpu) + ")");
+    if (recs[f].outputs.empty())
+      return input_error(golden::shown(files[f]) + ": the recording holds no case: nothing to check");
+    if (!recs[f].length_verified)
+      res.notes.push_back(golden::shown(files[f]) + ": recording version " + std::to_string(recs[f].header.version) +
+                          ": unverifiable length (it has no trailer, so a copy cut after any case line would read "
+                          "as complete); `w8a16check upgrade-recording` rewrites it as version " +
+                          std::to_string(golden::kRecordingVersion) + " with the same bytes");
+    for (std::size_t i = 0; i < recs[f].outputs.size(); ++i) {
+      all_cases.push_back(recs[f].outputs[i].c);
+      all_sources.push_back(golden::shown(files[f]) + " case " + std::to_string(i + 1));
     }
   }
-  std::size_t emu_bad = 0, dev_bad = 0, total = 0;
+  const std::string over = over_limits(all_cases, all_sources, opt.limits);
+  if (!over.empty()) return input_error(over + "\nnothing was run");
+
+  const std::uint32_t count = opt.shard_count == 0 ? 1 : opt.shard_count;
+  std::size_t planned = 0;
+  for (std::size_t i = 0; i < all_cases.size(); ++i) planned += i % count == opt.shard_index;
+  std::atomic<std::size_t> done{0};
+  Heartbeat beat(cmd + ": recordings", [&] {
+    return std::to_string(done.load()) + " of " + std::to_string(planned) + " recorded cases replayed";
+  });
+  for (const std::string& n : res.notes) std::printf("note: %s\n", n.c_str());
+  std::size_t index = 0;
   for (std::size_t f = 0; f < files.size(); ++f) {
     const golden::RecordingHeader& h = recs[f].header;
-    std::printf("recording %s: %s (compute capability %s, driver %s, CUDA %s, commit %s), %zu cases\n",
-                files[f].c_str(), h.gpu.c_str(), h.compute_capability.c_str(), h.driver.c_str(), h.cuda.c_str(),
-                h.commit.c_str(), recs[f].outputs.size());
-    std::size_t file_emu_bad = 0, file_dev_bad = 0;
+    std::printf("recording %s: %s (compute capability %s, driver %s, CUDA %s, commit %s), %zu cases%s\n",
+                golden::shown(files[f]).c_str(), golden::escaped(h.gpu).c_str(),
+                golden::escaped(h.compute_capability).c_str(), golden::escaped(h.driver).c_str(),
+                golden::escaped(h.cuda).c_str(), golden::escaped(h.commit).c_str(), recs[f].outputs.size(),
+                recs[f].length_verified ? ", length verified by its trailer" : ", UNVERIFIABLE length (version 1)");
+    std::size_t file_emu_bad = 0, file_dev_bad = 0, file_run = 0;
     for (const golden::RecordedOutput& o : recs[f].outputs) {
-      ++total;
+      if (index++ % count != opt.shard_index) continue;
+      ++file_run;
       golden::CaseInputs in;
       std::string why;
+      const std::string line = golden::format_case(o.c);
       if (!golden::regenerate_inputs(o.c, &in, &why)) {
-        std::printf("FAIL %s\n  inputs: %s\n", golden::format_case(o.c).c_str(), why.c_str());
+        std::printf("FAIL %s\n  inputs: %s\n", line.c_str(), why.c_str());
+        res.failures.push_back(golden::shown(files[f]) + ": inputs: " + why + "\n  " + line);
         ++file_emu_bad;
+        ++done;
         continue;
       }
-      const std::string emu = differs(o, golden::used_outputs(o.c, props::expected_output(o.c, in)));
-      if (!emu.empty()) {
-        ++file_emu_bad;
-        std::printf("FAIL emulator vs recording: %s\n  %s\n  explain: w8a16check repro '%s'\n", emu.c_str(),
-                    golden::format_case(o.c).c_str(), golden::format_case(o.c).c_str());
-      }
-      if (device) {
-        const props::Launched got = props::launch_case(*device, o.c, in);
-        const std::string dev = got.status.ok() ? differs(o, golden::used_outputs(o.c, got.c_bits))
-                                                : "launch failed: " + got.status.message;
-        if (!dev.empty()) {
-          ++file_dev_bad;
-          std::printf("FAIL device (%s) vs recording: %s\n  %s\n", device->name(), dev.c_str(),
-                      golden::format_case(o.c).c_str());
+      const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, props::expected_output(o.c, in));
+      const std::string emu = differs(o, emulated);
+      std::vector<std::uint16_t> on_device;
+      std::string dev;
+      if (opt.device) {
+        const props::Launched got = props::launch_case(*opt.device, o.c, in);
+        if (got.status.ok()) {
+          on_device = golden::used_outputs(o.c, got.c_bits);
+          dev = differs(o, on_device);
+        } else {
+          dev = "launch failed: " + got.status.message;
         }
       }
+      if (!emu.empty()) {
+        ++file_emu_bad;
+        // repro compares a backend with this same emulator: it reproduces nothing here unless the
+        // device ran and its bytes differ from the emulator's.
+        const bool repro_shows = opt.device && !on_device.empty() && on_device != emulated;
+        std::printf("FAIL emulator vs recording: %s\n  %s\n", emu.c_str(), line.c_str());
+        if (repro_shows)
+          std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
+        else
+          std::printf("  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
+                      "no difference, as it compares a backend with this same emulator)\n",
+                      opt.device ? ", and this device agrees with the emulator" : "");
+        res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
+      }
+      if (opt.device && !dev.empty()) {
+        ++file_dev_bad;
+        const bool repro_shows = !on_device.empty() && on_device != emulated;
+        std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt.device->name(), dev.c_str(), line.c_str());
+        if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
+        res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs recording: " + dev +
+                               "\n  " + line);
+      }
+      ++done;
     }
-    std::printf("  emulator: %zu of %zu cases differ from the recording\n", file_emu_bad, recs[f].outputs.size());
-    if (device)
-      std::printf("  device (%s): %zu of %zu cases differ from the recording\n", device->name(), file_dev_bad,
-                  recs[f].outputs.size());
+    std::printf("  emulator: %zu of %zu cases differ from the recording\n", file_emu_bad, file_run);
+    if (opt.device)
+      std::printf("  device (%s): %zu of %zu cases differ from the recording\n", opt.device->name(), file_dev_bad,
+                  file_run);
     else
       std::printf("  device: not run (no GPU backend)\n");
-    emu_bad += file_emu_bad;
-    dev_bad += file_dev_bad;
+    res.emulator_differ += file_emu_bad;
+    res.device_differ += file_dev_bad;
+    res.cases += file_run;
   }
-  std::printf("%zu recorded cases: emulator %zu differ, device %s\n", total, emu_bad,
-              device ? (std::to_string(dev_bad) + " differ").c_str() : "not run");
-  return emu_bad == 0 && dev_bad == 0 ? 0 : 1;
+  res.files = files.size();
+  std::printf("%zu recorded cases: emulator %zu differ, device %s\n", res.cases, res.emulator_differ,
+              opt.device ? (std::to_string(res.device_differ) + " differ").c_str() : "not run");
+  res.status = res.emulator_differ == 0 && res.device_differ == 0 ? 0 : 1;
+  return res;
 }
 
 }  // namespace w8a16::cli

@@ -1,18 +1,38 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// `replay --recordings`: the emulator (and the device, when one is given) against recorded outputs.
+// Replaying recordings (.rec): the emulator (and the device, when one is given) against outputs
+// recorded on hardware. `replay --recordings` and `verify` both use it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "options.hpp"
 #include "w8a16/device/backend.hpp"
 
 namespace w8a16::cli {
 
-// Every .rec file under `paths` (files or folders, sorted). For each recorded case: the emulator's
-// output (NUMERICS.md 2.1 / 2.2) and, when `device` is not null, the device's, each against the
-// recorded digest (and the full bytes when stored). `gpu` non-empty: every recording must be from
-// that GPU (recording.hpp, recording_is_from_gpu). Returns the exit status: 0 all equal, 1 some
-// output differs, 2 a path missing, a recording unreadable or from another GPU, or nothing to check.
-int replay_recordings(const std::vector<std::string>& paths, const std::string& gpu, device::Backend* device);
+struct RecordingsOptions {
+  std::string command = "replay";      // names the messages
+  std::string gpu;                     // non-empty: every recording must be from this GPU (recording_is_from_gpu)
+  device::Backend* device = nullptr;   // also run each case here and compare with the recording
+  std::string module;                  // the --module the device loaded ("" for the embedded one)
+  WorkLimits limits;                   // every recorded case must fit before anything runs
+  std::uint32_t shard_index = 0, shard_count = 1;  // replay the recorded cases i with i % count == index
+};
+
+struct RecordingsResult {
+  int status = 0;                      // 0 all equal, 1 some output differs, 2 an input error (nothing ran)
+  std::string error;                   // for status 2: why, one message per line
+  std::size_t files = 0, cases = 0, emulator_differ = 0, device_differ = 0;
+  std::vector<std::string> failures;   // one per differing case: what differs and the case line
+  std::vector<std::string> notes;      // e.g. a version-1 file's unverifiable length
+};
+
+// Every .rec file under `paths` (files or folders, sorted), each read in full (and its GPU checked)
+// before anything runs. For each recorded case: the emulator's output (NUMERICS.md 2.1 / 2.2) and,
+// with a device, the device's, each against the recorded digest (and the full bytes when stored).
+// Prints a line per file and per difference; status 2 for a path missing or not a regular file or
+// folder, a recording unreadable, cut or from another GPU, a case over the limits, or nothing to check.
+RecordingsResult replay_recordings(const std::vector<std::string>& paths, const RecordingsOptions& opt);
 
 }  // namespace w8a16::cli

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Argument checks shared by the bindings: exact dtypes (no silent casts of raw bits) and errors
-// that name the argument, as Python's TypeError / ValueError.
+// Argument checks shared by the bindings: exact dtypes (no silent casts of raw bits), views of any
+// layout handled or refused with a Python exception, sizes that never wrap, and errors that name the
+// argument, as Python's TypeError / ValueError / MemoryError.
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <string>
@@ -17,6 +19,7 @@ template <> constexpr const char* dtype_name<std::uint8_t>() { return "uint8"; }
 template <> constexpr const char* dtype_name<std::uint16_t>() { return "uint16"; }
 template <> constexpr const char* dtype_name<std::uint32_t>() { return "uint32"; }
 template <> constexpr const char* dtype_name<float>() { return "float32"; }
+template <> constexpr const char* dtype_name<double>() { return "float64"; }
 
 inline std::string shape_str(const py::array& a) {
   std::string s = "(";
@@ -24,10 +27,31 @@ inline std::string shape_str(const py::array& a) {
   return s + (a.ndim() == 1 ? ",)" : ")");
 }
 
-// `obj` as a C-contiguous array of exactly dtype T. Raw bits must never be converted (a float
-// array passed as uint16 would be rounded to integers), so a different dtype is a TypeError.
+inline std::string shape_str(const std::vector<py::ssize_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+inline std::string bytes_str(double bytes) {
+  char buf[64];
+  if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
+  return buf;
+}
+
+// The machine's memory, for refusing a copy that could only end in the OOM killer: numpy's
+// allocation of more than the memory succeeds under overcommit and fails only when touched.
+inline double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+// `obj` as an array of exactly dtype T, any layout (strided, broadcast, reversed), without a copy.
+// Raw bits must never be converted (a float array passed as uint16 would be rounded to integers), so
+// a different dtype is a TypeError.
 template <class T>
-py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, const char* name) {
+py::array any_layout_array(const py::handle& obj, const char* name) {
   if (!py::isinstance<py::array>(obj))
     throw py::type_error(std::string(name) + " must be a numpy array of dtype " + dtype_name<T>() + ", got " +
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
@@ -37,7 +61,56 @@ py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, const ch
       !py::bool_(arr.dtype().attr("isnative")))
     throw py::type_error(std::string(name) + " must have dtype " + dtype_name<T>() + " (native byte order), got " +
                          std::string(py::str(arr.dtype())));
-  return py::array_t<T, py::array::c_style>::ensure(arr);
+  return arr;
+}
+
+[[noreturn]] inline void raise_memory_error(const std::string& message) {
+  PyErr_SetString(PyExc_MemoryError, message.c_str());
+  throw py::error_already_set();
+}
+
+// `arr` (of dtype T) as a C-contiguous array: as it is when it already is one, else a contiguous copy
+// of the view; checked_array() is any_layout_array() and then this. Shapes are best checked
+// between the two, so that a view of an absurd shape is refused before a copy is tried. A copy that cannot be made, or would need more than half of this
+// machine's memory, is a MemoryError naming the argument; a null array never reaches the caller.
+template <class T>
+py::array_t<T, py::array::c_style> contiguous(const py::array& arr, const char* name) {
+  if (arr.flags() & py::array::c_style) return py::reinterpret_borrow<py::array_t<T, py::array::c_style>>(arr);
+  const double bytes = static_cast<double>(arr.size()) * sizeof(T);
+  const std::string what = std::string(name) + ": the " + shape_str(arr) +
+                           " view is not C-contiguous and its contiguous copy needs " + bytes_str(bytes);
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && bytes > memory / 2)
+    raise_memory_error(what + ", more than half of this machine's " + bytes_str(memory) +
+                       " (pass a contiguous array, or a smaller view)");
+  // ensure() returns a null array, its error cleared, when numpy cannot make the copy.
+  auto copy = py::array_t<T, py::array::c_style>::ensure(arr);
+  if (!copy) raise_memory_error(what + ", which numpy could not allocate");
+  return copy;
+}
+
+template <class T>
+py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, const char* name) {
+  return contiguous<T>(any_layout_array<T>(obj, name), name);
+}
+
+// An output array of `shape`, or a MemoryError naming it: pybind11 throws error_already_set, with
+// numpy's message, which does not say which output.
+template <class T>
+py::array_t<T> new_array(const std::vector<py::ssize_t>& shape, const char* what) {
+  double bytes = sizeof(T);
+  for (const py::ssize_t d : shape) bytes *= static_cast<double>(d);
+  const std::string message = std::string(what) + ": cannot allocate the " + shape_str(shape) + " " + dtype_name<T>() +
+                              " array (" + bytes_str(bytes) + ")";
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && bytes > memory / 2) raise_memory_error(message + ": more than half of this machine's " + bytes_str(memory));
+  try {
+    return py::array_t<T>(shape);
+  } catch (const py::error_already_set&) {
+    raise_memory_error(message);
+  } catch (const std::bad_alloc&) {
+    raise_memory_error(message);
+  }
 }
 
 inline void require_ndim(const py::array& a, py::ssize_t ndim, const char* name, const char* layout) {
@@ -47,5 +120,13 @@ inline void require_ndim(const py::array& a, py::ssize_t ndim, const char* name,
 }
 
 inline std::vector<py::ssize_t> shape_of(const py::array& a) { return {a.shape(), a.shape() + a.ndim()}; }
+
+// A dimension that the emulator takes as a 32-bit count (M, N, K, columns): a ValueError naming it,
+// never a value wrapped modulo 2^32.
+inline std::uint32_t checked_u32(py::ssize_t v, const std::string& what) {
+  if (v < 0 || v > static_cast<py::ssize_t>(UINT32_MAX))
+    throw py::value_error(what + " = " + std::to_string(v) + " is out of range (0.." + std::to_string(UINT32_MAX) + ")");
+  return static_cast<std::uint32_t>(v);
+}
 
 }  // namespace w8a16::py_bind

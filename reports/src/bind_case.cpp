@@ -54,12 +54,23 @@ py::list read_case_file(const std::string& path) {
 // s float32 [ceil(n/128), k/128]; the generator's digest and the special classes present.
 py::dict case_inputs(const std::string& line) {
   const golden::Case c = parse_line(line);
+  // The operands are made in C++ and copied into numpy: twice their bytes at once. Refused before
+  // they are made when that exceeds half the machine (an allocation past it would only fail when touched).
+  const double operand_bytes = 2.0 * c.m * c.a_row_stride + 1.0 * c.n * c.k + 4.0 * ((c.n + 127) / 128) * (c.k / 128);
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && 2 * operand_bytes > memory / 2)
+    raise_memory_error("line: the case's operands need " + bytes_str(operand_bytes) + " (twice, while copied), more than "
+                       "half of this machine's " + bytes_str(memory));
   golden::CaseInputs in;
   std::string error;
-  if (!golden::regenerate_inputs(c, &in, &error)) throw py::value_error("line: " + error);
-  py::array_t<std::uint16_t> a({static_cast<py::ssize_t>(c.m), static_cast<py::ssize_t>(c.a_row_stride)});
-  py::array_t<std::uint8_t> w({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)});
-  py::array_t<float> s({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)});
+  try {
+    if (!golden::regenerate_inputs(c, &in, &error)) throw py::value_error("line: " + error);
+  } catch (const std::bad_alloc&) {
+    raise_memory_error("line: the case's operands need " + bytes_str(operand_bytes) + ", which could not be allocated");
+  }
+  auto a = new_array<std::uint16_t>({static_cast<py::ssize_t>(c.m), static_cast<py::ssize_t>(c.a_row_stride)}, "a");
+  auto w = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
+  auto s = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)}, "s");
   if (static_cast<py::ssize_t>(in.a_bits.size()) != a.size() || static_cast<py::ssize_t>(in.w_e4m3.size()) != w.size() ||
       static_cast<py::ssize_t>(in.s_f32.size()) != s.size())
     throw std::runtime_error("regenerate_inputs returned operands of unexpected sizes");

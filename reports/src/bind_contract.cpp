@@ -21,11 +21,6 @@ Contract parse_contract(const std::string& text) {
   throw py::value_error("contract must be 'canonical' (NUMERICS.md 2.1) or 'gemv' (2.2), got '" + text + "'");
 }
 
-std::uint32_t checked_u32(py::ssize_t v, const char* what) {
-  if (v < 0 || v > static_cast<py::ssize_t>(UINT32_MAX)) throw py::value_error(std::string(what) + " is out of range");
-  return static_cast<std::uint32_t>(v);
-}
-
 // An optional pitch argument: None -> fallback; an integer otherwise (TypeError naming it).
 py::ssize_t optional_pitch(const py::object& obj, py::ssize_t fallback, const char* name) {
   if (obj.is_none()) return fallback;
@@ -55,23 +50,28 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
                                 const std::string& contract_name, const std::string& arch_name,
                                 const py::object& a_row_stride_obj, const py::object& c_row_stride_obj,
                                 unsigned threads) {
-  auto a = checked_array<std::uint16_t>(a_obj, "a");
-  auto w = checked_array<std::uint8_t>(w_obj, "w");
-  auto s = checked_array<float>(s_obj, "s");
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
+  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w");
+  const py::array sv = any_layout_array<float>(s_obj, "s");
   const Contract contract = parse_contract(contract_name);
   const ref::Arch arch = parse_arch_arg(arch_name);
-  require_ndim(a, 2, "a", "[M, >=K] (BF16 bits)");
-  require_ndim(w, 2, "w", "[N, K] (E4M3 codes)");
-  require_ndim(s, 2, "s", "[ceil(N/128), K/128] (FP32 scales)");
-  const std::uint32_t k = k_of(w, "w");
-  const std::uint32_t n = checked_u32(w.shape(0), "N");
-  const std::uint32_t m = checked_u32(a.shape(0), "M");
+  require_ndim(av, 2, "a", "[M, >=K] (BF16 bits)");
+  require_ndim(wv, 2, "w", "[N, K] (E4M3 codes)");
+  require_ndim(sv, 2, "s", "[ceil(N/128), K/128] (FP32 scales)");
+  const std::uint32_t k = k_of(wv, "w");
+  const std::uint32_t n = checked_u32(wv.shape(0), "N");
+  const std::uint32_t m = checked_u32(av.shape(0), "M");
+  auto a = contiguous<std::uint16_t>(av, "a");
+  auto w = contiguous<std::uint8_t>(wv, "w");
+  auto s = contiguous<float>(sv, "s");
   if (n == 0) throw py::value_error("w must have at least one row (N >= 1)");
   if (m == 0) throw py::value_error("a must have at least one row (M >= 1)");
   const py::ssize_t a_stride = optional_pitch(a_row_stride_obj, a.shape(1), "a_row_stride");
   if (a_stride < static_cast<py::ssize_t>(k))
     throw py::value_error("a_row_stride = " + std::to_string(a_stride) + " must be at least K = " + std::to_string(k));
-  if (static_cast<py::ssize_t>(m - 1) * a_stride + k > a.size())
+  // (M-1)*a_row_stride + K > a.size(), without the product overflowing for an absurd pitch.
+  if (a.size() < static_cast<py::ssize_t>(k) ||
+      (m > 1 && a_stride > (a.size() - static_cast<py::ssize_t>(k)) / static_cast<py::ssize_t>(m - 1)))
     throw py::value_error("a holds " + std::to_string(a.size()) + " elements, fewer than M rows of pitch a_row_stride = " +
                           std::to_string(a_stride) + " need ((M-1)*a_row_stride + K)");
   const py::ssize_t scale_rows = (n + ref::kScaleRows - 1) / ref::kScaleRows;
@@ -91,7 +91,9 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   v.n = n;
   v.k = k;
   if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
-  py::array_t<std::uint16_t> c({static_cast<py::ssize_t>(m), c_stride});
+  if (static_cast<double>(m) * static_cast<double>(c_stride) > 9.0e18)
+    throw py::value_error("M * c_row_stride = " + std::to_string(m) + " * " + std::to_string(c_stride) + " is too large");
+  py::array_t<std::uint16_t> c = new_array<std::uint16_t>({static_cast<py::ssize_t>(m), c_stride}, "the result C");
   std::fill(c.mutable_data(), c.mutable_data() + c.size(), std::uint16_t{0});
   std::uint16_t* pc = c.mutable_data();
   {
@@ -108,22 +110,25 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
 template <class Out, class Element>
 py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
                             unsigned threads, Element element_of) {
-  auto a = checked_array<std::uint16_t>(a_obj, "a");
-  auto w = checked_array<std::uint8_t>(w_obj, "w_rows");
-  auto s = checked_array<float>(s_obj, "s_rows");
-  require_ndim(a, 2, "a", "[M, >=K] (BF16 bits)");
-  require_ndim(w, 2, "w_rows", "[columns, K] (E4M3 codes)");
-  require_ndim(s, 2, "s_rows", "[columns, K/128] (FP32 scales)");
-  const std::uint32_t k = k_of(w, "w_rows");
-  const std::uint32_t cols = checked_u32(w.shape(0), "columns");
-  const std::uint32_t m = checked_u32(a.shape(0), "M");
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
+  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_rows");
+  const py::array sv = any_layout_array<float>(s_obj, "s_rows");
+  require_ndim(av, 2, "a", "[M, >=K] (BF16 bits)");
+  require_ndim(wv, 2, "w_rows", "[columns, K] (E4M3 codes)");
+  require_ndim(sv, 2, "s_rows", "[columns, K/128] (FP32 scales)");
+  const std::uint32_t k = k_of(wv, "w_rows");
+  const std::uint32_t cols = checked_u32(wv.shape(0), "columns");
+  const std::uint32_t m = checked_u32(av.shape(0), "M");
+  auto a = contiguous<std::uint16_t>(av, "a");
+  auto w = contiguous<std::uint8_t>(wv, "w_rows");
+  auto s = contiguous<float>(sv, "s_rows");
   if (m == 0 || cols == 0) throw py::value_error("a and w_rows must have at least one row");
   if (a.shape(1) < static_cast<py::ssize_t>(k))
     throw py::value_error("a has rows of " + std::to_string(a.shape(1)) + " elements, fewer than K = " + std::to_string(k));
   if (s.shape(0) != w.shape(0) || s.shape(1) != k / ref::kKStep)
     throw py::value_error("s_rows must have shape (columns, K/128) = (" + std::to_string(cols) + ", " +
                           std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
-  py::array_t<Out> c({static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(cols)});
+  py::array_t<Out> c = new_array<Out>({static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(cols)}, "the result");
   Out* pc = c.mutable_data();
   const std::uint16_t* pa = a.data();
   const std::uint8_t* pw = w.data();

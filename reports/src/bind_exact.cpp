@@ -28,7 +28,7 @@ double exact_double(const ref::ExactOutput& e) {
 using Result = std::pair<py::array_t<double>, py::array_t<std::uint16_t>>;
 
 Result make_result(py::ssize_t rows, py::ssize_t cols) {
-  return {py::array_t<double>({rows, cols}), py::array_t<std::uint16_t>({rows, cols})};
+  return {new_array<double>({rows, cols}, "the result (values)"), new_array<std::uint16_t>({rows, cols}, "the result (bits)")};
 }
 
 void check_operands(const py::array& a, const py::array& w, const py::array& s, const char* w_name,
@@ -49,19 +49,24 @@ void check_operands(const py::array& a, const py::array& w, const py::array& s, 
 
 // exact(a [M, >=K], w [N, K], s [ceil(N/128), K/128]) -> (float64 [M, N], uint16 [M, N]).
 Result exact(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, unsigned threads) {
-  auto a = checked_array<std::uint16_t>(a_obj, "a");
-  auto w = checked_array<std::uint8_t>(w_obj, "w");
-  auto s = checked_array<float>(s_obj, "s");
-  require_ndim(w, 2, "w", "[N, K] (E4M3 codes)");
-  check_operands(a, w, s, "w", "s", (w.shape(0) + ref::kScaleRows - 1) / ref::kScaleRows);
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
+  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w");
+  const py::array sv = any_layout_array<float>(s_obj, "s");
+  require_ndim(wv, 2, "w", "[N, K] (E4M3 codes)");
+  check_operands(av, wv, sv, "w", "s", (wv.shape(0) + ref::kScaleRows - 1) / ref::kScaleRows);
+  checked_u32(av.shape(0), "M (a's rows)");
+  checked_u32(wv.shape(0), "N (w's rows)");
+  auto a = contiguous<std::uint16_t>(av, "a");
+  auto w = contiguous<std::uint8_t>(wv, "w");
+  auto s = contiguous<float>(sv, "s");
   ref::GemmView v;
   v.a = a.data();
   v.a_row_stride = static_cast<std::size_t>(a.shape(1));
   v.w = w.data();
   v.s = s.data();
-  v.m = static_cast<std::uint32_t>(a.shape(0));
-  v.n = static_cast<std::uint32_t>(w.shape(0));
-  v.k = static_cast<std::uint32_t>(w.shape(1));
+  v.m = checked_u32(a.shape(0), "M (a's rows)");
+  v.n = checked_u32(w.shape(0), "N (w's rows)");
+  v.k = checked_u32(w.shape(1), "K (w's columns)");
   if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
   Result r = make_result(v.m, v.n);
   double* value = r.first.mutable_data();
@@ -80,14 +85,19 @@ Result exact(const py::object& a_obj, const py::object& w_obj, const py::object&
 
 // The exact counterpart of gemm_columns(): each column brings its W row and its S row.
 Result exact_columns(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, unsigned threads) {
-  auto a = checked_array<std::uint16_t>(a_obj, "a");
-  auto w = checked_array<std::uint8_t>(w_obj, "w_rows");
-  auto s = checked_array<float>(s_obj, "s_rows");
-  require_ndim(w, 2, "w_rows", "[columns, K] (E4M3 codes)");
-  check_operands(a, w, s, "w_rows", "s_rows", w.shape(0));
-  const auto m = static_cast<std::uint32_t>(a.shape(0));
-  const auto cols = static_cast<std::uint32_t>(w.shape(0));
-  const auto k = static_cast<std::uint32_t>(w.shape(1));
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
+  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_rows");
+  const py::array sv = any_layout_array<float>(s_obj, "s_rows");
+  require_ndim(wv, 2, "w_rows", "[columns, K] (E4M3 codes)");
+  check_operands(av, wv, sv, "w_rows", "s_rows", wv.shape(0));
+  checked_u32(av.shape(0), "M (a's rows)");
+  checked_u32(wv.shape(0), "columns (w_rows' rows)");
+  auto a = contiguous<std::uint16_t>(av, "a");
+  auto w = contiguous<std::uint8_t>(wv, "w_rows");
+  auto s = contiguous<float>(sv, "s_rows");
+  const std::uint32_t m = checked_u32(a.shape(0), "M (a's rows)");
+  const std::uint32_t cols = checked_u32(w.shape(0), "columns (w_rows' rows)");
+  const std::uint32_t k = checked_u32(w.shape(1), "K (w_rows' columns)");
   Result r = make_result(m, cols);
   double* value = r.first.mutable_data();
   std::uint16_t* bits = r.second.mutable_data();

@@ -3,10 +3,10 @@
 // read and written by the same C++ the CLI uses, so a file written here is a file the CLI replays.
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "arrays.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/golden/mmav.hpp"
 
 namespace w8a16::py_bind {
@@ -16,10 +16,10 @@ namespace {
 // c and d [count, 16, 8] uint32, kind int.
 py::dict to_dict(const golden::MmavFile& file) {
   const auto count = static_cast<py::ssize_t>(file.cases.size());
-  py::array_t<std::uint16_t> a({count, py::ssize_t{16}, py::ssize_t{16}});
-  py::array_t<std::uint16_t> bt({count, py::ssize_t{8}, py::ssize_t{16}});
-  py::array_t<std::uint32_t> c({count, py::ssize_t{16}, py::ssize_t{8}});
-  py::array_t<std::uint32_t> d({count, py::ssize_t{16}, py::ssize_t{8}});
+  auto a = new_array<std::uint16_t>({count, py::ssize_t{16}, py::ssize_t{16}}, "a");
+  auto bt = new_array<std::uint16_t>({count, py::ssize_t{8}, py::ssize_t{16}}, "bt");
+  auto c = new_array<std::uint32_t>({count, py::ssize_t{16}, py::ssize_t{8}}, "c");
+  auto d = new_array<std::uint32_t>({count, py::ssize_t{16}, py::ssize_t{8}}, "d");
   for (py::ssize_t i = 0; i < count; ++i) {
     const golden::MmavCase& k = file.cases[static_cast<std::size_t>(i)];
     std::copy(k.a.begin(), k.a.end(), a.mutable_data() + i * 256);
@@ -46,18 +46,16 @@ py::dict parse_mmav(const py::bytes& data) {
 }
 
 py::dict read_mmav(const std::string& path) {
+  std::string bytes, error;
+  if (!golden::read_regular_file(path, golden::kMaxInputFileBytes, &bytes, &error))
+    throw py::value_error("path: " + golden::shown(path) + ": " + error);
   golden::MmavFile file;
-  std::string error;
-  if (!golden::read_mmav_file(path, &file, &error)) {
-    if (error == "cannot open") throw py::value_error("path: cannot open '" + path + "'");
-    throw py::value_error("path: '" + path + "' is not a valid .mmav: " + error);
-  }
+  if (!golden::parse_mmav(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), &file, &error))
+    throw py::value_error("path: " + golden::shown(path) + " is not a valid .mmav: " + error);
   return to_dict(file);
 }
 
-template <class T>
-void check_case_array(const py::array_t<T, py::array::c_style>& x, const char* name, py::ssize_t count, py::ssize_t r,
-                      py::ssize_t cols) {
+void check_case_array(const py::array& x, const char* name, py::ssize_t count, py::ssize_t r, py::ssize_t cols) {
   if (x.ndim() != 3 || x.shape(0) != count || x.shape(1) != r || x.shape(2) != cols)
     throw py::value_error(std::string(name) + " must have shape (count, " + std::to_string(r) + ", " +
                           std::to_string(cols) + ") with count = " + std::to_string(count) + ", got " + shape_str(x));
@@ -65,16 +63,22 @@ void check_case_array(const py::array_t<T, py::array::c_style>& x, const char* n
 
 py::bytes serialize_mmav(const py::object& a_obj, const py::object& bt_obj, const py::object& c_obj,
                          const py::object& d_obj) {
-  auto a = checked_array<std::uint16_t>(a_obj, "a");
-  auto bt = checked_array<std::uint16_t>(bt_obj, "bt");
-  auto c = checked_array<std::uint32_t>(c_obj, "c");
-  auto d = checked_array<std::uint32_t>(d_obj, "d");
-  require_ndim(a, 3, "a", "[count, 16, 16] (BF16 bits)");
-  const py::ssize_t count = a.shape(0);
-  check_case_array(a, "a", count, 16, 16);
-  check_case_array(bt, "bt", count, 8, 16);
-  check_case_array(c, "c", count, 16, 8);
-  check_case_array(d, "d", count, 16, 8);
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
+  const py::array btv = any_layout_array<std::uint16_t>(bt_obj, "bt");
+  const py::array cv = any_layout_array<std::uint32_t>(c_obj, "c");
+  const py::array dv = any_layout_array<std::uint32_t>(d_obj, "d");
+  require_ndim(av, 3, "a", "[count, 16, 16] (BF16 bits)");
+  const py::ssize_t count = av.shape(0);
+  if (count > static_cast<py::ssize_t>(UINT32_MAX))
+    throw py::value_error("a: " + std::to_string(count) + " cases, more than a .mmav holds (2^32 - 1: its count is 32 bits)");
+  check_case_array(av, "a", count, 16, 16);
+  check_case_array(btv, "bt", count, 8, 16);
+  check_case_array(cv, "c", count, 16, 8);
+  check_case_array(dv, "d", count, 16, 8);
+  auto a = contiguous<std::uint16_t>(av, "a");
+  auto bt = contiguous<std::uint16_t>(btv, "bt");
+  auto c = contiguous<std::uint32_t>(cv, "c");
+  auto d = contiguous<std::uint32_t>(dv, "d");
   golden::MmavFile file;
   file.cases.resize(static_cast<std::size_t>(count));
   for (py::ssize_t i = 0; i < count; ++i) {
@@ -91,10 +95,9 @@ py::bytes serialize_mmav(const py::object& a_obj, const py::object& bt_obj, cons
 void write_mmav(const std::string& path, const py::object& a, const py::object& bt, const py::object& c,
                 const py::object& d) {
   const std::string bytes = serialize_mmav(a, bt, c, d);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw py::value_error("path: cannot open '" + path + "' for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw py::value_error("path: writing '" + path + "' failed");
+  std::string error;
+  if (!golden::write_file_atomic(path, bytes, &error))
+    throw py::value_error("path: cannot write " + golden::shown(path) + ": " + error);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // Scalar formats and the tensor-core step: E4M3 decode, BF16 rounding, mma_k16 (NUMERICS.md 1).
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "arrays.hpp"
 #include "w8a16/reference/bf16.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 py::array_t<float> decode_e4m3(const py::object& codes_obj) {
   auto codes = checked_array<std::uint8_t>(codes_obj, "codes");
-  py::array_t<float> out(shape_of(codes));
+  py::array_t<float> out = new_array<float>(shape_of(codes), "the result");
   const std::uint8_t* in = codes.data();
   float* o = out.mutable_data();
   for (py::ssize_t i = 0; i < codes.size(); ++i) o[i] = ref::e4m3fn_to_f32(in[i]);
@@ -31,7 +32,7 @@ py::array_t<float> decode_e4m3(const py::object& codes_obj) {
 
 py::array_t<std::uint16_t> e4m3_to_bf16_bits(const py::object& codes_obj) {
   auto codes = checked_array<std::uint8_t>(codes_obj, "codes");
-  py::array_t<std::uint16_t> out(shape_of(codes));
+  py::array_t<std::uint16_t> out = new_array<std::uint16_t>(shape_of(codes), "the result");
   const std::uint8_t* in = codes.data();
   std::uint16_t* o = out.mutable_data();
   for (py::ssize_t i = 0; i < codes.size(); ++i) o[i] = ref::e4m3fn_to_bf16_bits(in[i]);
@@ -40,7 +41,7 @@ py::array_t<std::uint16_t> e4m3_to_bf16_bits(const py::object& codes_obj) {
 
 py::array_t<float> bf16_to_f32(const py::object& bits_obj) {
   auto bits = checked_array<std::uint16_t>(bits_obj, "bits");
-  py::array_t<float> out(shape_of(bits));
+  py::array_t<float> out = new_array<float>(shape_of(bits), "the result");
   const std::uint16_t* in = bits.data();
   float* o = out.mutable_data();
   for (py::ssize_t i = 0; i < bits.size(); ++i) {
@@ -52,20 +53,43 @@ py::array_t<float> bf16_to_f32(const py::object& bits_obj) {
 
 py::array_t<std::uint16_t> round_bf16(const py::object& bits_obj) {
   auto bits = checked_array<std::uint32_t>(bits_obj, "bits");
-  py::array_t<std::uint16_t> out(shape_of(bits));
+  py::array_t<std::uint16_t> out = new_array<std::uint16_t>(shape_of(bits), "the result");
   const std::uint32_t* in = bits.data();
   std::uint16_t* o = out.mutable_data();
   for (py::ssize_t i = 0; i < bits.size(); ++i) o[i] = ref::f32_bits_to_bf16_rne(in[i]);
   return out;
 }
 
+// Byte offsets of element i (row-major over `lead`) in a view with these strides: broadcast (0)
+// and negative strides included, so no operand is ever copied.
+struct Walk {
+  std::vector<py::ssize_t> lead, stride;  // the leading dims and the view's byte strides over them
+  py::ssize_t offset(std::size_t i) const {
+    py::ssize_t off = 0;
+    for (std::size_t d = lead.size(); d-- > 0;) {
+      const auto n = static_cast<std::size_t>(lead[d]);
+      off += static_cast<py::ssize_t>(i % n) * stride[d];
+      i /= n;
+    }
+    return off;
+  }
+};
+
+Walk walk_of(const py::array& x, const std::vector<py::ssize_t>& lead) {
+  Walk w{lead, {}};
+  for (std::size_t d = 0; d < lead.size(); ++d) w.stride.push_back(x.strides(static_cast<py::ssize_t>(d)));
+  return w;
+}
+
 // d[i] = mma_k16(c[i]; a[i, 0..15], b[i, 0..15]) over equal leading shapes (the Python wrapper
-// broadcasts). One output element per index, as one lane's element of mma.sync m16n8k16.
+// broadcasts, with views whose strides are 0 along broadcast dimensions). One output element per
+// index, as one lane's element of mma.sync m16n8k16. Operands of any layout are read in place;
+// the element count is a std::size_t (it may pass 2^32).
 py::array_t<std::uint32_t> mma(const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
                                const std::string& arch_name, unsigned threads) {
-  auto a = checked_array<std::uint16_t>(a_obj, "a");
-  auto b = checked_array<std::uint16_t>(b_obj, "b");
-  auto c = checked_array<std::uint32_t>(c_obj, "c");
+  const py::array a = any_layout_array<std::uint16_t>(a_obj, "a");
+  const py::array b = any_layout_array<std::uint16_t>(b_obj, "b");
+  const py::array c = any_layout_array<std::uint32_t>(c_obj, "c");
   const ref::Arch arch = parse_arch_arg(arch_name);
   if (a.ndim() < 1 || a.shape(a.ndim() - 1) != 16)
     throw py::value_error("a must have shape (..., 16) (BF16 bits, k = 0..15), got " + shape_str(a));
@@ -78,16 +102,27 @@ py::array_t<std::uint32_t> mma(const py::object& a_obj, const py::object& b_obj,
   if (b_lead != lead || shape_of(c) != lead)
     throw py::value_error("a[..., 16], b[..., 16] and c[...] must have the same leading shape, got a " +
                           shape_str(a) + ", b " + shape_str(b) + ", c " + shape_str(c));
-  py::array_t<std::uint32_t> out(lead);
-  const std::uint16_t* pa = a.data();
-  const std::uint16_t* pb = b.data();
-  const std::uint32_t* pc = c.data();
+  py::array_t<std::uint32_t> out = new_array<std::uint32_t>(lead, "the result");
+  const Walk wa = walk_of(a, lead), wb = walk_of(b, lead), wc = walk_of(c, lead);
+  const py::ssize_t ka = a.strides(a.ndim() - 1), kb = b.strides(b.ndim() - 1);
+  const auto* pa = static_cast<const char*>(a.data());
+  const auto* pb = static_cast<const char*>(b.data());
+  const auto* pc = static_cast<const char*>(c.data());
   std::uint32_t* po = out.mutable_data();
-  const auto count = static_cast<std::uint32_t>(c.size());
+  const std::size_t count = static_cast<std::size_t>(out.size());
   {
     py::gil_scoped_release unlocked;
-    ref::parallel_for(count, threads, [&](std::uint32_t i) {
-      po[i] = ref::mma_k16_bits(arch, pc[i], pa + 16 * std::size_t{i}, pb + 16 * std::size_t{i});
+    ref::parallel_for(count, threads, [&](std::size_t i) {
+      std::uint16_t ra[16], rb[16];
+      const char* xa = pa + wa.offset(i);
+      const char* xb = pb + wb.offset(i);
+      for (int k = 0; k < 16; ++k) {
+        std::memcpy(ra + k, xa + k * ka, sizeof ra[0]);
+        std::memcpy(rb + k, xb + k * kb, sizeof rb[0]);
+      }
+      std::uint32_t rc;
+      std::memcpy(&rc, pc + wc.offset(i), sizeof rc);
+      po[i] = ref::mma_k16_bits(arch, rc, ra, rb);
     });
   }
   return out;

@@ -23,6 +23,7 @@ py::dict to_dict(const golden::Recording& r) {
   header["driver"] = r.header.driver;
   header["cuda"] = r.header.cuda;
   header["commit"] = r.header.commit;
+  header["length_verified"] = r.length_verified;  // false: version 1, no trailer (recording.hpp)
   py::list outputs;
   for (const golden::RecordedOutput& o : r.outputs) {
     py::dict d;
@@ -33,7 +34,7 @@ py::dict to_dict(const golden::Recording& r) {
       d["bits"] = py::none();
     } else {
       // The used outputs, m rows of n (the pitch padding is not recorded).
-      py::array_t<std::uint16_t> bits({static_cast<py::ssize_t>(o.c.m), static_cast<py::ssize_t>(o.c.n)});
+      auto bits = new_array<std::uint16_t>({static_cast<py::ssize_t>(o.c.m), static_cast<py::ssize_t>(o.c.n)}, "bits");
       std::memcpy(bits.mutable_data(), o.bits.data(), o.bits.size() * sizeof(std::uint16_t));
       d["bits"] = bits;
     }

@@ -41,6 +41,7 @@ struct MmavFile {
 
 // Parses bytes; on failure returns false and says why in *error (names the offset or field).
 bool parse_mmav(const std::uint8_t* data, std::size_t size, MmavFile* out, std::string* error);
+// A regular file of at most kMaxInputFileBytes (files.hpp); *error says why without the path.
 bool read_mmav_file(const std::string& path, MmavFile* out, std::string* error);
 std::vector<std::uint8_t> serialize_mmav(const MmavFile& file);
 

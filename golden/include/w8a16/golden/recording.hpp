@@ -11,11 +11,12 @@
 
 namespace w8a16::golden {
 
-// The file, version 1 (one item per line, '\n' endings; '#' lines and blank lines are ignored):
+// The file, version 2 (one item per line, '\n' endings; '#' lines and blank lines before the
+// trailer are ignored):
 //
 //   # SPDX-License-Identifier: MIT OR Apache-2.0      (the writer's two comment lines)
 //   # Recorded by `w8a16check record` ...
-//   w8a16check-recording 1
+//   w8a16check-recording 2
 //   gpu: NVIDIA H200
 //   compute_capability: 9.0
 //   driver: 580.159
@@ -23,6 +24,8 @@ namespace w8a16::golden {
 //   commit: 2fe6d9a0c1d2
 //   digest: fnv1a64-bf16le-rows
 //   out 0x<16 hex digest> <outputs> <hex bytes or -> case/1 <the rest of the case line>
+//   ...
+//   end cases=<number of out lines> body=fnv1a64:0x<16 hex>
 //
 // The header keys come in this order, each once. `digest` names the one digest this version knows:
 // FNV-1a 64 (offset 0xcbf29ce484222325, prime 0x100000001b3) over C's first n BF16 outputs of each
@@ -30,8 +33,19 @@ namespace w8a16::golden {
 // included). `outputs` is m * n. The full bytes follow, as 4 hex digits per output (the BF16 bits,
 // most significant digit first, in the same order as the digest), exactly when outputs <=
 // kRecordingFullOutputsMax; otherwise '-'.
+//
+// The trailer is the last line (only its '\n' may follow): the count of `out` lines and the FNV-1a 64
+// (same constants) of every line before it, comments included, each as its bytes without its line
+// ending and then one '\n' (so a copy with "\r\n" endings checks the same). A file cut anywhere, at
+// a line boundary too, lacks it or disagrees with it, and is refused.
+//
+// Version 1 is the same without the trailer. It is still read, but its length cannot be verified:
+// a version-1 file cut after any `out` line reads as a complete, shorter recording. Recording's
+// length_verified says which; the writer writes version 2 only, and upgrade_recording() rewrites a
+// version-1 text as version 2 without changing one byte of its header or out lines.
 inline constexpr std::string_view kRecordingMagic = "w8a16check-recording";
-inline constexpr std::uint32_t kRecordingVersion = 1;
+inline constexpr std::uint32_t kRecordingVersion = 2;
+inline constexpr std::uint32_t kRecordingOldestVersion = 1;
 inline constexpr std::string_view kRecordingDigestName = "fnv1a64-bf16le-rows";
 inline constexpr std::uint64_t kRecordingFullOutputsMax = 4096;
 
@@ -52,8 +66,11 @@ struct RecordedOutput {
 };
 
 struct Recording {
-  RecordingHeader header;
+  RecordingHeader header;  // header.version: the version the text was read in
   std::vector<RecordedOutput> outputs;
+  // True when the trailer confirmed the case count and the body (version 2); false for version 1,
+  // whose length nothing confirms ("unverifiable length").
+  bool length_verified = true;
 };
 
 // C's first n of each row (C is [m][c_row_stride] BF16 bits, as launch_case returns it).
@@ -63,15 +80,25 @@ std::uint64_t outputs_digest(const std::vector<std::uint16_t>& used);
 // A record of one case from its used outputs (keeps the bits when small).
 RecordedOutput make_recorded_output(const Case& c, const std::vector<std::uint16_t>& used);
 
+// The text of `r` in version kRecordingVersion, trailer included (r.header.version is not consulted).
 std::string format_recording(const Recording& r);
 // On failure returns false, leaves *out unchanged and says "source:line: why" in *error: a corrupt
 // line, an unknown version, a header key missing or out of order, a digest name this version does
 // not know, a case line that is not valid, an output count other than m * n, full bytes that are
-// missing, extra or not hex, full bytes whose digest is not the recorded one, a case recorded twice.
+// missing, extra or not hex, full bytes whose digest is not the recorded one, a case recorded twice;
+// in version 2 a missing trailer (a cut file), a trailer whose count or body digest disagrees with
+// the file, and anything after the trailer.
 bool parse_recording(std::string_view text, const std::string& source_name, Recording* out, std::string* error);
+// A regular file of at most kMaxInputFileBytes (files.hpp), parsed; errors start with the path.
 bool read_recording_file(const std::string& path, Recording* out, std::string* error);
-// Writes to a temporary file beside `path` and renames it, so a failure leaves no half file.
+// Writes format_recording(r) atomically (files.hpp write_file_atomic): a failure leaves `path` as it was.
 bool write_recording_file(const std::string& path, const Recording& r, std::string* error);
+// A version-1 text as version 2: every byte as it was except the version on the magic line, with the
+// trailer appended (and a final '\n' before it if the text lacked one); the result is parsed again
+// and must hold the same header and outputs, so an upgrade never changes a recorded value. A text
+// already in version 2 comes back unchanged. False with "source:line: why" when the text does not
+// parse.
+bool upgrade_recording(std::string_view text, const std::string& source_name, std::string* upgraded, std::string* error);
 
 // A short folder-safe name for a GPU: lower case, "NVIDIA " dropped, other than [a-z0-9] -> '-'
 // ("NVIDIA H200" -> "h200", "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3").

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace w8a16::ref {
@@ -16,17 +17,20 @@ inline unsigned resolve_threads(unsigned threads) {
   return hw == 0 ? 1 : hw;
 }
 
-// Calls body(i) for every i in [0, count), work-stealing one index at a time.
-template <class Body>
-void parallel_for(std::uint32_t count, unsigned threads, Body&& body) {
-  const unsigned t = std::min<unsigned>(resolve_threads(threads), std::max<std::uint32_t>(count, 1));
+// Calls body(i) for every i in [0, count), work-stealing one index at a time. The index has the
+// count's type (std::uint32_t for shapes, std::size_t for element counts past 2^32), never narrower.
+template <class Index, class Body>
+void parallel_for(Index count, unsigned threads, Body&& body) {
+  static_assert(std::is_unsigned<Index>::value, "an unsigned index");
+  const unsigned t = static_cast<unsigned>(
+      std::min<std::uint64_t>(resolve_threads(threads), std::max<std::uint64_t>(count, 1)));
   if (t <= 1) {
-    for (std::uint32_t i = 0; i < count; ++i) body(i);
+    for (Index i = 0; i < count; ++i) body(i);
     return;
   }
-  std::atomic<std::uint32_t> next{0};
+  std::atomic<Index> next{0};
   auto worker = [&] {
-    for (std::uint32_t i; (i = next.fetch_add(1)) < count;) body(i);
+    for (Index i; (i = next.fetch_add(1)) < count;) body(i);
   };
   std::vector<std::thread> pool;
   pool.reserve(t - 1);

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Strict number validators and the work limits (options.hpp).
+#include "options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "w8a16/golden/files.hpp"
+
+namespace w8a16::cli {
+namespace {
+
+// Decimal or 0x hex digits only, below 2^64; false on anything else (sign, space, overflow).
+bool parse_whole(const std::string& s, std::uint64_t* out) {
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const std::size_t start = hex ? 2 : 0;
+  if (s.size() == start || s.size() - start > (hex ? 16u : 20u)) return false;
+  std::uint64_t v = 0;
+  for (std::size_t i = start; i < s.size(); ++i) {
+    const char ch = s[i];
+    unsigned d;
+    if (ch >= '0' && ch <= '9') d = static_cast<unsigned>(ch - '0');
+    else if (hex && ch >= 'a' && ch <= 'f') d = static_cast<unsigned>(ch - 'a' + 10);
+    else if (hex && ch >= 'A' && ch <= 'F') d = static_cast<unsigned>(ch - 'A' + 10);
+    else return false;
+    const std::uint64_t base = hex ? 16 : 10;
+    if (v > (UINT64_MAX - d) / base) return false;
+    v = v * base + d;
+  }
+  *out = v;
+  return true;
+}
+
+std::string macs_of(const golden::Case& c) {
+  return std::to_string(c.m) + "*" + std::to_string(c.n) + "*" + std::to_string(c.k);
+}
+
+// The smallest power of two >= v, as an option value that admits v.
+std::uint64_t admitting(std::uint64_t v) {
+  std::uint64_t p = 1;
+  while (p < v && p < (std::uint64_t{1} << 63)) p <<= 1;
+  return p < v ? v : p;
+}
+
+}  // namespace
+
+bool parse_whole_number(const std::string& text, std::uint64_t* out) { return parse_whole(text, out); }
+
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        if (!parse_whole(s, &v))
+          return golden::quote(s, 40) + " is not a whole number (decimal or 0x hex, no sign) in " + range;
+        if (v < lo || v > hi) return s + " is outside " + range;
+        s = std::to_string(v);  // CLI11 reads "010" as octal: what it converts is the decimal value
+        return {};
+      },
+      range);
+}
+
+CLI::Validator finite_number(double lo, double hi) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%g..%g", lo, hi);
+  const std::string range = buf;
+  return CLI::Validator(
+      [lo, hi, range](std::string& s) -> std::string {
+        const char* p = s.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(p, &end);
+        const bool whole = !s.empty() && end == p + s.size() && s.find_first_of(" \t\n") == std::string::npos;
+        if (!whole || errno == ERANGE || !std::isfinite(v))
+          return golden::quote(s, 40) + " is not a finite number in " + range;
+        if (v < lo || v > hi) return s + " is outside " + range;
+        return {};
+      },
+      range);
+}
+
+void add_limit_options(CLI::App* cmd, WorkLimits* limits) {
+  cmd->add_option("--max-macs", limits->max_macs,
+                  "refuse any case of more multiply-adds (m*n*k) than this: the emulator computes each on the CPU")
+      ->transform(whole_number(1, UINT64_MAX))
+      ->capture_default_str();
+  cmd->add_option("--max-bytes", limits->max_bytes,
+                  "refuse any case needing more host memory than this (bytes; inputs, copies and outputs)")
+      ->transform(whole_number(1, UINT64_MAX))
+      ->capture_default_str();
+}
+
+CaseCost case_cost(const golden::Case& c) {
+  const std::uint64_t a = 2 * std::uint64_t{c.m} * c.a_row_stride, w = std::uint64_t{c.n} * c.k;
+  const std::uint64_t s = 4 * ((std::uint64_t{c.n} + 127) / 128) * (c.k / 128);
+  const std::uint64_t cb = 2 * std::uint64_t{c.m} * c.c_row_stride, used = std::uint64_t{c.m} * c.n;
+  CaseCost cost;
+  cost.macs = std::uint64_t{c.m} * c.n * c.k;
+  // Inputs and the backend's copy of them; C as the sentinel, the backend's buffer, the download
+  // and the expected output; the simulation's expected outputs and write counts (3 bytes per used
+  // output) and a recording's used outputs (2); the emulator's unpacked A (bounded slabs).
+  cost.host_bytes = 2 * (a + w + s) + 4 * cb + 5 * used + (std::uint64_t{64} << 20);
+  return cost;
+}
+
+std::string count_text(std::uint64_t v) {
+  std::string s = std::to_string(v);
+  if (v != 0 && (v & (v - 1)) == 0) {
+    int e = 0;
+    while ((std::uint64_t{1} << e) != v) ++e;
+    return s + " (2^" + std::to_string(e) + ")";
+  }
+  if (v >= 100000) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " (about %.1e)", static_cast<double>(v));
+    return s + buf;
+  }
+  return s;
+}
+
+std::string over_limits(const std::string& what, const CaseCost& cost, const WorkLimits& limits) {
+  std::string out;
+  if (cost.macs > limits.max_macs)
+    out += what + ": needs " + count_text(cost.macs) + " multiply-adds, more than --max-macs " +
+           count_text(limits.max_macs) + "; pass --max-macs " + std::to_string(admitting(cost.macs)) +
+           " to run it\n";
+  if (cost.host_bytes > limits.max_bytes)
+    out += what + ": needs about " + count_text(cost.host_bytes) + " bytes of host memory, more than --max-bytes " +
+           count_text(limits.max_bytes) + "; pass --max-bytes " + std::to_string(admitting(cost.host_bytes)) +
+           " to run it\n";
+  return out;
+}
+
+std::string over_limits(const std::vector<golden::Case>& cases, const std::vector<std::string>& sources,
+                        const WorkLimits& limits) {
+  std::string out;
+  std::size_t over = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string what = (i < sources.size() ? sources[i] : "case #" + std::to_string(i)) + " (m*n*k = " +
+                             macs_of(cases[i]) + ")";
+    const std::string line = over_limits(what, case_cost(cases[i]), limits);
+    if (line.empty()) continue;
+    if (++over <= 5) out += line;
+  }
+  if (over > 5) out += "... and " + std::to_string(over - 5) + " more cases over the limits\n";
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+}  // namespace w8a16::cli

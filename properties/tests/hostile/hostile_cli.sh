@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Hostile input through every subcommand of the CLI, as a user or an attacker would give it: paths
+# that are not regular files (folders, /dev/zero, FIFOs, unreadable files, a file whose read fails),
+# huge, negative, wrapping and NaN values, truncated files of every format, unwritable report paths,
+# and text with control bytes or of absurd length. Each run has a memory limit (ulimit -v) and a
+# timeout, and must end with the documented exit status (README "Exit status"), a clear message
+# matching its pattern, no signal (no crash, no core), no raw control byte in what it prints, and no
+# report left from an earlier run (each report path starts out holding a stale PASS).
+#
+# Usage: hostile_cli.sh CLI SOURCE_DIR [PYTHON]. Prints one line per run and a summary; exits 1 if
+# any run broke a rule. W8A16_HOSTILE_VMEM_KIB (default 4194304, 0: none, e.g. under ASan, which
+# reserves terabytes of shadow) and W8A16_HOSTILE_TIMEOUT (seconds, default 120) set the limits.
+set -u
+cli=$1
+src=$2
+py=${3:-python3}
+vmem=${W8A16_HOSTILE_VMEM_KIB:-4194304}
+tmo=${W8A16_HOSTILE_TIMEOUT:-120}
+work=$(mktemp -d "${TMPDIR:-/tmp}/w8a16-hostile.XXXXXX")
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+ulimit -c 0  # a crash must show as a signal status below, never as a core file left behind
+
+runs=0
+broken=0
+stale='{"verdict": "PASS", "stale": "STALE-REPORT-FROM-AN-EARLIER-RUN"}'
+
+# run NAME STATUS REGEX [--report FILE]... -- COMMAND...
+#   STATUS: the exit status the run must have; REGEX: an extended regex its output must match.
+#   Each --report FILE is filled with a stale PASS first, and must not hold it afterwards.
+run() {
+  local name=$1 want=$2 regex=$3
+  shift 3
+  local reports=()
+  while [ "$1" = --report ]; do
+    reports+=("$2")
+    shift 2
+  done
+  [ "$1" = -- ] && shift
+  local r
+  for r in "${reports[@]}"; do [ -d "$(dirname "$r")" ] && [ ! -e "$r" -o -f "$r" ] && printf '%s\n' "$stale" > "$r"; done
+  local out rc
+  out=$( (if [ "$vmem" != 0 ]; then ulimit -v "$vmem"; fi; exec timeout -k 10 "$tmo" "$@") 2>&1 < /dev/null)
+  rc=$?
+  runs=$((runs + 1))
+  local why=""
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    why="did not finish within ${tmo} s (exit $rc): a hang"
+  elif [ "$rc" -ge 128 ]; then
+    why="killed by signal $((rc - 128)) (exit $rc): a crash"
+  elif [ "$rc" -ne "$want" ]; then
+    why="exit status $rc, documented $want"
+  elif ! printf '%s' "$out" | grep -Eq -- "$regex"; then
+    why="output does not match /$regex/"
+  elif printf '%s' "$out" | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+    why="output holds a raw control byte (user input must be escaped)"
+  elif [ "${#out}" -gt 60000 ]; then
+    why="output is ${#out} bytes: long input must be cut"
+  else
+    for r in "${reports[@]}"; do
+      if [ -f "$r" ] && grep -q STALE-REPORT "$r"; then why="$r still holds the report of an earlier run"; fi
+    done
+  fi
+  if [ -n "$why" ]; then
+    broken=$((broken + 1))
+    printf 'BROKEN  %s: %s\n  command: %s\n  output (first 1500 bytes):\n%s\n' "$name" "$why" "$*" \
+      "$(printf '%s' "$out" | head -c 1500 | LC_ALL=C tr -d '\000-\010\013-\037\177' | sed 's/^/    | /')"
+  else
+    printf 'ok      %s (exit %d)\n' "$name" "$rc"
+  fi
+}
+
+# ---- the files -------------------------------------------------------------------------------
+mkfifo "$work/fifo" "$work/fifo.case" "$work/fifo.rec"
+mkdir -p "$work/empty" "$work/with_fifo" "$work/regressions"
+ln -s "$work/fifo" "$work/with_fifo/looks_like.case"
+printf 'not a folder\n' > "$work/afile"
+small_case='case/1 w8a16_gemv_batch4_strided m=2 n=5 k=128 a_row_stride=136 c_row_stride=7 dist=specials seed=0x0000000000000042 gen=1'
+huge_case='case/1 w8a16_gemm_pipelined m=65536 n=32768 k=32768 a_row_stride=32768 c_row_stride=32768 dist=specials seed=0x0000000000000001 gen=1'
+printf '%s\n' "$small_case" > "$work/small.case"
+printf '%s\n' "$huge_case" > "$work/huge.case"
+printf '%s\n' "${small_case:0:60}" > "$work/cut.case"
+printf '%s\n' "$small_case" > "$work/unreadable.case"
+chmod 000 "$work/unreadable.case"
+# A recording of the small case, by the tool itself (the simulation: values from the emulator).
+"$cli" record --source sim --cases "$work/small.case" --out "$work/small.rec" > /dev/null 2>&1
+head -n -1 "$work/small.rec" > "$work/cut_at_line.rec"                     # the trailer dropped
+head -c "$(($(wc -c < "$work/small.rec") - 20))" "$work/small.rec" > "$work/cut_mid_line.rec"
+sed 's/^w8a16check-recording 2$/w8a16check-recording 1/; /^end /d' "$work/small.rec" > "$work/v1.rec"
+# A recording that names a case no machine here can run (digest only: more than 4096 outputs).
+sed '/^out /d; /^end /d; s/^w8a16check-recording 2$/w8a16check-recording 1/' "$work/small.rec" > "$work/huge_v1.rec"
+printf 'out 0x0000000000000000 2147483648 - %s\n' "$huge_case" >> "$work/huge_v1.rec"
+"$cli" upgrade-recording "$work/huge_v1.rec" --out "$work/huge.rec" > /dev/null 2>&1
+"$py" - "$work" "$src" <<'EOF'
+import os, struct, sys
+work, src = sys.argv[1], sys.argv[2]
+mmav = open(os.path.join(src, "golden/mma/h200/h200_10_targeted.mmav"), "rb").read()
+open(os.path.join(work, "cut.mmav"), "wb").write(mmav[: len(mmav) - 100])
+open(os.path.join(work, "lying_count.mmav"), "wb").write(mmav[:8] + struct.pack("<I", 0xFFFFFFFF) + mmav[12:])
+def bundle(m, n, k, launches, body=True):
+    h = b"W8A16OPB" + struct.pack("<I", 1) + b"gemm_pipelined".ljust(32, b"\0")
+    h += struct.pack("<IIIIIIIII", m, n, k, k, n, launches, 0, 0, 0)
+    if not body:
+        return h
+    return h + b"\0" * (2 * launches * m * k + n * k + 4 * ((n + 127) // 128) * (k // 128))
+open(os.path.join(work, "ok.bundle"), "wb").write(bundle(2, 8, 128, 1))
+open(os.path.join(work, "cut.bundle"), "wb").write(bundle(2, 8, 128, 1)[:-7])
+# launches * m * a_row_stride wraps 2^64 when multiplied unchecked; the file is as long as the wrapped size says.
+open(os.path.join(work, "wrapping.bundle"), "wb").write(bundle(0xFFFFFFFF, 8, 128, 0x80000001, body=False))
+EOF
+
+d="$src/golden"
+esc=$'\x1b[31mred\x07'
+long=$(head -c 100000 /dev/zero | tr '\0' 'x')
+rtl=$'gemv\u202ebatch4'
+
+# ---- every reader: paths that are not regular files -----------------------------------------
+run vectors.folder 2 "golden/mma/h200: error: is a folder" -- "$cli" vectors "$d/mma/h200"
+run vectors.dev_zero 2 "/dev/zero: error: is a character device" -- "$cli" vectors /dev/zero
+run vectors.fifo 2 "fifo: error: is a FIFO" -- "$cli" vectors "$work/fifo"
+run vectors.read_error 2 "read failed" -- "$cli" vectors /proc/self/mem
+run vectors.missing 2 "no such file" -- "$cli" vectors "$work/missing.mmav"
+run vectors.truncated 2 "size mismatch" -- "$cli" vectors "$work/cut.mmav"
+run vectors.lying_count 2 "size mismatch" -- "$cli" vectors "$work/lying_count.mmav"
+run replay.empty_folder 2 "holds no .case file: nothing to replay" -- "$cli" replay --backend sim "$work/empty"
+run replay.dev_zero 2 "/dev/zero: is a character device" -- "$cli" replay --backend sim /dev/zero
+run replay.fifo 2 "fifo.case: is a FIFO" -- "$cli" replay --backend sim "$work/fifo.case"
+run replay.fifo_line 2 "fifo: is a FIFO" -- "$cli" replay --backend sim "$work/fifo:3"
+run replay.fifo_in_folder 2 "looks_like.case: is a FIFO" -- "$cli" replay --backend sim "$work/with_fifo"
+run replay.line_zero 2 "line numbers start at 1" -- "$cli" replay --backend sim "$work/small.case:0"
+run replay.truncated_case 2 "expected 10 space-separated fields" -- "$cli" replay --backend sim "$work/cut.case"
+run replay.recordings_folder_without_rec 2 "no .rec file in this folder" -- "$cli" replay --backend sim --recordings "$work/empty"
+run replay.recordings_dev_zero 2 "/dev/zero: is a character device" -- "$cli" replay --backend sim --recordings /dev/zero
+run replay.recordings_fifo 2 "fifo.rec: is a FIFO" -- "$cli" replay --backend sim --recordings "$work/fifo.rec"
+run replay.recordings_cut_at_a_line 2 "without its trailer line.*the file is cut" -- "$cli" replay --backend sim --recordings "$work/cut_at_line.rec"
+run replay.recordings_cut_mid_line 2 "cut_mid_line.rec:[0-9]+: (corrupt|the trailer|expected)" -- "$cli" replay --backend sim --recordings "$work/cut_mid_line.rec"
+run replay.recordings_version_1_unverifiable 0 "version 1: unverifiable length" -- "$cli" replay --backend sim --recordings "$work/v1.rec"
+run repro.fifo 2 "fifo.case: is a FIFO" -- "$cli" repro --backend sim "$work/fifo.case"
+run repro.folder 2 "empty: is a folder" -- "$cli" repro --backend sim "$work/empty"
+run record.fifo_case 2 "fifo.case: is a FIFO" -- "$cli" record --source sim --cases "$work/fifo.case" --out "$work/never.rec"
+run record.fifo_in_folder 2 "looks_like.case: is a FIFO" -- "$cli" record --source sim --cases "$work/with_fifo" --out "$work/never.rec"
+run run_operands.fifo 2 "fifo: is a FIFO" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/fifo" --out "$work/o.bin"
+run run_operands.dev_zero 2 "/dev/zero: is a character device" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in /dev/zero --out "$work/o.bin"
+run run_operands.folder 2 "empty: is a folder" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/empty" --out "$work/o.bin"
+run run_operands.truncated 2 "truncated, or trailing bytes" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/cut.bundle" --out "$work/o.bin"
+run run_operands.wrapping_header 2 "larger than 2\^31" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/wrapping.bundle" --out "$work/o.bin"
+run upgrade_recording.fifo 2 "fifo.rec: is a FIFO" -- "$cli" upgrade-recording "$work/fifo.rec" --out "$work/u.rec"
+run upgrade_recording.folder 2 "empty: is a folder" -- "$cli" upgrade-recording "$work/empty" --out "$work/u.rec"
+run verify.cases_from_fifo 1 "case file error: .*fifo.case: is a FIFO" -- "$cli" verify --backend sim --no-save --cases 1 --no-recordings --cases-from "$work/fifo.case"
+run verify.mma_dir_dev_zero 1 "/dev/zero: is a character device" -- "$cli" verify --backend sim --no-save --cases 1 --no-recordings --no-saved --mma-dir /dev/zero
+run verify.recordings_fifo 2 "fifo.rec: is a FIFO" -- "$cli" verify --backend sim --no-save --cases 1 --no-saved --recordings-from "$work/fifo.rec"
+run verify.data_dir_not_a_folder 2 "no such folder" -- "$cli" verify --backend sim --data-dir /dev/zero
+run probe.out_is_a_file 2 "cannot create .*afile/.*Not a directory" -- "$cli" probe --source sim --out "$work/afile" --cases 1
+run module.folder 2 "module|CUDA backend" -- "$cli" replay --module "$work/empty" "$work/small.case"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+  run replay.unreadable_file 2 "unreadable.case: (cannot open|cannot read).*[Pp]ermission denied" -- \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$cli" replay --backend sim "$work/unreadable.case"
+elif [ "$(id -u)" -ne 0 ]; then
+  run replay.unreadable_file 2 "unreadable.case: (cannot open|cannot read).*[Pp]ermission denied" -- "$cli" replay --backend sim "$work/unreadable.case"
+else
+  echo "SKIPPED replay.unreadable_file: running as root without setpriv, so no file is unreadable"
+fi
+
+# ---- work that cannot be done ------------------------------------------------------------------
+run replay.huge_case 2 "needs 70368744177664 \(2\^46\) multiply-adds, more than --max-macs.*pass --max-macs" -- "$cli" replay --backend sim "$huge_case"
+run replay.huge_case_bytes 2 "bytes of host memory, more than --max-bytes.*pass --max-bytes" -- "$cli" replay --backend sim --max-macs 0x400000000000 "$huge_case"
+run repro.huge_case 2 "repro: nothing was run" -- "$cli" repro --backend sim "$huge_case"
+run verify.huge_saved_case 2 "huge.case:1 .*more than --max-macs" -- "$cli" verify --backend sim --no-save --no-recordings --cases-from "$work/huge.case"
+run record.huge_case 2 "more than --max-macs" -- "$cli" record --source sim --cases "$work/huge.case" --out "$work/never.rec"
+run replay.recordings_huge_case 2 "huge.rec case 1 .*more than --max-macs" -- "$cli" replay --backend sim --recordings "$work/huge.rec"
+run run_operands.over_max_macs 2 "needs 2048 \(2\^11\) multiply-adds, more than --max-macs 1" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out "$work/o.bin" --max-macs 1
+run bench.huge_shape 2 "bytes of host memory, more than --max-bytes" -- "$cli" bench --shapes 65536x65408 --m 1
+run replay.max_macs_admits_a_small_case 0 "1 cases, 0 failed" -- "$cli" replay --backend sim --max-macs 1280 "$work/small.case"
+
+# ---- flag values that wrap or mean nothing --------------------------------------------------
+for v in -1 18446744073709551616 1e3 ' 5' 0x 1000000001 010x; do
+  run "verify.cases=$v" 2 "--cases: .*(not a whole number|outside)" -- "$cli" verify --cases "$v"
+done
+run verify.cases_octal_reads_as_decimal 2 "--max-macs: .*outside" -- "$cli" verify --max-macs 0
+run verify.seed_negative 2 "--seed: '-1' is not a whole number" -- "$cli" verify --seed -1
+run verify.seed_past_2_64 2 "--seed: .*not a whole number" -- "$cli" verify --seed 0x1ffffffffffffffff
+for v in -1 nan inf -inf 1e999 '' 5s; do
+  run "verify.time_budget=$v" 2 "--time-budget: .*not a finite number|--time-budget: .*outside|--time-budget" -- "$cli" verify --time-budget "$v"
+done
+run verify.gpus_negative 2 "--gpus: '-1'" -- "$cli" verify --gpus -1
+run verify.shard_zero 2 "shard '1/0' must be i/n" -- "$cli" verify --shard 1/0
+run verify.max_bytes_negative 2 "--max-bytes: '-5'" -- "$cli" verify --max-bytes -5
+run verify.draw_max_macs_negative 2 "--draw-max-macs: '-1'" -- "$cli" verify --draw-max-macs -1
+run replay.max_macs_negative 2 "--max-macs: '-1'" -- "$cli" replay --max-macs -1 "$work/small.case"
+run repro.element_negative 2 "--element: '-1'" -- "$cli" repro --element -1 0 "$work/small.case"
+run repro.show_negative 2 "--show: '-1'" -- "$cli" repro --show -1 "$work/small.case"
+run vectors.show_negative 2 "--show: '-1'" -- "$cli" vectors --show -1 "$d/mma/h200/h200_10_targeted.mmav"
+run probe.cases_negative 2 "--cases: '-1'" -- "$cli" probe --source sim --cases -1 --out "$work/probe"
+run probe.cases_zero 2 "--cases: 0 is outside 1..65536" -- "$cli" probe --source sim --cases 0 --out "$work/probe"
+run probe.seed_negative 2 "--seed: '-1'" -- "$cli" probe --source sim --seed -1 --out "$work/probe"
+run bench.reps_negative 2 "--reps: '-1'" -- "$cli" bench --reps -1
+run bench.m_negative 2 "--m: '-1'" -- "$cli" bench --m 1,-1
+run bench.rotate_nan 2 "--rotate-mib: 'nan'" -- "$cli" bench --rotate-mib nan
+run bench.device_negative 2 "--device: '-1'" -- "$cli" bench --device -1
+run bench.check_macs_negative 2 "--check-macs: '-1'" -- "$cli" bench --check-macs -1
+run cli.unknown_subcommand 2 "unknown subcommand 'nosuch'" -- "$cli" nosuch
+run cli.unknown_option 2 "The following argument was not expected: --nosuch" -- "$cli" verify --nosuch
+run cli.missing_value 2 "--cases: .*missing" -- "$cli" verify --cases
+run cli.missing_required 2 "--in is required|--in.*required" -- "$cli" run-operands --backend sim --entry gemm_pipelined --out "$work/o.bin"
+run cli.help_is_exit_0 0 "Exit status, every subcommand" -- "$cli" --help
+
+# ---- reports and outputs that cannot be written; no stale report -----------------------------
+quick=(--backend sim --no-save --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+run verify.json_to_dev_full 2 "--json /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --json /dev/full
+run verify.junit_to_dev_full 2 "--junit /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --junit /dev/full
+run verify.junit_in_missing_folder 2 "--junit .*missing/v.xml: the folder .*missing does not exist" -- "$cli" verify "${quick[@]}" --junit "$work/missing/v.xml"
+run verify.json_is_a_folder 2 "--json .*empty: is a folder" -- "$cli" verify "${quick[@]}" --json "$work/empty"
+run verify.stale_report_after_a_usage_error 2 "--cases: '-1'" --report "$work/v1.json" --report "$work/v1.xml" -- \
+  "$cli" verify --cases -1 --json "$work/v1.json" --junit "$work/v1.xml"
+run verify.stale_report_after_an_input_error 2 "no such file or folder" --report "$work/v2.json" --report "$work/v2.xml" -- \
+  "$cli" verify "${quick[@]}" --cases-from "$work/missing.case" --json "$work/v2.json" --junit "$work/v2.xml"
+run verify.stale_report_replaced_by_this_run 0 "verdict: PASS" --report "$work/v3.json" --report "$work/v3.xml" -- \
+  "$cli" verify "${quick[@]}" --json "$work/v3.json" --junit "$work/v3.xml"
+run verify.stdout_to_dev_full 2 "cannot write to standard output" -- sh -c '"$0" verify "$@" > /dev/full' "$cli" "${quick[@]}"
+run bench.stale_report_without_a_gpu 2 "bench: " --report "$work/b.json" -- "$cli" bench --json "$work/b.json" --m 1 --shapes 128x128
+run record.out_dev_full 2 "--out /dev/full: is a character device" -- "$cli" record --source sim --cases "$work/small.case" --out /dev/full
+run record.out_under_a_file 2 "afile/sub/x.rec|Not a directory|cannot" -- "$cli" record --source sim --cases "$work/small.case" --out "$work/afile/sub/x.rec"
+run run_operands.out_dev_full 2 "--out /dev/full: cannot write: .*No space left" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out /dev/full
+run run_operands.out_missing_folder 2 "--out .*missing/o.bin: the folder .*does not exist" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out "$work/missing/o.bin"
+run upgrade_recording.out_dev_full 2 "--out /dev/full: is a character device" -- "$cli" upgrade-recording "$work/v1.rec" --out /dev/full
+run upgrade_recording.writes_version_2 0 "version 2, every header and out line byte for byte" -- "$cli" upgrade-recording "$work/v1.rec" --out "$work/v1_up.rec"
+run upgrade_recording.result_replays_verified 0 "1 recorded cases: emulator 0 differ" -- "$cli" replay --backend sim --recordings "$work/v1_up.rec"
+
+# ---- reports that agree with the verdict: every FAIL reason is a failure in both reports -------
+# reports_agree NAME VERDICT JSON XML NEEDLE: the JSON's verdict is VERDICT; on FAIL its "failures"
+# list every reason of "why_not_pass" (NEEDLE among them) and the JUnit has one <failure> per
+# failing test case, each reason's text in one; on PASS both list none.
+reports_agree() {
+  runs=$((runs + 1))
+  local why
+  why=$("$py" - "$@" <<'EOF'
+import json, re, sys
+name, verdict, jpath, xpath, needle = sys.argv[1:6]
+try:
+    j = json.load(open(jpath))
+    x = open(xpath).read()
+except Exception as e:
+    print(f"a report is missing or unreadable: {e}"); sys.exit()
+fails = re.findall(r'<failure message="([^"]*)"', x)
+count = int(re.search(r'<testsuite [^>]*failures="(\d+)"', x).group(1))
+whys = [f.get("why", "") for f in j.get("failures", [])]
+if j.get("verdict") != verdict:
+    print(f"JSON verdict {j.get('verdict')}, expected {verdict}")
+elif verdict == "PASS" and (whys or fails or count or j.get("why_not_pass")):
+    print("a PASS report lists failures")
+elif verdict == "FAIL":
+    problems = []
+    if not j.get("why_not_pass"): problems.append("no why_not_pass")
+    if not whys: problems.append("the JSON lists no failure")
+    if count == 0 or not fails: problems.append(f"the JUnit says failures={count}")
+    if count != len(fails): problems.append(f"JUnit failures={count} but {len(fails)} <failure> elements")
+    for reason in j.get("why_not_pass", []):
+        if reason.endswith("failing cases"): continue  # listed case by case
+        if reason not in whys: problems.append(f"reason {reason!r} is not among the JSON failures")
+        if not any(reason in f for f in fails): problems.append(f"reason {reason!r} is not a JUnit failure")
+    if not any(needle in r for r in j.get("why_not_pass", [])): problems.append(f"no reason mentions {needle!r}")
+    print("; ".join(problems))
+EOF
+)
+  if [ -n "$why" ]; then
+    broken=$((broken + 1))
+    printf 'BROKEN  %s: %s\n' "$1" "$why"
+  else
+    printf 'ok      %s (reports agree: %s)\n' "$1" "$2"
+  fi
+}
+vq=(--backend sim --no-save --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+vr=(--backend sim --no-save --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+run verify.malformed_saved_case 1 "verdict: FAIL" -- "$cli" verify "${vq[@]}" --cases 2 --cases-from "$work/cut.case" --json "$work/r1.json" --junit "$work/r1.xml"
+reports_agree reports.malformed_saved_case FAIL "$work/r1.json" "$work/r1.xml" "case file errors"
+grep -q "expected 10 space-separated fields" "$work/r1.xml" || { broken=$((broken + 1)); echo "BROKEN  reports.malformed_saved_case: the JUnit does not name the bad line"; }
+run verify.nothing_checked 1 "not a pass: no case ran" -- "$cli" verify "${vq[@]}" --cases 0 --no-saved --json "$work/r2.json" --junit "$work/r2.xml"
+reports_agree reports.nothing_checked FAIL "$work/r2.json" "$work/r2.xml" "no case ran"
+run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --backend sim --no-save --cases 2 --no-recordings --mma-dir "$work/empty" --json "$work/r3.json" --junit "$work/r3.xml"
+reports_agree reports.no_recorded_mma FAIL "$work/r3.json" "$work/r3.xml" "no recorded MMA"
+run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --backend sim --no-save --cases 2 --no-recordings --mma-dir "$work/fifo" --json "$work/r4.json" --junit "$work/r4.xml"
+reports_agree reports.unreadable_mma FAIL "$work/r4.json" "$work/r4.xml" "unreadable"
+run verify.recording_that_differs 1 "emulator 1 differ" -- "$cli" verify "${vr[@]}" --recordings-from "$d/examples/one_output_changed.rec" --json "$work/r5.json" --junit "$work/r5.xml"
+reports_agree reports.recording_that_differs FAIL "$work/r5.json" "$work/r5.xml" "recorded cases differ from the emulator"
+run verify.pass 0 "verdict: PASS" -- "$cli" verify "${vq[@]}" --cases 2 --json "$work/r6.json" --junit "$work/r6.xml"
+reports_agree reports.pass PASS "$work/r6.json" "$work/r6.xml" ""
+
+# ---- user text in messages: escaped and cut -------------------------------------------------
+run quote.control_bytes_in_a_case_line 2 "unknown entry point '.*\\\\x1B\[31mred\\\\x07'" -- "$cli" replay --backend sim "case/1 w8a16_$esc m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1"
+run quote.long_argument_is_cut 2 "\(cut: 100[0-9]{3} bytes\)" -- "$cli" replay --backend sim "$long"
+run quote.bidi_override_in_an_entry 2 "unknown --entry 'gemv\\\\u\{202E\}batch4'" -- "$cli" verify --backend sim --entry "$rtl"
+run quote.control_bytes_in_a_path 2 "no such file" -- "$cli" vectors "$work/$esc.mmav"
+run quote.long_option_value 2 "\(cut: 100[0-9]{3} bytes\)" -- "$cli" verify --cases "$long"
+
+echo "hostile_cli: $runs runs, $broken broken"
+[ "$broken" -eq 0 ]
