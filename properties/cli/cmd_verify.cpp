@@ -24,6 +24,7 @@
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/properties/campaign.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/coverage.hpp"
 #include "w8a16/properties/regression.hpp"
 
 namespace w8a16::cli {
@@ -95,15 +96,33 @@ std::string xml_escape(const std::string& s) {
   return o;
 }
 
-// JUnit: one test case for the recorded MMAs and one per entry point, failing with its case lines.
+// What verify knows about coverage: the cells it expected, and what the campaign left empty.
+struct CoverageReport {
+  bool checked = false;                        // false with --no-coverage
+  std::vector<props::CoverageKey> expected;    // expected_cells for the backend and the entry points
+  std::vector<std::string> gaps;               // coverage_gaps, plus cells no aimed shape reached
+  std::uint64_t aimed = 0, aimed_without = 0;  // coverage cases, and those planned with kernels taken away
+};
+
+// JUnit: one test case for the recorded MMAs, one per entry point, failing with its case lines, and
+// one for the coverage table, failing with its gaps.
 bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
-                 const RunIdentity& id) {
+                 const RunIdentity& id, const CoverageReport& cov) {
   std::ofstream o(path);
   if (!o) return false;
   std::size_t failed = (mma.mismatches || mma.unreadable) ? 1 : 0;
   for (const auto& [e, t] : r.per_entry) failed += (t.mismatching_cases || t.errors) ? 1 : 0;
+  failed += cov.gaps.empty() ? 0 : 1;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\""
-    << 1 + r.per_entry.size() << "\" failures=\"" << failed << "\" time=\"" << r.seconds << "\">\n";
+    << 2 + r.per_entry.size() << "\" failures=\"" << failed << "\" time=\"" << r.seconds << "\">\n";
+  o << "  <testcase classname=\"verify.coverage\" name=\"every_cell_drawn\">\n";
+  if (!cov.checked) o << "    <skipped message=\"--no-coverage\"/>\n";
+  if (!cov.gaps.empty()) {
+    o << "    <failure message=\"" << cov.gaps.size() << " coverage gaps\">";
+    for (const std::string& g : cov.gaps) o << xml_escape(g) << "\n";
+    o << "</failure>\n";
+  }
+  o << "  </testcase>\n";
   o << identity_junit_properties(id);
   o << "  <testcase classname=\"verify.recorded_mma\" name=\"sm90_model_vs_hardware\">\n";
   if (mma.mismatches || mma.unreadable) {
@@ -127,9 +146,41 @@ bool write_junit(const std::string& path, const MmaSummary& mma, const CampaignR
   return static_cast<bool>(o);
 }
 
+nlohmann::json specials_json(std::uint32_t seen, bool present) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int b = 0; b < golden::kSpecialClassCount; ++b)
+    if (((seen >> b) & 1u) == present) a.push_back(std::string(golden::special_class_name(b)));
+  return a;
+}
+
+nlohmann::json coverage_json(const CampaignResult& r, const CoverageReport& cov) {
+  nlohmann::json c;
+  c["checked"] = cov.checked;
+  c["aimed_cases"] = cov.aimed;
+  c["aimed_cases_planned_without_some_kernels"] = cov.aimed_without;
+  c["gaps"] = cov.gaps;
+  c["cells"] = nlohmann::json::array();
+  std::vector<props::CoverageKey> keys = cov.expected;
+  for (const auto& [k, v] : r.coverage)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  for (const props::CoverageKey& k : keys) {
+    const auto it = r.coverage.find(k);
+    const props::CoverageCell cell = it == r.coverage.end() ? props::CoverageCell{} : it->second;
+    c["cells"].push_back({{"entry_point", std::string(golden::entry_point_name(k.entry))},
+                          {"body", device::body_name(k.body)},
+                          {"configuration", k.config},
+                          {"expected", std::find(cov.expected.begin(), cov.expected.end(), k) != cov.expected.end()},
+                          {"cases", cell.cases},
+                          {"planned_without_some_kernels", cell.planned_without},
+                          {"special_classes_seen", specials_json(cell.specials_seen, true)},
+                          {"special_classes_missing", specials_json(cell.specials_seen, false)}});
+  }
+  return c;
+}
+
 bool write_json(const std::string& path, const MmaSummary& mma, const CampaignResult& r, const std::string& backend,
                 const props::CampaignOptions& opt, bool pass, const RunIdentity& id, const std::string& data,
-                const std::vector<std::string>& why_fail) {
+                const std::vector<std::string>& why_fail, const CoverageReport& cov) {
   nlohmann::json j;
   j["verdict"] = pass ? "PASS" : "FAIL";
   j["why_not_pass"] = why_fail;
@@ -141,8 +192,10 @@ bool write_json(const std::string& path, const MmaSummary& mma, const CampaignRe
   j["seconds"] = r.seconds;
   j["recorded_mma"] = {{"files", mma.files}, {"dot_products", mma.dots}, {"mismatches", mma.mismatches},
                        {"unreadable", mma.unreadable}};
-  j["cases"] = {{"saved_run", r.saved_run}, {"drawn_run", r.drawn_run}, {"drawn_planned", r.drawn_planned},
-                {"stopped_by_time_budget", r.stopped_by_budget}};
+  j["cases"] = {{"saved_run", r.saved_run},          {"aimed_run", r.aimed_run},
+                {"drawn_run", r.drawn_run},          {"drawn_planned", r.drawn_planned},
+                {"stopped_by_time_budget", r.stopped_by_budget}, {"stopped_by_max_failures", r.stopped_by_failures}};
+  j["coverage"] = coverage_json(r, cov);
   for (const auto& [e, t] : r.per_entry) {
     nlohmann::json specials = nlohmann::json::array();
     for (int b = 0; b < golden::kSpecialClassCount; ++b)
@@ -153,7 +206,10 @@ bool write_json(const std::string& path, const MmaSummary& mma, const CampaignRe
   }
   j["failures"] = nlohmann::json::array();
   for (const props::CaseFailure& f : r.failures)
-    j["failures"].push_back({{"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why}});
+    j["failures"].push_back({{"case", golden::format_case(f.c)},
+                             {"source", f.source},
+                             {"why", f.why},
+                             {"mismatched_elements", f.mismatched_elements}});
   std::ofstream o(path);
   o << j.dump(2) << "\n";
   return static_cast<bool>(o);
@@ -175,6 +231,8 @@ struct VerifyArgs {
   std::uint32_t gpus = 0;      // 0: every visible GPU
   std::string junit, json;
   bool save_failures = true;
+  bool coverage = true;            // --no-coverage: no coverage cases, no coverage verdict
+  std::uint64_t max_failures = 0;  // --max-failures
 };
 
 int run_verify(const VerifyArgs& a) {
@@ -182,6 +240,7 @@ int run_verify(const VerifyArgs& a) {
   opt.cases = a.cases;
   opt.seed = a.seed;
   opt.time_budget_s = a.time_budget_s;
+  opt.max_failures = a.max_failures;
   std::string error;
   // --shard wins; else GoogleTest's variables, so CI that shards test binaries shards this too.
   std::string shard = a.shard;
@@ -264,6 +323,23 @@ int run_verify(const VerifyArgs& a) {
   // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
   opt.draw.max_macs = a.max_macs != 0 ? a.max_macs : (on_gpu ? std::uint64_t{1} << 28 : std::uint64_t{1} << 23);
 
+  // Coverage by construction (coverage.hpp): every cell this module can run through the chosen
+  // entry points gets cases aimed at it. On a GPU they hold every special class and the data that
+  // shows the order; on the simulation, whose values are the emulator's by construction and whose
+  // findings are the geometry's, every special class only.
+  CoverageReport cov;
+  cov.checked = a.coverage;
+  if (a.coverage) {
+    cov.expected = props::expected_cells(backend->registry(), opt.draw.entries);
+    std::vector<props::CoverageKey> unreached;
+    opt.aimed = props::coverage_plan(backend->registry(), backend->limits(), opt.draw.entries,
+                                     props::coverage_distributions(on_gpu), opt.seed, &unreached);
+    for (const props::CoverageKey& k : unreached)
+      cov.gaps.push_back("no aimed shape reaches " + props::coverage_key_text(k) + " (coverage.cpp aimed_shapes)");
+    cov.aimed = opt.aimed.size();
+    for (const props::AimedCase& x : opt.aimed) cov.aimed_without += x.c.without != 0;
+  }
+
   std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
               opt.seed, opt.cases, opt.shard_index, opt.shard_count);
   std::fputs(identity_text(id).c_str(), stdout);
@@ -296,6 +372,7 @@ int run_verify(const VerifyArgs& a) {
   if (g > 1) std::printf("spreading over %u GPUs\n", g);
   std::uint64_t planned = 0;
   for (std::uint64_t i = 0; i < opt.saved.size(); ++i) planned += i % opt.shard_count == opt.shard_index;
+  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) planned += i % opt.shard_count == opt.shard_index;
   for (std::uint64_t i = 0; i < opt.cases; ++i) planned += i % opt.shard_count == opt.shard_index;
 
   const bool tty = isatty(fileno(stderr));
@@ -339,11 +416,46 @@ int run_verify(const VerifyArgs& a) {
                 t.errors, specials_text(t.specials_seen).c_str());
     total_cases += t.cases;
   }
-  std::printf("%" PRIu64 " saved and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s\n", r.saved_run, r.drawn_run,
-              r.drawn_planned, r.seconds, r.stopped_by_budget ? " (stopped by --time-budget)" : "");
+
+  // The coverage table: what the cases really ran (their plans), cell by cell.
+  if (cov.checked) {
+    if (opt.shard_count == 1) {
+      const std::vector<std::string> gaps = props::coverage_gaps(cov.expected, r.coverage);
+      cov.gaps.insert(cov.gaps.end(), gaps.begin(), gaps.end());
+    } else {
+      std::printf("coverage: shard %u/%u: a shard runs part of the coverage cases; the union of the shards' JSON covers "
+                  "every cell\n", opt.shard_index, opt.shard_count);
+    }
+    std::printf("\ncoverage (entry point x body x configuration x special class; the plan each case ran):\n");
+    std::printf("  %-34s %-18s %-34s %6s %9s %8s\n", "entry point", "body", "configuration", "cases", "specials",
+                "without=");
+    std::vector<props::CoverageKey> keys = cov.expected;
+    for (const auto& [k, v] : r.coverage)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    for (const props::CoverageKey& k : keys) {
+      const auto it = r.coverage.find(k);
+      const props::CoverageCell cell = it == r.coverage.end() ? props::CoverageCell{} : it->second;
+      int seen = 0;
+      for (int b = 0; b < golden::kSpecialClassCount; ++b) seen += (cell.specials_seen >> b) & 1u;
+      std::printf("  %-34s %-18s %-34s %6" PRIu64 " %6d/%-2d %8" PRIu64 "%s\n", std::string(golden::entry_point_name(k.entry)).c_str(),
+                  device::body_name(k.body), k.config.c_str(), cell.cases, seen, golden::kSpecialClassCount,
+                  cell.planned_without, cell.cases == 0 ? "  EMPTY" : seen < golden::kSpecialClassCount ? "  (classes missing)" : "");
+    }
+    std::printf("coverage: %zu cells expected, %" PRIu64 " coverage cases, %" PRIu64
+                " of them planned with kernels taken away (without=: the Hopper tier, to reach the seed's bodies on an "
+                "sm_90a module; the tier's other symbols, to reach each of its own; the row-tile kernel, to reach "
+                "by_m's 32-row tile); %zu gaps\n",
+                cov.expected.size(), cov.aimed, cov.aimed_without, cov.gaps.size());
+  } else {
+    std::printf("\ncoverage: not checked (--no-coverage)\n");
+  }
+  std::printf("%" PRIu64 " saved, %" PRIu64 " coverage and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s%s\n",
+              r.saved_run, r.aimed_run, r.drawn_run, r.drawn_planned, r.seconds,
+              r.stopped_by_budget ? " (stopped by --time-budget)" : "",
+              r.stopped_by_failures ? " (stopped by --max-failures)" : "");
   for (const props::CaseFailure& f : r.failures) {
     std::printf("FAIL %s: %s\n  %s\n", f.source.c_str(), golden::format_case(f.c).c_str(), f.why.c_str());
-    if (a.save_failures && f.source.rfind("drawn", 0) == 0) {
+    if (a.save_failures && (f.source.rfind("drawn", 0) == 0 || f.source.rfind("aimed", 0) == 0)) {
       std::string why;
       const std::string dir = data.path.empty() ? "" : (fs::path(data.path) / "regressions").string();
       const std::string path =
@@ -366,11 +478,14 @@ int run_verify(const VerifyArgs& a) {
     why_fail.push_back("no saved case was replayed: none of the chosen entry points under the saved-case paths");
   if (!saved.errors.empty()) why_fail.push_back(std::to_string(saved.errors.size()) + " case file errors");
   if (!r.failures.empty()) why_fail.push_back(std::to_string(r.failures.size()) + " failing cases");
+  if (r.stopped_by_failures) why_fail.push_back("stopped after --max-failures " + std::to_string(a.max_failures) + " failing cases");
+  for (std::size_t i = 0; i < cov.gaps.size() && i < 20; ++i) why_fail.push_back("coverage: " + cov.gaps[i]);
+  if (cov.gaps.size() > 20) why_fail.push_back("coverage: " + std::to_string(cov.gaps.size() - 20) + " more gaps (JSON: coverage.gaps)");
   const bool pass = why_fail.empty();
   for (const std::string& w : why_fail) std::printf("not a pass: %s\n", w.c_str());
-  if (!a.junit.empty() && !write_junit(a.junit, mma, r, backend->name(), id))
+  if (!a.junit.empty() && !write_junit(a.junit, mma, r, backend->name(), id, cov))
     std::fprintf(stderr, "verify: cannot write %s\n", a.junit.c_str());
-  if (!a.json.empty() && !write_json(a.json, mma, r, backend->name(), opt, pass, id, data.path, why_fail))
+  if (!a.json.empty() && !write_json(a.json, mma, r, backend->name(), opt, pass, id, data.path, why_fail, cov))
     std::fprintf(stderr, "verify: cannot write %s\n", a.json.c_str());
   std::printf("verdict: %s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;
@@ -401,7 +516,12 @@ void add_verify(CLI::App& app, int* exit_code) {
                   "saved .case files or folders to replay first (default <data>/cases and <data>/regressions)");
   cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");
   add_module_option(cmd, &a->module);
-  cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn cases to golden/regressions/");
+  cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn and coverage cases to golden/regressions/");
+  cmd->add_flag("!--no-coverage", a->coverage,
+                "run no coverage cases and do not require every cell (entry point x body x configuration x special "
+                "class) to be drawn");
+  cmd->add_option("--max-failures", a->max_failures, "start no case after this many have failed (0: no limit)")
+      ->capture_default_str();
   cmd->callback([a, exit_code] { *exit_code = run_verify(*a); });
 }
 
