@@ -141,10 +141,11 @@ golden::Case make_case(EntryPoint e, const Shape& s, std::uint32_t without, gold
 }
 
 // The least K at which a distribution shows what it is built for: fold_ties needs two steps (a
-// pair), cancelling_steps four (one +P, small, -P, small group).
-std::uint32_t least_k(golden::Distribution d) {
+// pair), and eight on the scalar GEMVs (its pairs are then 4 steps apart, one lane's chunks,
+// reference/gemv.hpp); cancelling_steps four (one +P, small, -P, small group).
+std::uint32_t least_k(golden::Distribution d, EntryPoint e) {
   switch (d) {
-    case golden::Distribution::fold_ties: return 256;
+    case golden::Distribution::fold_ties: return golden::entry_point_is_gemv(e) ? 1024 : 256;
     case golden::Distribution::cancelling_steps: return 512;
     default: return 128;
   }
@@ -270,7 +271,7 @@ std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, con
     bool reached = false;
     for (std::size_t di = 0; di < dists.size(); ++di) {
       golden::Case c;
-      if (!find(least_k(dists[di]), &c)) continue;
+      if (!find(least_k(dists[di], cell.entry), &c)) continue;
       reached = true;
       c.dist = dists[di];
       c.seed = golden::derive_seed(seed, 0x200000000ull + 64 * ci + di);

@@ -13,8 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "w8a16/device/kernels.hpp"
+#include "w8a16/device/limits.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/coverage.hpp"
 #include "w8a16/reference/bf16.hpp"
 #include "w8a16/reference/contract.hpp"
 #include "w8a16/reference/e4m3fn.hpp"
@@ -245,6 +248,55 @@ TEST(DistributionPower, OrderDataChangesMostOutputsOfTheBugsItIsBuiltFor) {
   EXPECT_GE(s.at("steps summed as a tree").at("cancelling_steps"), 0.5);
   EXPECT_GE(s.at("windows of a step added, not chained").at("cancelling_steps"), 0.3);
   EXPECT_GE(s.at("GEMV butterfly 1,2,..,16").at("cancelling_steps"), 0.5);
+}
+
+// verify's own coverage cases (the GPU's set, with the data that shows the order): for every body,
+// its cheapest fold_ties case differs from a fold rounded twice, and its cheapest zero_signs case
+// from a -0 start, in at least 10 elements (of the first 4096 checked), the bar a device mutant of
+// each kind must clear (tools/gpu-mutants). The GEMVs are held to their own order (2.2).
+TEST(DistributionPower, EveryBodysCoverageCasesShowAFoldRoundedTwiceAndAMinusZeroStartByTenElements) {
+  const std::vector<golden::EntryPoint> entries(std::begin(golden::kAllEntryPoints), std::end(golden::kAllEntryPoints));
+  const auto plan = w8a16::props::coverage_plan(w8a16::device::StaticRegistry::all_present(),
+                                                w8a16::device::DeviceLimits::h200(), entries,
+                                                w8a16::props::coverage_distributions(true), 1, nullptr);
+  std::map<std::pair<int, Distribution>, const w8a16::props::AimedCase*> cheapest;  // (body, dist), plan is cheapest first
+  for (const auto& a : plan)
+    if (a.c.dist == Distribution::fold_ties || a.c.dist == Distribution::zero_signs)
+      cheapest.emplace(std::pair{static_cast<int>(a.target.body), a.c.dist}, &a);
+  EXPECT_EQ(cheapest.size(), 2 * w8a16::device::kBodyCount);
+  for (const auto& [key, a] : cheapest) {
+    const golden::Case& c = a->c;
+    golden::CaseInputs in;
+    std::string error;
+    ASSERT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
+    ref::GemmView v;
+    v.a = in.a_bits.data();
+    v.a_row_stride = c.a_row_stride;
+    v.w = in.w_e4m3.data();
+    v.s = in.s_f32.data();
+    v.m = c.m;
+    v.n = c.n;
+    v.k = c.k;
+    const bool gemv = golden::entry_point_is_gemv(c.entry);
+    const bool fold = c.dist == Distribution::fold_ties;
+    int differ = 0, checked = 0;
+    for (std::uint32_t m = 0; m < c.m && checked < 4096; ++m)
+      for (std::uint32_t n = 0; n < c.n && checked < 4096; ++n, ++checked) {
+        std::uint32_t want, wrong;
+        if (gemv) {
+          want = gemv_acc(v, m, n, {});
+          wrong = gemv_acc(v, m, n, fold ? GemvChange{false, false, true} : GemvChange{false, true, false});
+        } else {
+          const Element e = element(v, m, n);
+          want = canonical_models()[0].second(e);
+          wrong = canonical_models()[fold ? 1 : 2].second(e);
+        }
+        differ += ref::f32_bits_to_bf16_rne(want) != ref::f32_bits_to_bf16_rne(wrong);
+      }
+    std::printf("%-18s %-10s %5d of %5d outputs differ  %s\n", w8a16::device::body_name(a->target.body),
+                fold ? "fold x2" : "-0 start", differ, checked, golden::format_case(c).c_str());
+    EXPECT_GE(differ, 10) << golden::format_case(c);
+  }
 }
 
 }  // namespace
