@@ -52,6 +52,7 @@ TEST(Coverage, aModuleWithoutAKernelHasNoCellOfItsBody) {
                 count_body(seed_only, Body::wgmma_units128_x2),
             0u);
   EXPECT_EQ(count_body(seed_only, Body::tc_rows_strip), 55u);
+  EXPECT_EQ(seed_only.size(), 68u);
   device::StaticRegistry no_rows = device::StaticRegistry::without_hopper_tier();
   no_rows.set_present(device::KernelId::tc_rows, false).set_present(device::KernelId::tc_rows_m64, false);
   EXPECT_EQ(count_body(props::expected_cells(no_rows, kEntries), Body::tc_rows_strip), 0u);
