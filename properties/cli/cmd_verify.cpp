@@ -496,7 +496,7 @@ void add_verify(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<VerifyArgs>();
   cmd->add_option("--cases", a->cases, "drawn cases over all shards")->capture_default_str();
   cmd->add_option("--seed", a->seed, "campaign seed: case i is the same on every machine")->capture_default_str();
-  cmd->add_option("--time-budget", a->time_budget_s, "seconds after which no new drawn case starts (0: none)")
+  cmd->add_option("--time-budget", a->time_budget_s, "seconds after which no new drawn case starts (0: none; the saved and coverage cases always run)")
       ->capture_default_str();
   cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")->capture_default_str();
   cmd->add_option("--entry", a->entries, "entry points to draw (repeatable; default all), e.g. gemv_batch4_strided");
