@@ -28,7 +28,11 @@ constexpr DistName kDistNames[] = {
     {Distribution::activation_like, "activation_like"}, {Distribution::wide_exponents, "wide_exponents"},
     {Distribution::cancellation, "cancellation"},       {Distribution::specials, "specials"},
     {Distribution::pow2_scales, "pow2_scales"},         {Distribution::special_scales, "special_scales"},
-    {Distribution::ones_pow2_scales, "ones_pow2_scales"},
+    {Distribution::ones_pow2_scales, "ones_pow2_scales"}, {Distribution::near_overflow, "near_overflow"},
+    {Distribution::tiny, "tiny"},                       {Distribution::mid_exponents, "mid_exponents"},
+    {Distribution::cancellation_pairs, "cancellation_pairs"}, {Distribution::row_specials, "row_specials"},
+    {Distribution::fold_ties, "fold_ties"},             {Distribution::zero_signs, "zero_signs"},
+    {Distribution::cancelling_steps, "cancelling_steps"}, {Distribution::every_special, "every_special"},
 };
 
 // Splits on single spaces; an empty token means doubled or leading/trailing spaces.
@@ -94,6 +98,35 @@ bool take_u32(std::string_view token, std::string_view key, std::uint32_t* out, 
   return true;
 }
 
+// "without=NAME,NAME,...": known symbols, in kKernelSymbols order, each once, at least one.
+bool parse_without(std::string_view token, std::uint32_t* out, std::string* error) {
+  std::string_view value;
+  if (!take_key(token, "without", &value, error)) return false;
+  std::uint32_t mask = 0;
+  int last = -1;
+  while (true) {
+    const std::size_t comma = value.find(',');
+    const std::string_view name = value.substr(0, comma);
+    int index = -1;
+    for (int i = 0; i < kKernelSymbolCount; ++i)
+      if (kKernelSymbols[i] == name) index = i;
+    if (index < 0) {
+      *error = "without= names '" + std::string(name) + "', which is no kernel symbol of the family";
+      return false;
+    }
+    if (index <= last) {
+      *error = "without= must list each symbol once, in the family's order (" + std::string(name) + " is out of place)";
+      return false;
+    }
+    mask |= 1u << index;
+    last = index;
+    if (comma == std::string_view::npos) break;
+    value = value.substr(comma + 1);
+  }
+  *out = mask;
+  return true;
+}
+
 }  // namespace
 
 std::string_view entry_point_name(EntryPoint e) {
@@ -135,6 +168,27 @@ bool parse_distribution(std::string_view name, Distribution* out) {
   return false;
 }
 
+int entry_point_own_symbol(EntryPoint e) {
+  switch (e) {
+    case EntryPoint::gemm_pipelined:
+    case EntryPoint::gemm_pipelined_by_m: return 0;
+    case EntryPoint::gemm_pipelined_m32:
+    case EntryPoint::gemm_pipelined_m32_strided: return 1;
+    case EntryPoint::gemm_pipelined_m64:
+    case EntryPoint::gemm_pipelined_m64_strided: return 2;
+    case EntryPoint::gemv_batch4_strided: return 5;
+    case EntryPoint::gemv_batch16_strided: return 6;
+  }
+  return 0;
+}
+
+std::string without_text(std::uint32_t without) {
+  std::string out;
+  for (int i = 0; i < kKernelSymbolCount; ++i)
+    if ((without >> i) & 1u) out += (out.empty() ? "" : ",") + std::string(kKernelSymbols[i]);
+  return out;
+}
+
 std::string case_problem(const Case& c) {
   const auto s = [](std::uint64_t v) { return std::to_string(v); };
   if (c.gen < kCaseOldestGeneratorVersion || c.gen > kCaseGeneratorVersion)
@@ -155,6 +209,10 @@ std::string case_problem(const Case& c) {
   if (std::uint64_t{c.m} * c.a_row_stride > kCaseMaxElements || std::uint64_t{c.m} * c.c_row_stride > kCaseMaxElements ||
       std::uint64_t{c.n} * c.k > kCaseMaxElements)
     return "operands exceed " + s(kCaseMaxElements) + " elements";
+  if (c.without >> kKernelSymbolCount) return "without= names a kernel symbol this build does not know";
+  if ((c.without >> entry_point_own_symbol(c.entry)) & 1u)
+    return "without= takes away " + std::string(kKernelSymbols[entry_point_own_symbol(c.entry)]) + ", the kernel " +
+           std::string(entry_point_name(c.entry)) + " is called with";
   return {};
 }
 
@@ -165,6 +223,7 @@ std::string format_case(const Case& c) {
   o << kCaseFormatTag << ' ' << entry_point_name(c.entry) << " m=" << c.m << " n=" << c.n << " k=" << c.k
     << " a_row_stride=" << c.a_row_stride << " c_row_stride=" << c.c_row_stride
     << " dist=" << distribution_name(c.dist) << " seed=" << seed << " gen=" << c.gen;
+  if (c.without != 0) o << " without=" << without_text(c.without);
   return o.str();
 }
 
@@ -178,9 +237,11 @@ bool parse_case(std::string_view line, Case* out, std::string* error) {
                  : "not a case line: it must start with '" + std::string(kCaseFormatTag) + "'";
     return false;
   }
-  if (t.size() != 10) {
+  // An eleventh field is only ever without= (a doubled space also makes eleven, shifted ones).
+  if (t.size() != 10 && !(t.size() == 11 && t[10].substr(0, 8) == "without=")) {
     *error = "expected 10 space-separated fields (" + std::string(kCaseFormatTag) +
-             " ENTRY m= n= k= a_row_stride= c_row_stride= dist= seed= gen=), found " + std::to_string(t.size());
+             " ENTRY m= n= k= a_row_stride= c_row_stride= dist= seed= gen=, then optionally without=), found " +
+             std::to_string(t.size());
     return false;
   }
   Case c;
@@ -204,6 +265,7 @@ bool parse_case(std::string_view line, Case* out, std::string* error) {
     return false;
   }
   if (!take_u32(t[9], "gen", &c.gen, error)) return false;
+  if (t.size() == 11 && !parse_without(t[10], &c.without, error)) return false;
   const std::string problem = case_problem(c);
   if (!problem.empty()) {
     *error = problem;

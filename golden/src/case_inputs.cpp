@@ -2,7 +2,9 @@
 // Input generators of saved cases, by version: integer draws mapped to bit patterns, never floats.
 #include "w8a16/golden/case_inputs.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "w8a16/golden/case_rng.hpp"
 
@@ -198,14 +200,386 @@ void sprinkle_specials(const Case& c, CaseInputs* in) {
   }
 }
 
+// ----- distributions added to gen 1 after its first seven -----------------------------------------
+// Each is a new name: the seven above keep their bytes (case.hpp, the stability rule). Same
+// streams: A row r from tag 1, W row n from tag 2, scale row b from tag 3 (so a smaller case is a
+// corner of a larger one), placements over the whole extent from tag 4, per-row placements from
+// tags 5 (A), 6 (W) and 7 (S).
+
+Xoshiro256ss row_stream(const Case& c, std::uint64_t tag, std::uint32_t row) {
+  return Xoshiro256ss(derive_seed(derive_seed(c.seed, tag), row));
+}
+
+// A BF16 with the given sign and exponent; below -126 the subnormal with the same leading bits
+// (at least the smallest one).
+std::uint16_t bf16_any(bool negative, int exponent, std::uint32_t frac7) {
+  if (exponent >= -126) return bf16_from_fields(negative, exponent, frac7);
+  const int shift = -126 - exponent;
+  std::uint32_t frac = shift >= 8 ? 0 : ((0x80u | (frac7 & 0x7F)) >> shift);
+  if (frac == 0) frac = 1;
+  return static_cast<std::uint16_t>((negative ? 0x8000u : 0u) | frac);
+}
+std::uint8_t any_finite_e4m3(Xoshiro256ss& r) {
+  const std::uint64_t v = r.below(254);  // every code but the two NaNs
+  return static_cast<std::uint8_t>(v < 0x7F ? v : v + 1);
+}
+// 2^f as E4M3 (f in -6..8, normal), with a sign.
+std::uint8_t e4m3_pow2(bool negative, int f) {
+  return static_cast<std::uint8_t>((negative ? 0x80 : 0) | (f + 7) << 3);
+}
+
+struct Operands {  // the bulk being filled: A rows, W rows, scale bits
+  const Case& c;
+  CaseInputs* in;
+  std::vector<std::uint32_t>* s_bits;
+  std::uint32_t steps() const { return c.k / 128; }
+  std::uint32_t scale_rows() const { return (c.n + 127) / 128; }
+  std::uint16_t* a(std::uint32_t row) { return in->a_bits.data() + static_cast<std::size_t>(row) * c.a_row_stride; }
+  std::uint8_t* w(std::uint32_t n) { return in->w_e4m3.data() + static_cast<std::size_t>(n) * c.k; }
+  std::uint32_t* s(std::uint32_t b) { return s_bits->data() + static_cast<std::size_t>(b) * steps(); }
+};
+
+// near_overflow: A 2^96..2^127 (1 in 10 zero), weights with exponent fields 8..15 (2^1..448),
+// scales 2^-8..2^8 of either sign: products near 2^136 and sums of them reach Inf, and Inf - Inf.
+// tiny: A 2^-133..2^-110 (BF16 subnormals below -126; 1 in 20 a signed zero), weights with
+// exponent fields 0..6 (subnormal to 2^-1), scales 2^-30..2^-5 of either sign: subnormal outputs.
+// mid_exponents: A 2^-60..2^60 (1 in 20 zero), every finite E4M3 code, scales 2^-40..2^40 of
+// either sign: products over a range where the fold's sums stay mostly finite.
+void fill_exponent_regime(Operands o) {
+  const Case& c = o.c;
+  for (std::uint32_t row = 0; row < c.m; ++row) {
+    Xoshiro256ss r = row_stream(c, 1, row);
+    std::uint16_t* a = o.a(row);
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      switch (c.dist) {
+        case Distribution::near_overflow:
+          a[k] = r.chance(1, 10) ? 0 : bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(96, 127)),
+                                                        static_cast<std::uint32_t>(r.below(128)));
+          break;
+        case Distribution::tiny:
+          a[k] = r.chance(1, 20) ? static_cast<std::uint16_t>(r.chance(1, 2) ? 0x8000 : 0)
+                                 : bf16_any(r.chance(1, 2), static_cast<int>(r.in_range(-133, -110)),
+                                            static_cast<std::uint32_t>(r.below(128)));
+          break;
+        default:  // mid_exponents
+          a[k] = r.chance(1, 20) ? 0 : bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-60, 60)),
+                                                        static_cast<std::uint32_t>(r.below(128)));
+      }
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 2, n);
+    std::uint8_t* w = o.w(n);
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      switch (c.dist) {
+        case Distribution::near_overflow: {
+          const auto e = static_cast<std::uint32_t>(r.in_range(8, 15));
+          const auto f = static_cast<std::uint32_t>(r.below(e == 15 ? 7 : 8));  // 0x7F is NaN
+          w[k] = static_cast<std::uint8_t>((r.chance(1, 2) ? 0x80 : 0) | e << 3 | f);
+          break;
+        }
+        case Distribution::tiny:
+          w[k] = static_cast<std::uint8_t>((r.chance(1, 2) ? 0x80 : 0) | static_cast<std::uint32_t>(r.in_range(0, 6)) << 3 |
+                                           static_cast<std::uint32_t>(r.below(8)));
+          break;
+        default:
+          w[k] = any_finite_e4m3(r);
+      }
+    }
+  }
+  const int lo = c.dist == Distribution::near_overflow ? -8 : c.dist == Distribution::tiny ? -30 : -40;
+  const int hi = c.dist == Distribution::near_overflow ? 8 : c.dist == Distribution::tiny ? -5 : 40;
+  for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
+    Xoshiro256ss r = row_stream(c, 3, b);
+    for (std::uint32_t i = 0; i < o.steps(); ++i)
+      o.s(b)[i] = f32_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(lo, hi)), r.bits32());
+  }
+}
+
+// cancellation_pairs: pairs (k, k+1) of A equal or one ulp apart against weights (w, -w) seven
+// times in eight, so each pair's products cancel to nothing or to a few bits, and 1 pair in 16 a
+// large term (2^4..2^10) that the small ones truncate against; scales 2^-8..2^8 of either sign.
+void fill_cancellation_pairs(Operands o) {
+  const Case& c = o.c;
+  for (std::uint32_t row = 0; row < c.m; ++row) {
+    Xoshiro256ss r = row_stream(c, 1, row);
+    std::uint16_t* a = o.a(row);
+    for (std::uint32_t k = 0; k < c.k; k += 2) {
+      const std::uint16_t x = r.chance(1, 16) ? bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(4, 10)),
+                                                                 static_cast<std::uint32_t>(r.below(128)))
+                                              : activation_bf16(r);
+      a[k] = x;
+      a[k + 1] = r.chance(1, 2) ? x : static_cast<std::uint16_t>(x ^ 1u);
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 2, n);
+    std::uint8_t* w = o.w(n);
+    for (std::uint32_t k = 0; k < c.k; k += 2) {
+      w[k] = realistic_e4m3(r);
+      w[k + 1] = r.chance(7, 8) ? static_cast<std::uint8_t>(w[k] ^ 0x80) : realistic_e4m3(r);
+    }
+  }
+  for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
+    Xoshiro256ss r = row_stream(c, 3, b);
+    for (std::uint32_t i = 0; i < o.steps(); ++i)
+      o.s(b)[i] = f32_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-8, 8)), r.bits32());
+  }
+}
+
+// The activation_like bulk (the same bytes activation_like draws for this seed).
+void fill_activation_bulk(Operands o) {
+  Case base = o.c;
+  base.dist = Distribution::activation_like;
+  fill_a(base, o.in);
+  fill_w(base, o.in);
+  fill_s(base, o.s_bits);
+}
+
+// row_specials: the activation_like bulk, then per A row: 1 row in 10 all signed zeros (mixed
+// signs: the MMA's +0 rule, NUMERICS.md 1.1), else each element a special with probability 2/k
+// (about two per row): quiet and signalling NaNs of both signs, +-Inf, subnormals, -0, +0, +-max;
+// per W row each code a special with probability 2/k: NaN 0x7F/0xFF, -0, +-448, 0, +-2^-9; per
+// scale row each scale a special with probability 1/12: +-0, -1, -120, subnormals of both signs,
+// +-Inf, quiet and signalling NaNs, the largest finite FP32.
+constexpr std::uint16_t kRowSpecialsA[] = {0x7FC0, 0xFFC1, 0x7F81, 0x7F80, 0xFF80, 0x0001,
+                                           0x8035, 0x007F, 0x8000, 0x0000, 0x7F7F, 0xFF7F};
+constexpr std::uint8_t kRowSpecialsW[] = {0x7F, 0xFF, 0x80, 0x7E, 0xFE, 0x00, 0x01, 0x81};
+constexpr std::uint32_t kRowSpecialsS[] = {0x00000000u, 0x80000000u, 0xBF800000u, 0xC2F00000u, 0x00000001u,
+                                           0x007FFFFFu, 0x80000005u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                                           0xFFC00001u, 0x7F800001u, 0x7F7FFFFFu};
+void fill_row_specials(Operands o) {
+  const Case& c = o.c;
+  fill_activation_bulk(o);
+  for (std::uint32_t row = 0; row < c.m; ++row) {
+    Xoshiro256ss r = row_stream(c, 5, row);
+    std::uint16_t* a = o.a(row);
+    const bool zero_row = r.chance(1, 10);
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      if (zero_row) a[k] = static_cast<std::uint16_t>(r.chance(1, 2) ? 0x8000 : 0);
+      else if (r.chance(2, c.k)) a[k] = kRowSpecialsA[r.below(std::size(kRowSpecialsA))];
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 6, n);
+    std::uint8_t* w = o.w(n);
+    for (std::uint32_t k = 0; k < c.k; ++k)
+      if (r.chance(2, c.k)) w[k] = kRowSpecialsW[r.below(std::size(kRowSpecialsW))];
+  }
+  for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
+    Xoshiro256ss r = row_stream(c, 7, b);
+    for (std::uint32_t i = 0; i < o.steps(); ++i)
+      if (r.chance(1, 12)) o.s(b)[i] = kRowSpecialsS[r.below(std::size(kRowSpecialsS))];
+  }
+}
+
+// fold_ties: the fold's rounding (NUMERICS.md 2.1, acc = fma.rn(p, S, acc): rounded once) decides
+// every output. Steps are paired (s, s + d), d = 4 from 8 steps on (so that the scalar GEMV's two
+// chunks of a pair are the same lane's, reference/gemv.hpp), else d = 1; the lead steps are the s
+// with floor(s / d) even and s + d < steps. Row m takes one pair (t, t + d) and an exponent e:
+// A[m][128t] = 2^e, A[m][128t + 1] = 2^(e-8), A[m][128(t+d)] = 2^e, A[m][128(t+d) + 1] = 2^(e-12),
+// one sign for the row, A at offsets 0 and 1 of every other step zero, the rest of A any
+// activation. W[n][128s] = W[n][128s + 1] = +-2^f for every step s, every other weight a signed
+// zero: so p_t = 2^(e+f) (1 + 2^-8) and p_(t+d) = 2^(e+f) (1 + 2^-12), exactly, and every other
+// step's partial is +0. Scales: S[t] = +-2^g, S[t+d] = S[t] (1 - 2^-12 + 2^-24) 2^-24 (bits
+// 0x7FF001 below the exponent), so that p_(t+d) S[t+d] = 2^(E-24) (1 + 2^-36), E = e + f + g, a
+// hair above half an FP32 ulp of acc = 2^E (1 + 2^-8), which itself is a BF16 midpoint. Rounded
+// once the sum goes up, to 2^E (1 + 2^-8 + 2^-23), and the BF16 output to 2^E (1 + 2^-7);
+// rounded twice (the product first) it is an FP32 tie, kept at 2^E (1 + 2^-8), and the BF16 tie
+// goes to 2^E. Folding the pair in the other order rounds twice as well. One step (k = 128): each
+// row's A[m][0..1] = 2^e, 2^(e-8), every output a BF16 tie.
+std::uint32_t fold_pair_offset(std::uint32_t steps) { return steps >= 8 ? 4 : 1; }
+bool fold_lead(std::uint32_t s, std::uint32_t steps) {
+  const std::uint32_t d = fold_pair_offset(steps);
+  return (s / d) % 2 == 0 && s + d < steps;
+}
+void fill_fold_ties(Operands o) {
+  const Case& c = o.c;
+  const std::uint32_t steps = o.steps(), d = fold_pair_offset(steps);
+  std::vector<std::uint32_t> leads;
+  for (std::uint32_t s = 0; s < steps; ++s)
+    if (fold_lead(s, steps)) leads.push_back(s);
+  for (std::uint32_t row = 0; row < c.m; ++row) {
+    Xoshiro256ss r = row_stream(c, 1, row);
+    const bool neg = r.chance(1, 2);
+    const int e = static_cast<int>(r.in_range(-12, 12));
+    const std::uint32_t t = leads.empty() ? 0 : leads[r.below(leads.size())];
+    std::uint16_t* a = o.a(row);
+    for (std::uint32_t k = 0; k < c.k; ++k) a[k] = k % 128 < 2 ? 0 : activation_bf16(r);
+    a[128 * t] = bf16_from_fields(neg, e, 0);
+    a[128 * t + 1] = bf16_from_fields(neg, e - 8, 0);
+    if (!leads.empty()) {
+      a[128 * (t + d)] = bf16_from_fields(neg, e, 0);
+      a[128 * (t + d) + 1] = bf16_from_fields(neg, e - 12, 0);
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 2, n);
+    const std::uint8_t code = e4m3_pow2(r.chance(1, 2), static_cast<int>(r.in_range(-6, 8)));
+    std::uint8_t* w = o.w(n);
+    for (std::uint32_t k = 0; k < c.k; ++k) w[k] = k % 128 < 2 ? code : static_cast<std::uint8_t>(r.chance(1, 2) ? 0x80 : 0);
+  }
+  for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
+    Xoshiro256ss r = row_stream(c, 3, b);
+    std::uint32_t* s = o.s(b);
+    for (std::uint32_t i = 0; i < steps; ++i)  // steps without a pair: any power of two (their p is +0)
+      s[i] = f32_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-10, 10)), 0);
+    for (std::uint32_t t : leads) {
+      const bool neg = r.chance(1, 2);
+      const int g = static_cast<int>(r.in_range(-10, 10));
+      s[t] = f32_from_fields(neg, g, 0);
+      s[t + d] = (neg ? 0x80000000u : 0u) | static_cast<std::uint32_t>(g - 25 + 127) << 23 | 0x7FF001u;
+    }
+  }
+}
+
+// zero_signs: the sign of a zero result. W pairs (w, -w) (k even, k + 1); three A rows in four
+// all negative with A[k + 1] = A[k], so every product pair cancels exactly and every step's
+// partial is +0 (NUMERICS.md 1.1: +0 for any zero result), the fourth with A[k + 1] one to three
+// ulps from A[k] (small residues). Every scale is -0 (1 in 4) or negative: acc = fma(+0, S, acc)
+// adds -0 at every step, so the output is +0 (0x0000) from acc = +0 and -0 (0x8000) from acc = -0.
+void fill_zero_signs(Operands o) {
+  const Case& c = o.c;
+  for (std::uint32_t row = 0; row < c.m; ++row) {
+    Xoshiro256ss r = row_stream(c, 1, row);
+    const bool exact = !r.chance(1, 4);
+    std::uint16_t* a = o.a(row);
+    for (std::uint32_t k = 0; k < c.k; k += 2) {
+      const auto x = static_cast<std::uint16_t>(activation_bf16(r) | 0x8000u);
+      a[k] = x;
+      a[k + 1] = exact ? x : static_cast<std::uint16_t>(x ^ (1u + static_cast<std::uint32_t>(r.below(3))));
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 2, n);
+    std::uint8_t* w = o.w(n);
+    for (std::uint32_t k = 0; k < c.k; k += 2) {
+      w[k] = realistic_e4m3(r);
+      w[k + 1] = static_cast<std::uint8_t>(w[k] ^ 0x80);
+    }
+  }
+  for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
+    Xoshiro256ss r = row_stream(c, 3, b);
+    for (std::uint32_t i = 0; i < o.steps(); ++i)
+      o.s(b)[i] = r.chance(1, 4) ? 0x80000000u : f32_from_fields(true, static_cast<int>(r.in_range(-17, -10)), r.bits32());
+  }
+}
+
+// cancelling_steps: every fold point rounds. Steps go in groups of four: +P, small, -P, small.
+// Row m has a large value L_m = +-2^(e+kCancellingBig) (random significand) at offset 0 of the +P
+// and -P steps, alone in their first k16 window, and small activations around 2^e everywhere from
+// their second window on and in the small steps; W[n][128s] = +-2^f (f in 0..4) at the +P steps and
+// its negation at the -P steps, realistic weights elsewhere. A scale row has one exponent g: the +P
+// and -P steps of a group share the scale +-2^g, so that their products cancel exactly, and the
+// small steps have scales of any significand at 2^(g-1)..2^(g+1), so that P stays about 2^16 times
+// the small steps' contributions in every group. Inside a +-P step the seven windows
+// after the first meet P in the MMA chain (NUMERICS.md 2.1), each truncated on P's grid. acc swings
+// between about P = L_m 2^f S, where the
+// FP32 fold keeps only the small steps' bits above ulp(P), and the small remainder, where the -P
+// step cancels P to within its rounding. A group of four is formed only where its -P step exists
+// (steps % 4 = 1 or 2 leave the last one or two steps small, 2 steps have no group), so the
+// output is a remainder carrying the rounding of every fold point: folding the steps in another
+// order, as a tree, or with a cut moved changes most outputs (properties/tests/test_distribution_power.cpp).
+constexpr int kCancellingBig = 30;
+enum class StepRole { plus, minus, small };
+StepRole cancelling_role(std::uint32_t s, std::uint32_t steps) {
+  if (s % 4 == 0 && s + 2 < steps) return StepRole::plus;
+  if (s % 4 == 2) return StepRole::minus;
+  return StepRole::small;
+}
+void fill_cancelling_steps(Operands o) {
+  const Case& c = o.c;
+  const std::uint32_t steps = o.steps();
+  for (std::uint32_t row = 0; row < c.m; ++row) {
+    Xoshiro256ss r = row_stream(c, 1, row);
+    const int e = static_cast<int>(r.in_range(-20, 20));
+    const std::uint16_t big = bf16_from_fields(r.chance(1, 2), e + kCancellingBig, static_cast<std::uint32_t>(r.below(128)));
+    std::uint16_t* a = o.a(row);
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      if (cancelling_role(k / 128, steps) != StepRole::small && k % 128 < 16) a[k] = k % 128 == 0 ? big : 0;
+      else if (r.chance(1, 64)) a[k] = 0;
+      else a[k] = bf16_from_fields(r.chance(1, 2), e + static_cast<int>(r.in_range(-8, 1)), static_cast<std::uint32_t>(r.below(128)));
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 2, n);
+    const bool neg = r.chance(1, 2);
+    const int f = static_cast<int>(r.in_range(0, 4));
+    std::uint8_t* w = o.w(n);
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      const StepRole role = cancelling_role(k / 128, steps);
+      w[k] = role == StepRole::small || k % 128 != 0 ? realistic_e4m3(r) : e4m3_pow2(neg != (role == StepRole::minus), f);
+    }
+  }
+  for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
+    Xoshiro256ss r = row_stream(c, 3, b);
+    std::uint32_t* s = o.s(b);
+    const int g = static_cast<int>(r.in_range(-10, 10));
+    for (std::uint32_t i = 0; i < steps; ++i) {
+      switch (cancelling_role(i, steps)) {
+        case StepRole::plus: s[i] = f32_from_fields(r.chance(1, 2), g, 0); break;
+        case StepRole::minus: s[i] = s[i - 2]; break;
+        case StepRole::small: s[i] = f32_from_fields(r.chance(1, 2), g + static_cast<int>(r.in_range(-1, 1)), r.bits32());
+      }
+    }
+  }
+}
+
+// every_special: the activation_like bulk with exactly one element of each special class
+// (case_inputs.hpp SpecialClass) at distinct places: A NaN, Inf, subnormal, -0, max; W NaN, max
+// (448), subnormal, -0; and, as far as there are scales (ceil(n/128) (k/128) of them), one scale
+// each of +0, -0, negative, subnormal, Inf, NaN. Few outputs become NaN or Inf, and every case
+// with six scales or more shows all fifteen classes: the campaign's coverage cases use it.
+void fill_every_special(Operands o) {
+  const Case& c = o.c;
+  fill_activation_bulk(o);
+  Xoshiro256ss r(derive_seed(c.seed, 4));
+  static constexpr std::uint16_t kA[] = {0x7FC0, 0x7F80, 0x0001, 0x8000, 0x7F7F};
+  static constexpr std::uint8_t kW[] = {0x7F, 0x7E, 0x01, 0x80};
+  std::vector<std::uint64_t> used;
+  auto place = [&](std::uint64_t extent) {  // a position not used yet (extent >= 128 > the count)
+    std::uint64_t at;
+    do at = r.below(extent);
+    while (std::find(used.begin(), used.end(), at) != used.end());
+    used.push_back(at);
+    return at;
+  };
+  for (std::uint16_t v : kA) {
+    const std::uint64_t at = place(std::uint64_t{c.m} * c.k);
+    o.a(static_cast<std::uint32_t>(at / c.k))[at % c.k] = v;
+  }
+  used.clear();
+  for (std::uint8_t v : kW) o.in->w_e4m3[place(std::uint64_t{c.n} * c.k)] = v;
+  used.clear();
+  const std::uint64_t slots = std::uint64_t{o.scale_rows()} * o.steps();
+  const std::uint32_t kS[] = {0x00000000u, 0x80000000u,
+                              f32_from_fields(true, static_cast<int>(r.in_range(-17, -10)), r.bits32()),
+                              1u + static_cast<std::uint32_t>(r.below(0x7FFFFF)),
+                              r.chance(1, 2) ? 0x7F800000u : 0xFF800000u, 0x7FC00000u};
+  for (std::size_t i = 0; i < std::size(kS) && i < slots; ++i) (*o.s_bits)[place(slots)] = kS[i];
+}
+
 void generate(const Case& c, CaseInputs* in) {
   in->a_bits.assign(static_cast<std::size_t>(c.m) * c.a_row_stride, kAPaddingBits);
   in->w_e4m3.assign(static_cast<std::size_t>(c.n) * c.k, 0);
   std::vector<std::uint32_t> s_bits(static_cast<std::size_t>((c.n + 127) / 128) * (c.k / 128));
-  fill_a(c, in);
-  fill_w(c, in);
-  fill_s(c, &s_bits);
-  if (c.dist == Distribution::specials) sprinkle_specials(c, in);
+  const Operands o{c, in, &s_bits};
+  switch (c.dist) {
+    case Distribution::near_overflow:
+    case Distribution::tiny:
+    case Distribution::mid_exponents: fill_exponent_regime(o); break;
+    case Distribution::cancellation_pairs: fill_cancellation_pairs(o); break;
+    case Distribution::row_specials: fill_row_specials(o); break;
+    case Distribution::fold_ties: fill_fold_ties(o); break;
+    case Distribution::zero_signs: fill_zero_signs(o); break;
+    case Distribution::cancelling_steps: fill_cancelling_steps(o); break;
+    case Distribution::every_special: fill_every_special(o); break;
+    default:  // the first seven, exactly as they were written
+      fill_a(c, in);
+      fill_w(c, in);
+      fill_s(c, &s_bits);
+      if (c.dist == Distribution::specials) sprinkle_specials(c, in);
+  }
   in->s_f32.resize(s_bits.size());
   if (!s_bits.empty()) std::memcpy(in->s_f32.data(), s_bits.data(), s_bits.size() * sizeof(float));
 }
@@ -238,6 +612,11 @@ bool regenerate_inputs(const Case& c, CaseInputs* out, std::string* error) {
 
 std::vector<std::uint16_t> sentinel_output(const Case& c) {
   return std::vector<std::uint16_t>(static_cast<std::size_t>(c.m) * c.c_row_stride, kOutputSentinelBits);
+}
+
+std::vector<std::uint16_t> guarded_sentinel_output(const Case& c) {
+  return std::vector<std::uint16_t>(static_cast<std::size_t>(c.m + kOutputGuardRows) * c.c_row_stride,
+                                    kOutputSentinelBits);
 }
 
 std::uint64_t inputs_digest(const CaseInputs& in) {

@@ -26,10 +26,9 @@ namespace w8a16::cli {
 namespace {
 
 void print_plan(const golden::Case& c, const device::Backend& backend) {
-  // Aligned, disjoint addresses: planning validates and sizes, and never reads memory.
-  const device::Call call = props::case_call(c, backend.registry(), 0x100000000000ull, 0x200000000000ull,
-                                             0x300000000000ull, 0x400000000000ull);
-  const device::Planned p = device::plan_launch(call, backend.registry(), backend.limits());
+  // As launch_case plans it: over the backend's registry less the case's without= kernels.
+  const device::Planned p = props::plan_case(c, backend.registry(), backend.limits());
+  if (c.without != 0) std::printf("planned without %s (the case line's without=)\n", golden::without_text(c.without).c_str());
   if (!p.ok()) {
     std::printf("plan: error %s: %s\n", device::errc_name(p.status.code), p.status.message.c_str());
     return;
@@ -93,13 +92,17 @@ int run_repro(const ReproArgs& a) {
     return kExitFail;
   }
   const props::Comparison cmp = props::compare_output(c, expected, got.c_bits, 0);
-  std::printf("compared %" PRIu64 " bytes (all of C, pitch padding included): %" PRIu64 " elements differ\n",
-              cmp.bytes_compared, cmp.mismatches);
+  std::printf("compared %" PRIu64 " bytes (all of C: pitch padding and %u guard rows past M included): %" PRIu64
+              " elements differ\n",
+              cmp.bytes_compared, golden::kOutputGuardRows, cmp.mismatches);
   int explained = 0;
   for (std::size_t i = 0; i < expected.size() && explained < a.show; ++i) {
     if (expected[i] == got.c_bits[i]) continue;
     const std::uint32_t m = static_cast<std::uint32_t>(i / c.c_row_stride), n = static_cast<std::uint32_t>(i % c.c_row_stride);
-    if (n >= c.n) {
+    if (m >= c.m) {
+      std::printf("\nC[%u][%u] is a guard row past M (m = %u): it must keep 0x%04x, holds 0x%04x\n", m, n, c.m,
+                  expected[i], got.c_bits[i]);
+    } else if (n >= c.n) {
       std::printf("\nC[%u][%u] is pitch padding (n = %u): it must keep 0x%04x, holds 0x%04x\n", m, n, c.n, expected[i],
                   got.c_bits[i]);
     } else {

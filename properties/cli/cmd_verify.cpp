@@ -29,6 +29,7 @@
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/properties/campaign.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/coverage.hpp"
 #include "w8a16/properties/regression.hpp"
 
 namespace w8a16::cli {
@@ -108,6 +109,15 @@ constexpr const char* kGroups[][3] = {
     {"recordings", "verify.recordings", "emulator_vs_gpu_recordings"},
     {"saved_cases", "verify.saved_cases", "case_files_read_and_replayed"},
     {"campaign", "verify.campaign", "cases_ran"},
+    {"coverage", "verify.coverage", "every_cell_drawn"},
+};
+
+// What verify knows about coverage: the cells it expected, and what the campaign left empty.
+struct CoverageReport {
+  bool checked = false;                        // false with --no-coverage
+  std::vector<props::CoverageKey> expected;    // expected_cells for the backend and the entry points
+  std::vector<std::string> gaps;               // coverage_gaps, plus cells no aimed shape reached
+  std::uint64_t aimed = 0, aimed_without = 0;  // coverage cases, and those planned with kernels taken away
 };
 
 struct VerifyOutcome {
@@ -117,6 +127,7 @@ struct VerifyOutcome {
   CampaignResult r;
   std::vector<Reason> reasons;
   std::vector<std::string> case_file_errors;
+  CoverageReport cov;
 };
 
 std::string junit_report(const VerifyOutcome& v, const std::string& backend, const RunIdentity& id) {
@@ -137,6 +148,8 @@ std::string junit_report(const VerifyOutcome& v, const std::string& backend, con
     body += std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
     if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
       body += "    <skipped message=\"not replayed (--no-recordings)\"/>\n";
+    if (std::string(g[0]) == "coverage" && !v.cov.checked && fails.empty())
+      body += "    <skipped message=\"not checked (--no-coverage)\"/>\n";
     body += "  </testcase>\n";
   }
   for (const auto& [e, t] : r.per_entry) {
@@ -160,6 +173,38 @@ std::string junit_report(const VerifyOutcome& v, const std::string& backend, con
          "\" time=\"" + seconds + "\">\n" + identity_junit_properties(id) + body + "</testsuite>\n</testsuites>\n";
 }
 
+nlohmann::json specials_json(std::uint32_t seen, bool present) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int b = 0; b < golden::kSpecialClassCount; ++b)
+    if (((seen >> b) & 1u) == present) a.push_back(std::string(golden::special_class_name(b)));
+  return a;
+}
+
+nlohmann::json coverage_json(const CampaignResult& r, const CoverageReport& cov) {
+  nlohmann::json c;
+  c["checked"] = cov.checked;
+  c["aimed_cases"] = cov.aimed;
+  c["aimed_cases_planned_without_some_kernels"] = cov.aimed_without;
+  c["gaps"] = cov.gaps;
+  c["cells"] = nlohmann::json::array();
+  std::vector<props::CoverageKey> keys = cov.expected;
+  for (const auto& [k, v] : r.coverage)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  for (const props::CoverageKey& k : keys) {
+    const auto it = r.coverage.find(k);
+    const props::CoverageCell cell = it == r.coverage.end() ? props::CoverageCell{} : it->second;
+    c["cells"].push_back({{"entry_point", std::string(golden::entry_point_name(k.entry))},
+                          {"body", device::body_name(k.body)},
+                          {"configuration", k.config},
+                          {"expected", std::find(cov.expected.begin(), cov.expected.end(), k) != cov.expected.end()},
+                          {"cases", cell.cases},
+                          {"planned_without_some_kernels", cell.planned_without},
+                          {"special_classes_seen", specials_json(cell.specials_seen, true)},
+                          {"special_classes_missing", specials_json(cell.specials_seen, false)}});
+  }
+  return c;
+}
+
 std::string json_report(const VerifyOutcome& v, const std::string& backend, const props::CampaignOptions& opt,
                         const RunIdentity& id, const std::string& data) {
   const CampaignResult& r = v.r;
@@ -178,8 +223,14 @@ std::string json_report(const VerifyOutcome& v, const std::string& backend, cons
   j["recordings"] = {{"replayed", v.recordings_replayed}, {"files", v.rec.files}, {"cases", v.rec.cases},
                      {"emulator_differ", v.rec.emulator_differ}, {"device_differ", v.rec.device_differ},
                      {"notes", v.rec.notes}};
-  j["cases"] = {{"saved_run", r.saved_run}, {"drawn_run", r.drawn_run}, {"drawn_planned", r.drawn_planned},
-                {"stopped_by_time_budget", r.stopped_by_budget}, {"case_file_errors", v.case_file_errors}};
+  j["cases"] = {{"saved_run", r.saved_run},
+                {"aimed_run", r.aimed_run},
+                {"drawn_run", r.drawn_run},
+                {"drawn_planned", r.drawn_planned},
+                {"stopped_by_time_budget", r.stopped_by_budget},
+                {"stopped_by_max_failures", r.stopped_by_failures},
+                {"case_file_errors", v.case_file_errors}};
+  j["coverage"] = coverage_json(r, v.cov);
   j["entry_points"] = nlohmann::json::object();
   for (const auto& [e, t] : r.per_entry) {
     nlohmann::json specials = nlohmann::json::array();
@@ -195,7 +246,8 @@ std::string json_report(const VerifyOutcome& v, const std::string& backend, cons
     if (x.group != "cases") j["failures"].push_back({{"kind", x.group}, {"why", x.message}, {"details", x.details}});
   for (const props::CaseFailure& f : r.failures)
     j["failures"].push_back(
-        {{"kind", "case"}, {"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why}});
+        {{"kind", "case"}, {"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why},
+         {"mismatched_elements", f.mismatched_elements}});
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -218,6 +270,8 @@ struct VerifyArgs {
   std::uint32_t gpus = 0;           // 0: every visible GPU
   std::shared_ptr<Report> junit = std::make_shared<Report>(), json = std::make_shared<Report>();
   bool save_failures = true;
+  bool coverage = true;            // --no-coverage: no coverage cases, no coverage verdict
+  std::uint64_t max_failures = 0;  // --max-failures
 };
 
 int usage(const std::string& message) { return usage_error("verify", message); }
@@ -252,6 +306,7 @@ int run_verify(const VerifyArgs& a) {
   opt.cases = a.cases;
   opt.seed = a.seed;
   opt.time_budget_s = a.time_budget_s;
+  opt.max_failures = a.max_failures;
   std::string error;
   // --shard wins; else GoogleTest's variables, so CI that shards test binaries shards this too.
   std::string shard = a.shard;
@@ -331,13 +386,30 @@ int run_verify(const VerifyArgs& a) {
   const std::uint64_t draw_default = on_gpu ? std::uint64_t{1} << 28 : std::uint64_t{1} << 23;
   opt.draw.max_macs = std::min(a.draw_max_macs != 0 ? a.draw_max_macs : draw_default, a.limits.max_macs);
 
+  // Coverage by construction (coverage.hpp): every cell this module can run through the chosen
+  // entry points gets cases aimed at it. On a GPU they hold every special class and the data that
+  // shows the order; on the simulation, whose values are the emulator's by construction and whose
+  // findings are the geometry's, every special class only.
+  VerifyOutcome v;
+  CoverageReport& cov = v.cov;
+  cov.checked = a.coverage;
+  if (a.coverage) {
+    cov.expected = props::expected_cells(backend->registry(), opt.draw.entries);
+    std::vector<props::CoverageKey> unreached;
+    opt.aimed = props::coverage_plan(backend->registry(), backend->limits(), opt.draw.entries,
+                                     props::coverage_distributions(on_gpu), opt.seed, &unreached);
+    for (const props::CoverageKey& k : unreached)
+      cov.gaps.push_back("no aimed shape reaches " + props::coverage_key_text(k) + " (coverage.cpp aimed_shapes)");
+    cov.aimed = opt.aimed.size();
+    for (const props::AimedCase& x : opt.aimed) cov.aimed_without += x.c.without != 0;
+  }
+
   std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
               opt.seed, opt.cases, opt.shard_index, opt.shard_count);
   print_scope(on_gpu, mma_roots, recordings, a.replay_recordings);
   std::fputs(identity_text(id).c_str(), stdout);
   if (!data.path.empty()) std::printf("%s\n", golden::escaped(data_dir_line(data)).c_str());
 
-  VerifyOutcome v;
   // 1. Recorded MMAs: the emulator's tensor-core model against the hardware.
   v.mma = replay_recorded_mmas(mma_roots);
   std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
@@ -374,6 +446,7 @@ int run_verify(const VerifyArgs& a) {
   if (g > 1) std::printf("spreading over %u GPUs\n", g);
   std::uint64_t planned = 0;
   for (std::uint64_t i = 0; i < opt.saved.size(); ++i) planned += i % opt.shard_count == opt.shard_index;
+  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) planned += i % opt.shard_count == opt.shard_index;
   for (std::uint64_t i = 0; i < opt.cases; ++i) planned += i % opt.shard_count == opt.shard_index;
 
   const bool tty = isatty(fileno(stderr));
@@ -425,11 +498,47 @@ int run_verify(const VerifyArgs& a) {
                 t.errors, specials_text(t.specials_seen).c_str());
     total_cases += t.cases;
   }
-  std::printf("%" PRIu64 " saved and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s\n", r.saved_run, r.drawn_run,
-              r.drawn_planned, r.seconds, r.stopped_by_budget ? " (stopped by --time-budget)" : "");
+
+  // The coverage table: what the cases really ran (their plans), cell by cell.
+  if (cov.checked) {
+    if (opt.shard_count == 1) {
+      const std::vector<std::string> gaps = props::coverage_gaps(cov.expected, r.coverage);
+      cov.gaps.insert(cov.gaps.end(), gaps.begin(), gaps.end());
+    } else {
+      std::printf("coverage: shard %u/%u: a shard runs part of the coverage cases; the union of the shards' JSON covers "
+                  "every cell\n", opt.shard_index, opt.shard_count);
+    }
+    std::printf("\ncoverage (entry point x body x configuration x special class; the plan each case ran):\n");
+    std::printf("  %-34s %-18s %-34s %6s %9s %8s\n", "entry point", "body", "configuration", "cases", "specials",
+                "without=");
+    std::vector<props::CoverageKey> keys = cov.expected;
+    for (const auto& [k, c] : r.coverage)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    for (const props::CoverageKey& k : keys) {
+      const auto it = r.coverage.find(k);
+      const props::CoverageCell cell = it == r.coverage.end() ? props::CoverageCell{} : it->second;
+      int seen = 0;
+      for (int b = 0; b < golden::kSpecialClassCount; ++b) seen += (cell.specials_seen >> b) & 1u;
+      std::printf("  %-34s %-18s %-34s %6" PRIu64 " %6d/%-2d %8" PRIu64 "%s\n",
+                  std::string(golden::entry_point_name(k.entry)).c_str(), device::body_name(k.body), k.config.c_str(),
+                  cell.cases, seen, golden::kSpecialClassCount, cell.planned_without,
+                  cell.cases == 0 ? "  EMPTY" : seen < golden::kSpecialClassCount ? "  (classes missing)" : "");
+    }
+    std::printf("coverage: %zu cells expected, %" PRIu64 " coverage cases, %" PRIu64
+                " of them planned with kernels taken away (without=: the Hopper tier, to reach the seed's bodies on an "
+                "sm_90a module; the tier's other symbols, to reach each of its own; the row-tile kernel, to reach "
+                "by_m's 32-row tile); %zu gaps\n",
+                cov.expected.size(), cov.aimed, cov.aimed_without, cov.gaps.size());
+  } else {
+    std::printf("\ncoverage: not checked (--no-coverage)\n");
+  }
+  std::printf("%" PRIu64 " saved, %" PRIu64 " coverage and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s%s\n",
+              r.saved_run, r.aimed_run, r.drawn_run, r.drawn_planned, r.seconds,
+              r.stopped_by_budget ? " (stopped by --time-budget)" : "",
+              r.stopped_by_failures ? " (stopped by --max-failures)" : "");
   for (const props::CaseFailure& f : r.failures) {
     std::printf("FAIL %s: %s\n  %s\n", f.source.c_str(), golden::format_case(f.c).c_str(), f.why.c_str());
-    if (a.save_failures && f.source.rfind("drawn", 0) == 0) {
+    if (a.save_failures && (f.source.rfind("drawn", 0) == 0 || f.source.rfind("aimed", 0) == 0)) {
       std::string why;
       const std::string dir = data.path.empty() ? "" : (fs::path(data.path) / "regressions").string();
       const std::string path =
@@ -463,6 +572,9 @@ int run_verify(const VerifyArgs& a) {
     fail("saved_cases", "no saved case was replayed: none of the chosen entry points under the saved-case paths");
   if (!saved.errors.empty()) fail("saved_cases", std::to_string(saved.errors.size()) + " case file errors", saved.errors);
   if (!r.failures.empty()) fail("cases", std::to_string(r.failures.size()) + " failing cases");
+  if (r.stopped_by_failures)
+    fail("cases", "stopped after --max-failures " + std::to_string(a.max_failures) + " failing cases");
+  if (!cov.gaps.empty()) fail("coverage", std::to_string(cov.gaps.size()) + " coverage gaps", cov.gaps);
   const bool pass = v.reasons.empty();
   for (const Reason& x : v.reasons) std::printf("not a pass: %s\n", x.message.c_str());
   int status = pass ? kExitPass : kExitFail;
@@ -489,7 +601,8 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", a->seed, "campaign seed (decimal or 0x hex): case i is the same on every machine")
       ->transform(whole_number(0, UINT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--time-budget", a->time_budget_s, "seconds after which no new drawn case starts (0: none)")
+  cmd->add_option("--time-budget", a->time_budget_s,
+                  "seconds after which no new drawn case starts (0: none; the saved and coverage cases always run)")
       ->check(finite_number(0, 1e9))
       ->capture_default_str();
   cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")->capture_default_str();
@@ -518,7 +631,13 @@ void add_verify(CLI::App& app, int* exit_code) {
                   "saved .case files or folders to replay first (default <data>/cases and <data>/regressions)");
   cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");
   add_module_option(cmd, &a->module);
-  cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn cases to golden/regressions/");
+  cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn and coverage cases to golden/regressions/");
+  cmd->add_flag("!--no-coverage", a->coverage,
+                "run no coverage cases and do not require every cell (entry point x body x configuration x special "
+                "class) to be drawn");
+  cmd->add_option("--max-failures", a->max_failures, "start no case after this many have failed (0: no limit)")
+      ->transform(whole_number(0, UINT64_MAX))
+      ->capture_default_str();
   cmd->callback([a, exit_code] { *exit_code = run_verify(*a); });
 }
 

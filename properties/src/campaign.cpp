@@ -11,8 +11,9 @@
 namespace w8a16::props {
 namespace {
 
-// One case: its tally and, when it fails, why.
-bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, std::string* why) {
+// One case: its tally, its coverage cell and, when it fails, why.
+bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, CoverageTable* coverage, std::string* why,
+             std::uint64_t* mismatched) {
   ++t->cases;
   golden::CaseInputs in;
   std::string error;
@@ -21,8 +22,15 @@ bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, std
     *why = "inputs: " + error;
     return false;
   }
-  t->specials_seen |= golden::special_classes(c, in);
+  const std::uint32_t specials = golden::special_classes(c, in);
+  t->specials_seen |= specials;
   const Launched got = launch_case(backend, c, in);
+  if (got.planned) {
+    CoverageCell& cell = (*coverage)[CoverageKey{c.entry, got.plan.body, configuration_of(got.plan)}];
+    ++cell.cases;
+    cell.specials_seen |= specials;
+    cell.planned_without += c.without != 0;
+  }
   if (!got.status.ok()) {
     ++t->errors;
     *why = std::string(backend.name()) + ": " + got.status.message;
@@ -33,6 +41,7 @@ bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, std
   if (cmp.equal()) return true;
   ++t->mismatching_cases;
   t->mismatched_elements += cmp.mismatches;
+  *mismatched = cmp.mismatches;
   *why = std::to_string(cmp.mismatches) + " elements differ from the emulator";
   for (const std::string& d : cmp.details) *why += "; " + d;
   return false;
@@ -51,25 +60,41 @@ CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt
 
   CampaignProgress p;
   for (std::uint64_t i = 0; i < opt.saved.size(); ++i) p.planned += mine(i);
+  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) p.planned += mine(i);
   for (std::uint64_t i = 0; i < opt.cases; ++i) r.drawn_planned += mine(i);
   p.planned += r.drawn_planned;
 
   auto one = [&](const golden::Case& c, const std::string& source) {
     std::string why;
+    std::uint64_t mismatched = 0;
     p.current = &c;
-    if (!run_one(backend, c, &r.per_entry[c.entry], &why)) r.failures.push_back({c, source, why});
+    if (!run_one(backend, c, &r.per_entry[c.entry], &r.coverage, &why, &mismatched))
+      r.failures.push_back({c, source, why, mismatched});
     ++p.done;
     p.failures = r.failures.size();
     p.seconds = elapsed();
     if (progress) progress(p);
   };
+  auto enough_failures = [&] {
+    if (opt.max_failures == 0 || r.failures.size() < opt.max_failures) return false;
+    r.stopped_by_failures = true;
+    return true;
+  };
   for (std::uint64_t i = 0; i < opt.saved.size(); ++i) {
     if (!mine(i)) continue;
+    if (enough_failures()) break;
     one(opt.saved[i], i < opt.saved_sources.size() ? opt.saved_sources[i] : "saved #" + std::to_string(i));
     ++r.saved_run;
   }
+  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) {
+    if (!mine(i)) continue;
+    if (enough_failures()) break;
+    one(opt.aimed[i].c, "aimed #" + std::to_string(i) + " (" + coverage_key_text(opt.aimed[i].target) + ")");
+    ++r.aimed_run;
+  }
   for (std::uint64_t i = 0; i < opt.cases; ++i) {
     if (!mine(i)) continue;
+    if (enough_failures()) break;
     if (opt.time_budget_s > 0 && elapsed() >= opt.time_budget_s) {
       r.stopped_by_budget = true;
       break;
@@ -91,10 +116,18 @@ void merge_campaign_result(CampaignResult* into, const CampaignResult& part) {
     x.errors += t.errors;
     x.specials_seen |= t.specials_seen;
   }
+  for (const auto& [k, c] : part.coverage) {
+    CoverageCell& x = into->coverage[k];
+    x.cases += c.cases;
+    x.specials_seen |= c.specials_seen;
+    x.planned_without += c.planned_without;
+  }
   into->saved_run += part.saved_run;
+  into->aimed_run += part.aimed_run;
   into->drawn_run += part.drawn_run;
   into->drawn_planned += part.drawn_planned;
   into->stopped_by_budget = into->stopped_by_budget || part.stopped_by_budget;
+  into->stopped_by_failures = into->stopped_by_failures || part.stopped_by_failures;
   into->failures.insert(into->failures.end(), part.failures.begin(), part.failures.end());
   into->seconds = std::max(into->seconds, part.seconds);
 }

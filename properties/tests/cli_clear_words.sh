@@ -26,7 +26,7 @@ cp "$src/golden/mma/h200/h200_10_targeted.mmav" "$data/mma/"
 cp "$src/golden/cases/boundaries.case" "$data/cases/"
 printf '%s\n' 'case/1 w8a16_gemv_batch4_strided m=3 n=7 k=640 a_row_stride=648 c_row_stride=9 dist=specials seed=0x0000000000000042 gen=1' > "$work/one.case"
 "$cli" record --source sim --cases "$work/one.case" --out "$data/recordings/sim.rec" > /dev/null 2>&1
-env -u W8A16_DATA_DIR "$cli" verify --backend sim --cases 4 --no-save --data-dir "$data" > "$work/out" 2>&1
+env -u W8A16_DATA_DIR "$cli" verify --backend sim --cases 4 --no-save --no-coverage --data-dir "$data" > "$work/out" 2>&1
 rc=$?
 head -8 "$work/out" > "$work/first"
 if [ $rc -ne 0 ] || ! grep -q "^what this run compares:" "$work/first" ||
@@ -41,7 +41,7 @@ else
 fi
 # The data folder's recordings/ is part of the default, like mma/ and cases/: missing, it is exit 2.
 rm -r "$data/recordings"
-env -u W8A16_DATA_DIR "$cli" verify --backend sim --cases 4 --no-save --data-dir "$data" > "$work/out" 2>&1
+env -u W8A16_DATA_DIR "$cli" verify --backend sim --cases 4 --no-save --no-coverage --data-dir "$data" > "$work/out" 2>&1
 rc=$?
 if [ $rc -ne 2 ] || ! grep -q "recordings: no such file or folder" "$work/out"; then
   fail "verify.a_data_folder_without_recordings_is_an_input_error (exit $rc)"

@@ -18,7 +18,8 @@ namespace golden = w8a16::golden;
 namespace props = w8a16::props;
 
 // The simulation, then one flipped bit in C[row][col] (host memory on this backend): a stand-in
-// for a kernel that gets one element wrong, or writes one pitch-padding element.
+// for a kernel that gets one element wrong, writes one pitch-padding element, or (row = m) one
+// element of the first guard row past M.
 class OneBitWrongBackend final : public device::Backend {
  public:
   OneBitWrongBackend(std::uint32_t row, std::uint32_t col, std::uint16_t mask) : row_(row), col_(col), mask_(mask) {}
@@ -30,7 +31,7 @@ class OneBitWrongBackend final : public device::Backend {
   }
   device::Status execute(const device::Plan& plan) override {
     const device::Status st = sim_.execute(plan);
-    if (st.ok() && row_ < plan.params.m && col_ < plan.params.c_row_stride) {
+    if (st.ok() && row_ <= plan.params.m && col_ < plan.params.c_row_stride) {
       auto* c = reinterpret_cast<std::uint16_t*>(plan.params.output);
       c[std::size_t{row_} * plan.params.c_row_stride + col_] ^= mask_;
     }
@@ -72,6 +73,24 @@ TEST(Comparison, findsOneFlippedBitInAnOutputAndInThePitchPadding) {
     ASSERT_EQ(cmp.details.size(), 1u);
     EXPECT_NE(cmp.details[0].find("C[2][" + std::to_string(col) + "]"), std::string::npos) << cmp.details[0];
   }
+}
+
+// A write one row past M (as a store guard `row <= m` would make) lands in the guard rows the
+// launch gives C, and the comparison, which covers them, names it.
+TEST(Comparison, findsAWriteOneRowPastM) {
+  const golden::Case c = small_case();
+  golden::CaseInputs in;
+  std::string error;
+  ASSERT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
+  const std::vector<std::uint16_t> expected = props::expected_output(c, in);
+  ASSERT_EQ(expected.size(), std::size_t{c.m + golden::kOutputGuardRows} * c.c_row_stride);
+  OneBitWrongBackend bad(c.m, 4, 0x0001);
+  const props::Launched got = props::launch_case(bad, c, in);
+  ASSERT_TRUE(got.status.ok()) << got.status.message;
+  const props::Comparison cmp = props::compare_output(c, expected, got.c_bits);
+  EXPECT_EQ(cmp.mismatches, 1u);
+  ASSERT_EQ(cmp.details.size(), 1u);
+  EXPECT_NE(cmp.details[0].find("C[3][4] (guard row past M)"), std::string::npos) << cmp.details[0];
 }
 
 TEST(Campaign, aBackendWithOneWrongBitFailsTheCampaignNamingTheCase) {

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <fstream>
 
+#include "w8a16/device/kernels.hpp"
+#include "w8a16/device/plan.hpp"
+#include "w8a16/properties/case_runner.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/case_rng.hpp"
@@ -45,6 +48,48 @@ TEST(CaseLine, parsesEveryFieldOfAWrittenOutLine) {
   EXPECT_EQ(c.seed, 0x0123456789abcdefull);
   EXPECT_EQ(c.gen, 1u);
   EXPECT_EQ(golden::format_case(c), kLine);
+}
+
+// A case that takes kernels away (the Hopper tier, to reach the 32-row tile on an sm_90a module):
+// one key more, after gen=, and the same first ten fields as any line.
+TEST(CaseLine, aWithoutKeyNamesTheKernelsTakenAwayAndRoundTrips) {
+  const std::string line = std::string(kLine) + " without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2";
+  Case c;
+  std::string error;
+  ASSERT_TRUE(golden::parse_case(line, &c, &error)) << error;
+  EXPECT_EQ(c.without, golden::kWithoutHopperTier);
+  EXPECT_EQ(golden::format_case(c), line);
+  Case plain;
+  ASSERT_TRUE(golden::parse_case(kLine, &plain, &error)) << error;
+  EXPECT_EQ(plain.without, 0u);
+  EXPECT_NE(c, plain);
+  c.without = 0;
+  EXPECT_EQ(golden::format_case(c), kLine);  // no key at all when nothing is taken away
+}
+
+// The symbols a line may name are the launch layer's, in its KernelId order (the mask is applied
+// as device::KernelId bits).
+TEST(CaseLine, withoutNamesTheLaunchLayersKernelsInItsOrder) {
+  ASSERT_EQ(static_cast<std::size_t>(golden::kKernelSymbolCount), w8a16::device::kKernelCount);
+  for (std::size_t i = 0; i < w8a16::device::kKernelCount; ++i)
+    EXPECT_EQ(golden::kKernelSymbols[i], w8a16::device::kernel_name(w8a16::device::kAllKernels[i])) << i;
+  // An entry point's own kernel: the one its `kernel` argument names (device::entry_own_kernel).
+  for (EntryPoint e : golden::kAllEntryPoints) {
+    const auto id = static_cast<w8a16::device::KernelId>(golden::entry_point_own_symbol(e));
+    EXPECT_EQ(id, w8a16::device::entry_own_kernel(w8a16::props::to_device_entry(e))) << golden::entry_point_name(e);
+  }
+}
+
+RC_GTEST_PROP(CaseLine, aLineWithKernelsTakenAwayRoundTrips, ()) {
+  Case c = *w8a16::props::gen_case();
+  c.without = *rc::gen::inRange<std::uint32_t>(0, 1u << golden::kKernelSymbolCount) &
+              ~(1u << golden::entry_point_own_symbol(c.entry));
+  const std::string line = golden::format_case(c);
+  Case back;
+  std::string error;
+  RC_ASSERT(golden::parse_case(line, &back, &error));
+  RC_ASSERT(back == c);
+  RC_ASSERT(golden::format_case(back) == line);
 }
 
 RC_GTEST_PROP(CaseLine, formattingThenParsingGivesTheSameCaseAndTheSameLine, ()) {
@@ -107,6 +152,27 @@ const Malformed kMalformed[] = {
     {"case/1 w8a16_gemm_pipelined m=65536 n=1048576 k=1048576 a_row_stride=1048576 c_row_stride=1048576 "
      "dist=specials seed=0x1 gen=1",
      "operands exceed"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 "
+     "without=w8a16_wgmma_rows without=w8a16_tc_rows",
+     "expected 10"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 with=x",
+     "then optionally without=), found 11"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 without=",
+     "without= names '', which is no kernel symbol"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 "
+     "without=w8a16_wgmma_rows,w8a16_tc_rows_m65",
+     "without= names 'w8a16_tc_rows_m65'"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 "
+     "without=w8a16_wgmma_rows_n128,w8a16_wgmma_rows",
+     "in the family's order"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 "
+     "without=w8a16_tc_rows,w8a16_tc_rows",
+     "each symbol once"},
+    {"case/1 w8a16_gemm_pipelined_by_m m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1 "
+     "without=w8a16_gemm_pipelined",
+     "the kernel w8a16_gemm_pipelined_by_m is called with"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=tiny2 seed=0x1 gen=1",
+     "unknown distribution 'tiny2'"},
 };
 
 TEST(CaseLine, rejectsEachMalformedLineNamingTheFieldAndLeavesTheOutputAlone) {
@@ -191,7 +257,8 @@ RC_GTEST_PROP(CaseInputs, operandsHaveTheShapeOfTheCaseAndPaddingIsPoisoned, ())
 
 RC_GTEST_PROP(CaseInputs, aSmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()) {
   Case big = *w8a16::props::gen_case(w8a16::props::only_entry(EntryPoint::gemm_pipelined_m32_strided));
-  RC_PRE(big.dist != Distribution::specials);  // specials are placed over the whole extent
+  // specials and every_special are placed over the whole extent
+  RC_PRE(big.dist != Distribution::specials && big.dist != Distribution::every_special);
   Case small = big;
   small.m = *rc::gen::inRange<std::uint32_t>(1, big.m + 1);
   small.n = *rc::gen::inRange<std::uint32_t>(1, big.n + 1);
@@ -253,6 +320,17 @@ const Pinned kPinned[] = {
     {"case/1 w8a16_gemm_pipelined_by_m m=2 n=257 k=2560 a_row_stride=2560 c_row_stride=257 dist=special_scales seed=0x0000000000000007 gen=1", 0xd52a3e2d7607dd28ull},
     {"case/1 w8a16_gemv_batch4_strided m=4 n=200 k=3072 a_row_stride=3072 c_row_stride=200 dist=pow2_scales seed=0x0000000000000008 gen=1", 0x582eabb57f28c1e0ull},
     {"case/1 w8a16_gemm_pipelined_m32 m=5 n=385 k=3840 a_row_stride=3840 c_row_stride=385 dist=ones_pow2_scales seed=0x0000000000000009 gen=1", 0xcd7db547a137798bull},
+    // The distributions added to gen=1 after the first seven (and a line with without=, which the
+    // inputs do not depend on).
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=9 n=130 k=512 a_row_stride=520 c_row_stride=133 dist=near_overflow seed=0x0000000000000011 gen=1", 0x61655045a546c967ull},
+    {"case/1 w8a16_gemv_batch16_strided m=13 n=40 k=256 a_row_stride=256 c_row_stride=40 dist=tiny seed=0x0000000000000012 gen=1", 0x32cdd4539ca7cb59ull},
+    {"case/1 w8a16_gemm_pipelined_m64 m=33 n=65 k=384 a_row_stride=384 c_row_stride=65 dist=mid_exponents seed=0x0000000000000013 gen=1", 0xdb605f8cbdc10e7cull},
+    {"case/1 w8a16_gemm_pipelined m=17 n=129 k=256 a_row_stride=256 c_row_stride=129 dist=cancellation_pairs seed=0x0000000000000014 gen=1", 0x2a1e4c62863f55a0ull},
+    {"case/1 w8a16_gemm_pipelined_by_m m=20 n=300 k=640 a_row_stride=640 c_row_stride=300 dist=row_specials seed=0x0000000000000015 gen=1", 0x6a80aa2fff7f5fb5ull},
+    {"case/1 w8a16_gemm_pipelined_m32 m=5 n=257 k=1152 a_row_stride=1152 c_row_stride=257 dist=fold_ties seed=0x0000000000000016 gen=1", 0xd19629d6f5c8aff3ull},
+    {"case/1 w8a16_gemv_batch4_strided m=4 n=100 k=768 a_row_stride=776 c_row_stride=103 dist=zero_signs seed=0x0000000000000017 gen=1", 0x50f09ff07de1c8bull},
+    {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=200 k=1536 a_row_stride=1544 c_row_stride=203 dist=cancelling_steps seed=0x0000000000000018 gen=1", 0xd2b04b58ee140a0aull},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=13 n=770 k=256 a_row_stride=264 c_row_stride=773 dist=every_special seed=0x0000000000000019 gen=1 without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2", 0xdb5386cb51b0f32full},
 };
 
 TEST(CaseInputs, pinnedCasesRegenerateTheirPinnedDigests) {

@@ -25,6 +25,7 @@ py::dict case_dict(const golden::Case& c) {
   d["dist"] = std::string(golden::distribution_name(c.dist));
   d["seed"] = c.seed;
   d["gen"] = c.gen;
+  d["without"] = golden::without_text(c.without);  // kernel symbols taken away, comma-separated ("" for none)
   d["contract"] = golden::entry_point_is_gemv(c.entry) ? "gemv" : "canonical";  // NUMERICS.md 2.2 or 2.1
   d["problem"] = golden::case_problem(c);
   return d;

@@ -16,15 +16,15 @@ namespace {
 
 // Plans the case's call as on a device whose module has every kernel (the H200 and the sim
 // backend), with the H200's limits. Addresses are placeholders, aligned and far apart: planning
-// never dereferences them and only their overlap and alignment are checked.
+// never dereferences them and only their overlap and alignment are checked. A line with without=
+// is planned without those kernels, as launch_case plans it.
 py::dict plan_case(const std::string& line) {
   golden::Case c;
   std::string error;
   if (!golden::parse_case(line, &c, &error)) throw py::value_error("line: " + error);
-  const device::StaticRegistry reg = device::StaticRegistry::all_present();
-  const device::Call call =
-      props::case_call(c, reg, 0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull);
-  const device::Planned p = device::plan_launch(call, reg, device::DeviceLimits::h200());
+  // Less the kernels the line's without= takes away, as launch_case plans it.
+  const device::Planned p =
+      props::plan_case(c, device::StaticRegistry::all_present(), device::DeviceLimits::h200());
   if (!p.ok()) throw py::value_error("refused: " + p.status.message);
   py::dict d;
   d["kernel"] = std::string(p.plan.kernel_name);
@@ -55,7 +55,7 @@ void bind_plan(py::module_& m) {
         "Every kernel body of the launch layer (plan.hpp kAllBodies), in order: a list of dicts with name "
         "and contract ('canonical' for the tensor-core bodies, 'gemv' for the scalar GEMV strip)");
   m.def("plan_case", &plan_case, py::arg("line"),
-        "The launch layer's plan for a case line (every kernel present, H200 limits): kernel, body, "
+        "The launch layer's plan for a case line (every kernel present but the line's without=, H200 limits): kernel, body, "
         "contract, grid, dynamic_smem; ValueError if the line is malformed or the call refused");
 }
 

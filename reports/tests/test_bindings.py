@@ -189,7 +189,13 @@ def test_plan_case_is_the_launch_layers_dispatch():
                                                                   (384, 1, 1))
     assert core.plan_case(line.format(m=16, n=12288, k=2048))["grid"] == (192, 1, 1)   # 64-column strips
     assert core.plan_case(line.format(m=8, n=2048, k=8192))["grid"] == (128, 1, 1)     # 16-column strips
-    assert core.plan_case(line.format(m=33, n=40, k=128))["body"] == "m32_tile"
+    # From 33 rows the Hopper tier (every kernel is present) takes every shape; the line's without=
+    # takes it away, and the 32-row twin's tile runs.
+    assert core.plan_case(line.format(m=33, n=40, k=128))["body"] == "wgmma_units"
+    hopper = " without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2"
+    assert core.plan_case(line.format(m=33, n=40, k=128) + hopper)["body"] == "m32_tile"
+    assert core.parse_case(line.format(m=33, n=40, k=128) + hopper)["without"] == hopper.split("=")[1]
+    assert core.parse_case(line.format(m=33, n=40, k=128))["without"] == ""
     gemv = line.replace("gemm_pipelined_m32_strided", "gemv_batch4_strided")
     assert core.plan_case(gemv.format(m=4, n=40, k=128))["contract"] == "gemv"
     with pytest.raises(ValueError, match="at most 4 rows"):

@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu_cases.hpp"
+#include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/device/cuda_backend.hpp"
 #include "w8a16/device/geometry.hpp"
 
@@ -143,28 +144,33 @@ int main(int argc, char** argv) {
   }
   const std::uint32_t max_m = *std::max_element(ms.begin(), ms.end());
 
-  gputest::GpuCase c;
-  c.entry = device::Entry::gemm_pipelined;
+  golden::Case c;
+  c.entry = golden::EntryPoint::gemm_pipelined;
   c.m = max_m;
   c.n = n;
   c.k = k;
   c.a_row_stride = k;
   c.c_row_stride = n;
-  c.dist = gputest::Dist::activation;
+  c.dist = golden::Distribution::activation_like;
   c.seed = 0xBE7C4;
-  const gputest::Inputs in = gputest::make_inputs(c);
-  auto a = backend->allocate(in.a.size() * 2, &st);
-  auto s = backend->allocate(in.s.size() * 4, &st);
+  golden::CaseInputs in;
+  std::string gen_error;
+  if (!golden::regenerate_inputs(c, &in, &gen_error)) {
+    std::printf("bench: inputs: %s\n", gen_error.c_str());
+    return 2;
+  }
+  auto a = backend->allocate(in.a_bits.size() * 2, &st);
+  auto s = backend->allocate(in.s_f32.size() * 4, &st);
   auto out = backend->allocate(static_cast<std::size_t>(max_m) * n * 2, &st);
   std::vector<std::unique_ptr<device::Buffer>> w;
   for (int i = 0; i < kCopies; ++i) {
-    w.push_back(backend->allocate(in.w.size(), &st));
-    if (!w.back() || !w.back()->upload(in.w.data(), in.w.size()).ok()) {
+    w.push_back(backend->allocate(in.w_e4m3.size(), &st));
+    if (!w.back() || !w.back()->upload(in.w_e4m3.data(), in.w_e4m3.size()).ok()) {
       std::printf("bench: weight buffer %d: %s\n", i, st.message.c_str());
       return 2;
     }
   }
-  if (!a || !s || !out || !a->upload(in.a.data(), in.a.size() * 2).ok() || !s->upload(in.s.data(), in.s.size() * 4).ok()) {
+  if (!a || !s || !out || !a->upload(in.a_bits.data(), in.a_bits.size() * 2).ok() || !s->upload(in.s_f32.data(), in.s_f32.size() * 4).ok()) {
     std::printf("bench: allocation or upload failed: %s\n", st.message.c_str());
     return 2;
   }

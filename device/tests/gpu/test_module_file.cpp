@@ -18,11 +18,13 @@
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/cuda_backend.hpp"
 #include "w8a16/device/module_abi.hpp"
+#include "w8a16/properties/case_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace w8a16;
+namespace props = w8a16::props;
 using device::Body;
 using device::Entry;
 using device::KernelId;
@@ -65,31 +67,33 @@ TEST_F(ModuleFile, TheEmbeddedFatbinWrittenToAFileGivesIdenticalBytes) {
   auto a = gputest::GpuRig::over(std::move(embedded_));
   auto b = gputest::GpuRig::over(std::move(from_file));
   // Every entry point through each body it can reach.
-  const std::pair<Entry, Body> targets[] = {
-      {Entry::gemm_pipelined, Body::gemm128_tile},           {Entry::gemm_pipelined_m32, Body::m32_skinny},
-      {Entry::gemm_pipelined_m32_strided, Body::m32_tile},   {Entry::gemm_pipelined_m32_strided, Body::tc_rows_strip},
-      {Entry::gemm_pipelined_m64, Body::m64_tile},           {Entry::gemm_pipelined_m64_strided, Body::tc_rows_strip},
-      {Entry::gemm_pipelined_by_m, Body::gemm128_tile},      {Entry::gemv_batch4_strided, Body::gemv_strip},
-      {Entry::gemv_batch16_strided, Body::gemv_strip}};
+  using golden::EntryPoint;
+  const std::pair<EntryPoint, Body> targets[] = {
+      {EntryPoint::gemm_pipelined, Body::gemm128_tile},           {EntryPoint::gemm_pipelined_m32, Body::m32_skinny},
+      {EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile},   {EntryPoint::gemm_pipelined_m32_strided, Body::tc_rows_strip},
+      {EntryPoint::gemm_pipelined_m64, Body::m64_tile},           {EntryPoint::gemm_pipelined_m64_strided, Body::tc_rows_strip},
+      {EntryPoint::gemm_pipelined_by_m, Body::gemm128_tile},      {EntryPoint::gemv_batch4_strided, Body::gemv_strip},
+      {EntryPoint::gemv_batch16_strided, Body::gemv_strip},       {EntryPoint::gemm_pipelined_m32_strided, Body::wgmma_units},
+      {EntryPoint::gemm_pipelined_m64_strided, Body::wgmma_units128}, {EntryPoint::gemm_pipelined, Body::wgmma_units128_x2}};
   std::size_t cases = 0, bytes = 0;
   for (const auto& [entry, body] : targets) {
-    for (const gputest::GpuCase& c : gputest::make_cases(entry, body, 3, 0x30D01E, std::uint64_t{1} << 24)) {
-      const gputest::Inputs in = gputest::make_inputs(c);
-      const gputest::GpuRun ra = a->run(c, in), rb = b->run(c, in);
-      ASSERT_TRUE(ra.ok && rb.ok) << ra.error << " / " << rb.error << "\n  case: " << c.describe();
-      EXPECT_STREQ(ra.plan.kernel_name, rb.plan.kernel_name) << c.describe();
-      EXPECT_EQ(ra.plan.body, rb.plan.body) << c.describe();
+    for (const gputest::GpuCase& g : gputest::make_cases(entry, body, 3, 0x30D01E, std::uint64_t{1} << 24, a->present())) {
+      const golden::CaseInputs in = gputest::inputs_of(g.c);
+      const gputest::GpuRun ra = a->run(g.c, in), rb = b->run(g.c, in);
+      ASSERT_TRUE(ra.ok && rb.ok) << ra.error << " / " << rb.error << "\n  case: " << g.line();
+      EXPECT_STREQ(ra.plan.kernel_name, rb.plan.kernel_name) << g.line();
+      EXPECT_EQ(ra.plan.body, rb.plan.body) << g.line();
       EXPECT_TRUE(ra.c == rb.c) << "the module from the file gave other bytes than the embedded one\n  case: "
-                                << c.describe();
+                                << g.line();
       // Equal to each other is not enough: both must be the contract's bytes.
-      const gputest::Comparison cmp = gputest::compare_c(c, gputest::expected_c(c, in, ra.plan.contract), ra.c);
-      EXPECT_EQ(cmp.mismatched_elements, 0u) << cmp.first << "\n  case: " << c.describe();
+      const props::Comparison cmp = props::compare_output(g.c, props::expected_output(g.c, in), ra.c);
+      EXPECT_EQ(cmp.mismatches, 0u) << (cmp.details.empty() ? "" : cmp.details.front()) << "\n  case: " << g.line();
       ++cases;
       bytes += 2 * ra.c.size();
     }
   }
   std::printf("module file vs embedded: %zu cases, %zu bytes of C each, identical\n", cases, bytes);
-  EXPECT_GE(cases, 20u);
+  EXPECT_GE(cases, 30u);
 }
 
 TEST_F(ModuleFile, AModuleWithARenamedKernelIsRefusedNamingTheSymbol) {

@@ -147,9 +147,9 @@ run run_operands.truncated 2 "truncated, or trailing bytes" -- "$cli" run-operan
 run run_operands.wrapping_header 2 "larger than 2\^31" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/wrapping.bundle" --out "$work/o.bin"
 run upgrade_recording.fifo 2 "fifo.rec: is a FIFO" -- "$cli" upgrade-recording "$work/fifo.rec" --out "$work/u.rec"
 run upgrade_recording.folder 2 "empty: is a folder" -- "$cli" upgrade-recording "$work/empty" --out "$work/u.rec"
-run verify.cases_from_fifo 1 "case file error: .*fifo.case: is a FIFO" -- "$cli" verify --backend sim --no-save --cases 1 --no-recordings --cases-from "$work/fifo.case"
-run verify.mma_dir_dev_zero 1 "/dev/zero: is a character device" -- "$cli" verify --backend sim --no-save --cases 1 --no-recordings --no-saved --mma-dir /dev/zero
-run verify.recordings_fifo 2 "fifo.rec: is a FIFO" -- "$cli" verify --backend sim --no-save --cases 1 --no-saved --recordings-from "$work/fifo.rec"
+run verify.cases_from_fifo 1 "case file error: .*fifo.case: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-recordings --cases-from "$work/fifo.case"
+run verify.mma_dir_dev_zero 1 "/dev/zero: is a character device" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-recordings --no-saved --mma-dir /dev/zero
+run verify.recordings_fifo 2 "fifo.rec: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-saved --recordings-from "$work/fifo.rec"
 run verify.data_dir_not_a_folder 2 "no such folder" -- "$cli" verify --backend sim --data-dir /dev/zero
 run probe.out_is_a_file 2 "cannot create .*afile/.*Not a directory" -- "$cli" probe --source sim --out "$work/afile" --cases 1
 run module.folder 2 "module|CUDA backend" -- "$cli" replay --module "$work/empty" "$work/small.case"
@@ -166,7 +166,7 @@ fi
 run replay.huge_case 2 "needs 70368744177664 \(2\^46\) multiply-adds, more than --max-macs.*pass --max-macs" -- "$cli" replay --backend sim "$huge_case"
 run replay.huge_case_bytes 2 "bytes of host memory, more than --max-bytes.*pass --max-bytes" -- "$cli" replay --backend sim --max-macs 0x400000000000 "$huge_case"
 run repro.huge_case 2 "repro: nothing was run" -- "$cli" repro --backend sim "$huge_case"
-run verify.huge_saved_case 2 "huge.case:1 .*more than --max-macs" -- "$cli" verify --backend sim --no-save --no-recordings --cases-from "$work/huge.case"
+run verify.huge_saved_case 2 "huge.case:1 .*more than --max-macs" -- "$cli" verify --backend sim --no-save --no-coverage --no-recordings --cases-from "$work/huge.case"
 run record.huge_case 2 "more than --max-macs" -- "$cli" record --source sim --cases "$work/huge.case" --out "$work/never.rec"
 run replay.recordings_huge_case 2 "huge.rec case 1 .*more than --max-macs" -- "$cli" replay --backend sim --recordings "$work/huge.rec"
 run run_operands.over_max_macs 2 "needs 2048 \(2\^11\) multiply-adds, more than --max-macs 1" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out "$work/o.bin" --max-macs 1
@@ -277,9 +277,9 @@ reports_agree reports.malformed_saved_case FAIL "$work/r1.json" "$work/r1.xml" "
 grep -q "expected 10 space-separated fields" "$work/r1.xml" || { broken=$((broken + 1)); echo "BROKEN  reports.malformed_saved_case: the JUnit does not name the bad line"; }
 run verify.nothing_checked 1 "not a pass: no case ran" -- "$cli" verify "${vq[@]}" --cases 0 --no-saved --json "$work/r2.json" --junit "$work/r2.xml"
 reports_agree reports.nothing_checked FAIL "$work/r2.json" "$work/r2.xml" "no case ran"
-run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --backend sim --no-save --cases 2 --no-recordings --mma-dir "$work/empty" --json "$work/r3.json" --junit "$work/r3.xml"
+run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/empty" --json "$work/r3.json" --junit "$work/r3.xml"
 reports_agree reports.no_recorded_mma FAIL "$work/r3.json" "$work/r3.xml" "no recorded MMA"
-run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --backend sim --no-save --cases 2 --no-recordings --mma-dir "$work/fifo" --json "$work/r4.json" --junit "$work/r4.xml"
+run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/fifo" --json "$work/r4.json" --junit "$work/r4.xml"
 reports_agree reports.unreadable_mma FAIL "$work/r4.json" "$work/r4.xml" "unreadable"
 run verify.recording_that_differs 1 "emulator 1 differ" -- "$cli" verify "${vr[@]}" --recordings-from "$d/examples/one_output_changed.rec" --json "$work/r5.json" --junit "$work/r5.xml"
 reports_agree reports.recording_that_differs FAIL "$work/r5.json" "$work/r5.xml" "recorded cases differ from the emulator"

@@ -13,7 +13,15 @@ namespace w8a16::golden {
 //   case/1 w8a16_gemm_pipelined_m32_strided m=17 n=257 k=5248 a_row_stride=5256 c_row_stride=263
 //          dist=specials seed=0x0123456789abcdef gen=1
 //
+// and, only when the case takes kernels away from the module before it is planned, one more key:
+//
+//          without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128_x2
+//
 // `case/1` is the line syntax; `gen=` the version of the input generator (case_inputs.hpp).
+// `without=` names kernel symbols (kKernelSymbols, in that order, each once) that the launch
+// resolves to the zero handle, as a module without them would: how a case reaches a body that an
+// entry point's dispatch would otherwise pass over (the Hopper tier goes before every other
+// tensor-core body on an sm_90a module). A line without it is a launch over the whole module.
 // Stability rule: the inputs of a case are a pure function of (m, n, k, strides, dist, seed, gen).
 // Any change to what a generator produces, even one bit of one distribution, adds a new `gen`
 // version and leaves the old one replaying as before (case_inputs.cpp keeps every version); a
@@ -47,7 +55,8 @@ bool entry_point_is_contiguous(EntryPoint e);    // pitches fixed to k and n
 bool entry_point_is_gemv(EntryPoint e);          // NUMERICS.md 2.2 instead of 2.1
 std::uint32_t entry_point_max_rows(EntryPoint e);  // 4 or 16 for the GEMVs; 0 = no limit
 
-// How a case's inputs are drawn (case_inputs.cpp describes each).
+// How a case's inputs are drawn (case_inputs.cpp describes each). Names are never renamed or
+// reused; a new distribution is a new name appended here, and the bytes of every old one stay.
 enum class Distribution : std::uint8_t {
   activation_like,   // BF16 activations ~ N(0, 1) shape with outliers; realistic E4M3 incl. extremes
   wide_exponents,    // A exponents over 2^-100..2^100, every finite E4M3 code, scales 2^-60..2^60
@@ -56,14 +65,44 @@ enum class Distribution : std::uint8_t {
   pow2_scales,       // activation_like operands, every scale a signed power of two
   special_scales,    // activation_like operands, scales 0, -0, negative, subnormal, Inf, NaN, normal
   ones_pow2_scales,  // A = 1.0, W = 1.0, powers of two distinct within a scale row of <= 20 blocks (oracle)
+  // The GPU tests' regimes, in the golden generator:
+  near_overflow,     // A near 2^96..2^127, weights 2^1..448: products, sums and folds that reach Inf
+  tiny,              // A 2^-133..2^-110 (BF16 subnormals), small weights and scales: subnormal outputs
+  mid_exponents,     // A 2^-60..2^60, every finite E4M3 code, scales 2^-40..2^40 of either sign
+  cancellation_pairs,  // pairs equal or one ulp apart against negated weights, 1 in 16 a large term
+  row_specials,      // about two specials per A row and W row, A rows of signed zeros, 1 scale in 12 special
+  // Built so that one reduction order, one rounding and one zero sign give these bytes: another
+  // order, an extra rounding or another start changes most outputs, not one:
+  fold_ties,         // per row two steps whose fold lands acc on a BF16 midpoint only if rounded once
+  zero_signs,        // rows whose every step sums to exactly zero, scales negative or -0: acc's sign shows
+  cancelling_steps,  // steps +P, small, -P, small: acc swings by a large P, every fold point rounds
+  every_special,     // activation_like with exactly one of each of the 15 special classes (case_inputs.hpp)
 };
 inline constexpr Distribution kAllDistributions[] = {
     Distribution::activation_like, Distribution::wide_exponents, Distribution::cancellation,
     Distribution::specials,        Distribution::pow2_scales,    Distribution::special_scales,
-    Distribution::ones_pow2_scales,
+    Distribution::ones_pow2_scales, Distribution::near_overflow, Distribution::tiny,
+    Distribution::mid_exponents,   Distribution::cancellation_pairs, Distribution::row_specials,
+    Distribution::fold_ties,       Distribution::zero_signs,     Distribution::cancelling_steps,
+    Distribution::every_special,
 };
 std::string_view distribution_name(Distribution d);
 bool parse_distribution(std::string_view name, Distribution* out);
+
+// The kernel symbols of the family, in the launch layer's KernelId order (docs/KERNEL_ABI.md 1.1):
+// what `without=` may name. (properties/tests check the order against device/kernels.hpp.)
+inline constexpr std::string_view kKernelSymbols[] = {
+    "w8a16_gemm_pipelined",       "w8a16_gemm_pipelined_m32", "w8a16_gemm_pipelined_m64",
+    "w8a16_tc_rows",              "w8a16_tc_rows_m64",        "w8a16_gemv_batch4_strided",
+    "w8a16_gemv_batch16_strided", "w8a16_wgmma_rows",         "w8a16_wgmma_rows_n128",
+    "w8a16_wgmma_rows_n128_x2",
+};
+inline constexpr int kKernelSymbolCount = static_cast<int>(sizeof kKernelSymbols / sizeof kKernelSymbols[0]);
+// The symbol an entry point is called with (its `kernel` argument; by_m's is the 128-row tile):
+// a case may not take it away, since the launch would then be a refusal, not a case.
+int entry_point_own_symbol(EntryPoint e);
+// The Hopper tier's three symbols, as a `without` mask.
+inline constexpr std::uint32_t kWithoutHopperTier = (1u << 7) | (1u << 8) | (1u << 9);
 
 struct Case {
   EntryPoint entry = EntryPoint::gemm_pipelined_by_m;
@@ -72,10 +111,12 @@ struct Case {
   Distribution dist = Distribution::activation_like;
   std::uint64_t seed = 0;
   std::uint32_t gen = kCaseGeneratorVersion;
+  std::uint32_t without = 0;  // bit i: kKernelSymbols[i] is taken away before planning
 
   friend bool operator==(const Case& x, const Case& y) {
     return x.entry == y.entry && x.m == y.m && x.n == y.n && x.k == y.k && x.a_row_stride == y.a_row_stride &&
-           x.c_row_stride == y.c_row_stride && x.dist == y.dist && x.seed == y.seed && x.gen == y.gen;
+           x.c_row_stride == y.c_row_stride && x.dist == y.dist && x.seed == y.seed && x.gen == y.gen &&
+           x.without == y.without;
   }
   friend bool operator!=(const Case& x, const Case& y) { return !(x == y); }
 };
@@ -90,10 +131,13 @@ inline constexpr std::uint64_t kCaseMaxElements = std::uint64_t{1} << 31;  // pe
 // What makes a case unusable, or an empty string when it is a valid launch of its entry point:
 // m >= 1, n >= 1, k a positive multiple of 128, a_row_stride >= k and a multiple of 8,
 // c_row_stride >= n, contiguous entry points with a_row_stride == k and c_row_stride == n, the
-// GEMVs' row limits, the size limits above, and a known generator version.
+// GEMVs' row limits, the size limits above, a known generator version, and a `without` mask that
+// names only known symbols and not the entry point's own.
 std::string case_problem(const Case& c);
 
 std::string format_case(const Case& c);  // the canonical line, without a newline
+// "w8a16_wgmma_rows,w8a16_wgmma_rows_n128" for a mask (empty for 0).
+std::string without_text(std::uint32_t without);
 // Parses one line (a trailing '\r' or '\n' is ignored). On failure returns false, leaves *out
 // unchanged and says in *error which field is wrong and why.
 bool parse_case(std::string_view line, Case* out, std::string* error);

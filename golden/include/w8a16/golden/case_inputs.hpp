@@ -29,6 +29,11 @@ bool regenerate_inputs(const Case& c, CaseInputs* out, std::string* error);
 
 // C before a launch: [m][c_row_stride] of kOutputSentinelBits.
 std::vector<std::uint16_t> sentinel_output(const Case& c);
+// Rows of C past m that a launch is given and must leave alone: the campaign, the replays and the
+// GPU tests allocate C as [m + kOutputGuardRows][c_row_stride], so a write one row past M shows.
+inline constexpr std::uint32_t kOutputGuardRows = 2;
+// C before a launch with its guard rows: [m + kOutputGuardRows][c_row_stride] of kOutputSentinelBits.
+std::vector<std::uint16_t> guarded_sentinel_output(const Case& c);
 
 // FNV-1a 64 over A's bits, W's codes and S's bits (little-endian): pins the generator in tests.
 std::uint64_t inputs_digest(const CaseInputs& in);

@@ -10,6 +10,7 @@
 #include "w8a16/device/backend.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/properties/case_draw.hpp"
+#include "w8a16/properties/coverage.hpp"
 
 namespace w8a16::props {
 
@@ -21,6 +22,8 @@ struct CampaignOptions {
   std::uint32_t shard_index = 0, shard_count = 1;  // this shard runs the indices i % count == index
   std::vector<golden::Case> saved;                 // replayed first (golden/cases, golden/regressions)
   std::vector<std::string> saved_sources;          // where each saved case came from ("file:line")
+  std::vector<AimedCase> aimed;                    // then the coverage cases (coverage_plan), all of them
+  std::uint64_t max_failures = 0;                  // > 0: start no case after this many failed
 };
 
 struct EntryTally {
@@ -34,8 +37,9 @@ struct EntryTally {
 
 struct CaseFailure {
   golden::Case c;
-  std::string source;  // "drawn #i" or "file:line"
+  std::string source;  // "drawn #i", "aimed #i (cell)" or "file:line"
   std::string why;     // the error, or the mismatch count and the first mismatches
+  std::uint64_t mismatched_elements = 0;
 };
 
 struct CampaignProgress {
@@ -46,8 +50,10 @@ struct CampaignProgress {
 
 struct CampaignResult {
   std::map<golden::EntryPoint, EntryTally> per_entry;
-  std::uint64_t saved_run = 0, drawn_run = 0, drawn_planned = 0;
+  CoverageTable coverage;  // what every case that was planned ran, by cell
+  std::uint64_t saved_run = 0, aimed_run = 0, drawn_run = 0, drawn_planned = 0;
   bool stopped_by_budget = false;
+  bool stopped_by_failures = false;  // max_failures reached
   std::vector<CaseFailure> failures;
   double seconds = 0;
 };

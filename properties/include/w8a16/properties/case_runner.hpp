@@ -14,23 +14,52 @@ namespace w8a16::props {
 
 device::Entry to_device_entry(golden::EntryPoint e);
 
+// The registry a case is planned with: the backend's, with the kernels the case's `without=`
+// names (golden::kKernelSymbols, in device::KernelId order) resolved to the zero handle, as a
+// module without them resolves them.
+class CaseRegistry final : public device::KernelRegistry {
+ public:
+  CaseRegistry(const device::KernelRegistry& inner, std::uint32_t without) : inner_(inner), without_(without) {}
+  device::KernelHandle resolve(device::KernelId id) const override {
+    return (without_ >> static_cast<unsigned>(id)) & 1u ? device::KernelHandle{} : inner_.resolve(id);
+  }
+
+ private:
+  const device::KernelRegistry& inner_;
+  std::uint32_t without_;
+};
+
 // The call a case makes: the entry's own kernel handle from the backend's registry (by_m: the
 // 128-row tile's, plus the twins'), the case's shape and pitches, and the given buffers.
 device::Call case_call(const golden::Case& c, const device::KernelRegistry& registry, device::DevPtr a,
                        device::DevPtr w, device::DevPtr s, device::DevPtr out);
 
 struct Launched {
-  device::Status status;              // of allocation, upload, launch, synchronize or download
-  std::vector<std::uint16_t> c_bits;  // C [m][c_row_stride] after the launch (sentinel before it)
+  device::Status status;              // of allocation, upload, planning, launch, synchronize or download
+  bool planned = false;               // plan_launch accepted the call (then `plan` is what ran)
+  device::Plan plan;
+  // C after the launch: [m + golden::kOutputGuardRows][c_row_stride], the sentinel before it
+  // (golden::guarded_sentinel_output): the pitch padding and the guard rows must come back as it.
+  std::vector<std::uint16_t> c_bits;
 };
 
-// Allocates A, W, S and C on the backend, uploads the inputs, fills C with the sentinel
-// (case_inputs.hpp), launches the case's entry point, synchronizes and downloads C.
+// The one launch path of the campaign, the replays, repro and the GPU tests: allocates A, W and S
+// at their exact sizes (a read past an operand leaves its allocation) and C with its guard rows,
+// uploads the inputs, fills C with the sentinel (case_inputs.hpp), plans the case's entry point
+// over CaseRegistry(backend.registry(), c.without) as Launcher::launch plans (validation, dispatch,
+// sizing), executes the plan, synchronizes and downloads all of C. A refused call launches
+// nothing and C comes back as the sentinel.
 Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in);
 
-// What C must hold afterwards: the emulator's contract for the entry point (NUMERICS.md 2.1 on
-// sm_90 for every tensor-core entry, 2.2 for the GEMVs) in the first n of each row, the sentinel
-// in the pitch padding. threads = 0 uses every core.
+// The plan launch_case would make for c on a backend with this registry and these limits
+// (planning validates and sizes; it reads no memory, so the addresses are placeholders).
+device::Planned plan_case(const golden::Case& c, const device::KernelRegistry& registry,
+                          const device::DeviceLimits& limits);
+
+// What all of C must hold afterwards, guard rows and pitch padding included: the emulator's
+// contract for the entry point (NUMERICS.md 2.1 on sm_90 for every tensor-core entry, 2.2 for the
+// GEMVs) in rows [0, m), columns [0, n), the sentinel everywhere else. The one source of expected
+// bytes for every comparison with a launch. threads = 0 uses every core.
 std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads = 0);
 
 struct Comparison {
@@ -39,7 +68,8 @@ struct Comparison {
   std::vector<std::string> details;  // the first few: position, expected and produced bits
   bool equal() const { return mismatches == 0; }
 };
-// Raw bits, element by element; no tolerance anywhere.
+// Raw bits, element by element over all of C; no tolerance anywhere. Details name the region of
+// each: the output, the pitch padding, or a guard row past M.
 Comparison compare_output(const golden::Case& c, const std::vector<std::uint16_t>& expected,
                           const std::vector<std::uint16_t>& produced, std::size_t max_details = 4);
 

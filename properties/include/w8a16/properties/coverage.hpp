@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Coverage by construction: the cells (entry point x body x strip/tile configuration) a module can
+// run, cases aimed at each, and the table of what a campaign's cases really ran (and with which
+// special classes).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "w8a16/device/kernels.hpp"
+#include "w8a16/device/limits.hpp"
+#include "w8a16/device/plan.hpp"
+#include "w8a16/golden/case.hpp"
+
+namespace w8a16::props {
+
+// One cell: an entry point, the body its plan ran, and that body's configuration as the plan
+// sized it (configuration_of).
+struct CoverageKey {
+  golden::EntryPoint entry = golden::EntryPoint::gemm_pipelined;
+  device::Body body = device::Body::gemm128_tile;
+  std::string config;
+  friend bool operator<(const CoverageKey& a, const CoverageKey& b) {
+    if (a.entry != b.entry) return a.entry < b.entry;
+    if (a.body != b.body) return a.body < b.body;
+    return a.config < b.config;
+  }
+  friend bool operator==(const CoverageKey& a, const CoverageKey& b) {
+    return a.entry == b.entry && a.body == b.body && a.config == b.config;
+  }
+};
+std::string coverage_key_text(const CoverageKey& k);  // "w8a16_gemm_pipelined_m32 / tc_rows_strip / ..."
+
+// The configuration a plan runs, from its body and the shape it was sized for (geometry.hpp):
+//   the tile bodies: their tile ("128x64 tiles", "32x32 tiles", "64x32 tiles"); the skinny body and
+//   the GEMVs: "8-column strips";
+//   the row-tile kernel: its strip width and row blocks (tc_rows_cols, tc_rows_row_blocks), e.g.
+//   "128-column strips, 8 row blocks";
+//   the Hopper tier: its row tile (wgmma_tile_rows; "128-row tiles x2+" above 128 rows) and whether
+//   the persistent CTAs' step ranges cut a unit between two CTAs (wgmma_cta_pieces: the workspace
+//   hand-over), e.g. "48-row tiles, units cut".
+std::string configuration_of(const device::Plan& plan);
+
+// Every cell a module with this registry can run through `entries` (NUMERICS.md 2's tiers, plan.hpp's
+// dispatch): each body whose kernel the registry resolves, through each entry point that can reach
+// it, at each configuration of that body. Written out from geometry.hpp, not found by searching
+// plans: a configuration the dispatch cannot reach any more stays in the list, and a campaign that
+// misses it fails naming it.
+std::vector<CoverageKey> expected_cells(const device::KernelRegistry& registry,
+                                        const std::vector<golden::EntryPoint>& entries);
+
+// What a campaign saw in one cell.
+struct CoverageCell {
+  std::uint64_t cases = 0;
+  std::uint32_t specials_seen = 0;    // golden::SpecialClass bits over the cell's cases
+  std::uint64_t planned_without = 0;  // of those, cases whose line takes kernels away (without=)
+};
+using CoverageTable = std::map<CoverageKey, CoverageCell>;
+
+// A case aimed at a cell, and the cell.
+struct AimedCase {
+  golden::Case c;
+  CoverageKey target;
+};
+// Distributions of the aimed cases: every_special (all 15 special classes in each cell), and on a
+// device whose values are not the emulator's by construction also fold_ties, zero_signs and
+// cancelling_steps (the data that shows the order, case.hpp).
+std::vector<golden::Distribution> coverage_distributions(bool order_data);
+
+// For every expected cell, one case per distribution whose plan (plan_case over this registry and
+// these limits) lands in it: a shape aimed at the configuration (geometry.hpp's thresholds), and
+// when the dispatch would send that shape to a tier that goes first, the fewest kernels taken away
+// (`without=`: the Hopper tier for the seed's bodies on an sm_90a module, its other symbols for
+// each of its own bodies, the row-tile kernel for by_m's 32-row tile). Cheapest first. A cell no
+// aimed shape reaches is returned in *unreached (and stays empty in the table).
+std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,
+                                     const std::vector<golden::EntryPoint>& entries,
+                                     const std::vector<golden::Distribution>& dists, std::uint64_t seed,
+                                     std::vector<CoverageKey>* unreached);
+
+// The cells of `expected` with no case, and those whose cases lack special classes, as lines
+// naming each ("empty: ..." / "missing special classes ...: ...").
+std::vector<std::string> coverage_gaps(const std::vector<CoverageKey>& expected, const CoverageTable& table);
+
+}  // namespace w8a16::props
