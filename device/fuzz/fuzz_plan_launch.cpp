@@ -259,7 +259,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Past validation, the planner's own rules, each witnessed: a zero handle among those the call
   // passed or the row-tile kernel's; a grid or smem the same call exceeds the limits with.
   if (v.ok() && !st.ok()) {
-    DeviceLimits unlimited{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    // The same device with no grid or smem limit: the SM count stays, since the persistent tier's
+    // grid is sized by it (geometry.hpp wgmma_ctas).
+    DeviceLimits unlimited = lim;
+    unlimited.max_dynamic_smem_per_block = unlimited.max_grid_x = unlimited.max_grid_y = unlimited.max_grid_z = 0xFFFFFFFFu;
     const Planned free = plan_launch(call, reg, unlimited);
     switch (st.code) {
       case Errc::kernel_missing:
