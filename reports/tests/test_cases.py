@@ -59,3 +59,22 @@ def test_missing_case_file_raises():
     with pytest.raises(ValueError) as info:
         w.read_case_file("/nonexistent/x.case")
     assert "path" in str(info.value)
+
+
+def test_seed_bodies_case_file_reaches_the_body_each_group_names():
+    # golden/cases/seed_bodies.case: each "# <body>:" comment heads lines that must plan to that
+    # body, so the saved cases and the recordings hold every one of the seed's bodies on an sm_90a
+    # module (the Hopper tier taken away by the lines' without=).
+    path = REPO / "golden" / "cases" / "seed_bodies.case"
+    body, seen = None, {}
+    for ln in path.read_text().splitlines():
+        head = re.match(r"# (\w+): ", ln)
+        if head:
+            body = head.group(1)
+        elif ln.startswith("case/"):
+            assert body is not None, ln
+            assert w._core.plan_case(ln)["body"] == body, ln
+            seen[body] = seen.get(body, 0) + 1
+    bodies = {b["name"] for b in w._core.bodies()}
+    seed = {b for b in bodies if not b.startswith("wgmma") and b != "gemv_strip"}
+    assert set(seen) == seed and min(seen.values()) >= 2, seen
