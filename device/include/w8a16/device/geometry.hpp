@@ -75,15 +75,11 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 //   wide:   128 columns, one warp per 16-column tile, rounds of one 128-K step; 17..64 rows from
 //           kTcRowsWideMinCtas wide strips; 4 stages up to 32 rows, 2 above (the registers allow
 //           two CTAs an SM, and 2 stages measured as fast as 3 or 4).
-// Measured on the H200 (device/kernels/PERF_NOTES.md, "strip widths"): from N = 10240 (80 wide
-// strips) the wide strip led at 24..64 rows and the mid one at 16 rows (2-5% ahead of wide); at
-// N <= 8192 (64 wide strips) the wide strip lost (narrow 1.4x faster at 16 rows, mid 1.4x at 32);
-// at 17..32 rows mid led at N = 5120 and 8192 and narrow at N = 2048; at 1..8 rows thin led
-// narrow by 12-23% at N = 5120 and 2048 (160 and 64 narrow strips leave SMs idle) and lost by
-// 15-27% at N = 10240 and 12288; the threshold sits between, where the narrow strips would not
-// give every SM two CTAs (N <= 8064: at most 252 of them).
-// Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (at 48
-// rows 6 blocks ran 12-16% faster than 8).
+// The width and stage counts are the fastest measured on the H200 at each (rows, N) band; the
+// tables behind every threshold: device/kernels/PERF_NOTES.md, "What moved the numbers (... strip
+// widths)".
+// Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (6 at
+// 33..48 rows: the same PERF_NOTES.md tables).
 inline constexpr std::uint32_t kTcRowsMaxRows = 64;
 inline constexpr std::uint32_t kTcRowsSmallMaxRows = 32;  // w8a16_tc_rows; above: w8a16_tc_rows_m64
 inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;

@@ -68,19 +68,10 @@ constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_ke
 }
 // Which shapes the row-tile kernel takes when a twin tries it first (it declines every other
 // shape, and a zero handle for the kernel symbol its rows need, tc_rows_kernel(m), declines it).
-// Measured on the H200 (`w8a16check bench` and a kernel-variant harness, PERF_NOTES.md):
-//   1..16 rows: every shape except K <= 5120 with N <= 3968 (fewer than 32 strips of 128
-//     columns), where the skinny body's 8-column strips keep more SMs busy (at (N, K) = (2048,
-//     4096) the skinny body reached 0.25 of the memory floor, no row-tile configuration tried more
-//     than 0.22);
-//   17..32 rows: every shape; the 32-row tile was slower at each N measured: 1.44x at (2048,
-//     4096) against the narrow strip, 1.47x at (5120, 25600) against the mid strip, and the wide
-//     strip led it from N = 10240;
-//   33..64 rows: N >= 3969 (at least 32 strips of 128 columns). The 64-row twin (whose four row
-//     warps decode the same weights) was slower at every such shape of issue 9: 1.4-2.0x at
-//     N >= 10240 against the wide strip, 1.4-1.7x at N = 5120 against the mid strip. At (2048,
-//     4096) the two were even (mid strip 0.94x the twin's time at 33..48 rows, 1.06x at 64), and
-//     the twin stays below 3969.
+// The rule: 1..16 rows, every shape but K <= 5120 with fewer than 32 strips of 128 columns (where
+// the skinny body keeps more SMs busy); 17..32 rows, every shape; 33..64 rows, at least 32 strips.
+// The measurements behind each edge: device/kernels/PERF_NOTES.md, "Dispatch rules and the
+// measurements behind them".
 constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   const std::uint32_t wide_ctas = tc_rows_wide_strips(n);
   if (m >= 1 && m <= kTcRowsNarrowMaxRows) return !(k <= kSkinnyMaxK && wide_ctas < 32);
@@ -90,14 +81,11 @@ constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) 
 // Whether the Hopper tier takes a shape when an entry point tries it first (every tensor-core entry
 // does, before its own rules), and with which of its symbols (geometry.hpp); `present` says which
 // the module has (all zero, as in every module without an sm_90a cubin: it declines everything).
-// Measured on the H200 (`w8a16check bench`, device/kernels/PERF_NOTES.md, "Hopper tier"):
-//   up to 16 rows it declines unless its two-CTA symbol has two CTAs' worth of 128-column units
-//     per SM: the row-tile kernel and the skinny body were faster at every other such shape;
-//   17..32 rows: it declines where the 128-column units fill at most half the SMs (the row-tile
-//     kernel led at (5120, 25600) and (2048, 4096)) and takes every other shape;
-//   from 33 rows it takes every shape.
-// Of its symbols, the 128-column units where they fill more than half the SMs (they led at every
-// such shape measured but one, by 5% at most), else the 64-column units (twice as many CTAs).
+// The rule: up to 16 rows only the two-CTA symbol, and only with two CTAs' worth of 128-column
+// units per SM; 17..32 rows, wherever the 128-column units fill more than half the SMs; from 33
+// rows every shape. Of its symbols, the 128-column units where they fill more than half the SMs,
+// else the 64-column units (twice as many CTAs). The measurements behind each edge:
+// device/kernels/PERF_NOTES.md, "The Hopper tier's table" and "The Hopper tier: what was measured".
 struct WgChoice {
   bool takes = false;
   WgVariant variant = WgVariant::k64;
