@@ -123,7 +123,7 @@ def test_cli_refuses_bad_bundles_and_shapes(sim_probes, cli, tmp_path):
     patches = src[80 + 2 * k: 80 + 2 * k + 8 * 2 * 5]
     tail = src[80 + 2 * k + 8 * 2 * rows:]
     r = run(bytes(header) + src[80:80 + 2 * k] + patches + tail)
-    assert r.returncode == 1 and "refuses" in r.stderr and "m=5" in r.stderr, r.stderr
+    assert r.returncode == 2 and "refuses" in r.stderr and "m=5" in r.stderr, r.stderr
 
 
 def test_audit_shows_a_device_order_recording_or_says_there_is_none(sim_probes, tmp_path):

@@ -206,7 +206,7 @@ run cli.missing_required 2 "--in is required|--in.*required" -- "$cli" run-opera
 run cli.help_is_exit_0 0 "Exit status, every subcommand" -- "$cli" --help
 
 # ---- reports and outputs that cannot be written; no stale report -----------------------------
-quick=(--backend sim --no-save --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+quick=(--backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
 run verify.json_to_dev_full 2 "--json /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --json /dev/full
 run verify.junit_to_dev_full 2 "--junit /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --junit /dev/full
 run verify.junit_in_missing_folder 2 "--junit .*missing/v.xml: the folder .*missing does not exist" -- "$cli" verify "${quick[@]}" --junit "$work/missing/v.xml"
@@ -270,8 +270,8 @@ EOF
     printf 'ok      %s (reports agree: %s)\n' "$1" "$2"
   fi
 }
-vq=(--backend sim --no-save --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
-vr=(--backend sim --no-save --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+vq=(--backend sim --no-save --no-coverage --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+vr=(--backend sim --no-save --no-coverage --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
 run verify.malformed_saved_case 1 "verdict: FAIL" -- "$cli" verify "${vq[@]}" --cases 2 --cases-from "$work/cut.case" --json "$work/r1.json" --junit "$work/r1.xml"
 reports_agree reports.malformed_saved_case FAIL "$work/r1.json" "$work/r1.xml" "case file errors"
 grep -q "expected 10 space-separated fields" "$work/r1.xml" || { broken=$((broken + 1)); echo "BROKEN  reports.malformed_saved_case: the JUnit does not name the bad line"; }
