@@ -80,8 +80,8 @@ TEST(BenchFloor, BytesAreWSAReadAndCWritten) {
   EXPECT_EQ(bench::kCopyBandwidthBytes, std::size_t{1} << 30);
 }
 
-// The committed runs (device/kernels/bench-h200*.json) were written by the bench before its
-// arithmetic moved here: every row's bytes and floor must come out the same, to the last bit.
+// The committed runs (device/kernels/bench-h200*.json) are what the next GPU run is compared with:
+// every row's bytes and floor must come out of this arithmetic the same, to the last bit.
 TEST(BenchFloor, TheCommittedRunsFloorsAreRecomputedBitForBit) {
   std::size_t rows = 0;
   for (const char* name : {"bench-h200.json", "bench-h200-hopper.json"}) {
@@ -135,8 +135,8 @@ std::uint64_t fnv(std::uint64_t h, const void* p, std::size_t n) {
 }
 
 TEST(BenchInputs, TheBytesOfASeedAreTheRecordedRunsBytes) {
-  // Two 2^20-element chunks of W and of A. The digest is what the bench drew before its inputs
-  // moved here (built with g++); any compiler must draw the same.
+  // Two 2^20-element chunks of W and of A. The digest is that of the inputs the committed runs
+  // (device/kernels/bench-h200*.json, built with g++) timed; any compiler must draw the same.
   const Shape sh{2048, 1024};
   const bench::HostInputs in = bench::make_host_inputs(1100, sh, bench::inputs_seed(0x9BE7C4, sh));
   ASSERT_EQ(in.a.size(), 1100u * 1024);
