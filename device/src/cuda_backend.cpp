@@ -396,19 +396,6 @@ Status CudaBackend::execute(const Plan& p) {
   return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuLaunchKernel ") + p.kernel_name, r);
 }
 
-Status CudaBackend::launch_by_name(const char* kernel, Dim3 grid, Dim3 block, void** args) {
-  if (!module_) return Status::error(Errc::kernel_missing, std::string(kernel) + ": no kernel module is loaded");
-  ContextScope scope(drv_, context_);
-  CUfunction f;
-  if (drv_->cuModuleGetFunction(&f, static_cast<CUmodule>(module_), kernel) != CUDA_SUCCESS)
-    return Status::error(Errc::kernel_missing, std::string(kernel) + ": not in the kernel module");
-  if (CUresult r = drv_->cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, nullptr, args, nullptr);
-      r != CUDA_SUCCESS)
-    return driver_error(drv_, std::string("cuLaunchKernel ") + kernel, r);
-  const CUresult r = drv_->cuCtxSynchronize();
-  return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuCtxSynchronize after ") + kernel, r);
-}
-
 Status CudaBackend::synchronize() {
   ContextScope scope(drv_, context_);
   const CUresult r = drv_->cuCtxSynchronize();

@@ -14,7 +14,8 @@ namespace {
 
 struct Loaded {
   Driver driver;
-  std::string error;  // empty when loaded
+  std::string error;         // empty when loaded
+  std::string timing_error;  // empty when the timing functions are there too
 };
 
 Loaded load() {
@@ -36,19 +37,48 @@ Loaded load() {
 #define W8A16_CUDA_DRIVER_LOAD_OPTIONAL(name) \
   out.driver.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, W8A16_STR(name)));
   W8A16_CUDA_DRIVER_OPTIONAL_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD_OPTIONAL)
+  W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD_OPTIONAL)
 #undef W8A16_CUDA_DRIVER_LOAD_OPTIONAL
+#define W8A16_CUDA_DRIVER_CHECK_TIMING(name)                                                          \
+  if (out.timing_error.empty() && !out.driver.name)                                                   \
+    out.timing_error = std::string("the CUDA driver lacks ") + W8A16_STR(name) + ", which timing needs (driver too old?)";
+  W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(W8A16_CUDA_DRIVER_CHECK_TIMING)
+#undef W8A16_CUDA_DRIVER_CHECK_TIMING
   return out;  // the library stays loaded for the life of the process
+}
+
+const Loaded& loaded() {
+  static const Loaded l = load();
+  return l;
 }
 
 }  // namespace
 
 const Driver* driver(std::string* why) {
-  static const Loaded loaded = load();
-  if (!loaded.error.empty()) {
-    if (why) *why = loaded.error;
+  const Loaded& l = loaded();
+  if (!l.error.empty()) {
+    if (why) *why = l.error;
     return nullptr;
   }
-  return &loaded.driver;
+  return &l.driver;
+}
+
+const Driver* timing_driver(std::string* why) {
+  const Driver* d = driver(why);
+  if (d && !loaded().timing_error.empty()) {
+    if (why) *why = loaded().timing_error;
+    return nullptr;
+  }
+  return d;
+}
+
+std::string result_text(const Driver& d, CUresult r) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  d.cuGetErrorName(r, &name);
+  d.cuGetErrorString(r, &text);
+  return std::string(name ? name : "CUDA error") + " (" + std::to_string(static_cast<int>(r)) + ")" +
+         (text ? std::string(": ") + text : std::string());
 }
 
 }  // namespace w8a16::device::cuda

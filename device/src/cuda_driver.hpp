@@ -19,6 +19,14 @@ namespace w8a16::device::cuda {
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)        \
   X(cuDeviceGetName) X(cuDriverGetVersion) X(cuTensorMapEncodeTiled)
 
+// X(name): what timing needs (device/bench/): streams, events, graphs of captured launches and a
+// device-to-device copy. Loaded with the rest but required only by timing_driver(), so that the
+// backend keeps running on a driver that lacks one of them (cuEventElapsedTime_v2 is CUDA 12.8's).
+#define W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(X)                                                           \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)              \
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemcpyDtoDAsync) X(cuStreamBeginCapture)              \
+  X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
+
 // X(name): functions of newer drivers (CUDA 12.4) the backend uses when present and does without
 // otherwise: a kernel's parameter layout (the ABI check, docs/KERNEL_ABI.md 1.3) and the list of a
 // module's functions (names outside the family, 1.2). Null when the driver lacks them.
@@ -28,11 +36,19 @@ namespace w8a16::device::cuda {
 struct Driver {
 #define W8A16_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
   W8A16_CUDA_DRIVER_FUNCTIONS(W8A16_CUDA_DRIVER_MEMBER)
+  W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(W8A16_CUDA_DRIVER_MEMBER)
   W8A16_CUDA_DRIVER_OPTIONAL_FUNCTIONS(W8A16_CUDA_DRIVER_MEMBER)
 #undef W8A16_CUDA_DRIVER_MEMBER
 };
 
-// The loaded driver (loaded once), or nullptr with the reason in *why.
+// The loaded driver (loaded once), or nullptr with the reason in *why: every binary of the tree
+// that talks to the driver goes through this one table (the backend, the probes, the benches).
 const Driver* driver(std::string* why);
+// The same, and nullptr unless the timing functions are there too (the reason names the first
+// one missing).
+const Driver* timing_driver(std::string* why);
+
+// "CUDA_ERROR_INVALID_VALUE (1): invalid argument" for a driver result.
+std::string result_text(const Driver& d, CUresult r);
 
 }  // namespace w8a16::device::cuda

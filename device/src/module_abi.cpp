@@ -76,9 +76,7 @@ std::vector<std::string> foreign_family_names(const std::vector<std::string>& fu
   std::vector<std::string> out;
   for (const std::string& f : functions) {
     KernelId id;
-    if (f.rfind("w8a16_", 0) == 0 && !kernel_from_name(f, &id) && f != "w8a16_probe_mma_m16n8k16_bf16" &&
-        f != "w8a16_probe_wgmma_m64n8k16_bf16")
-      out.push_back(f);
+    if (f.rfind("w8a16_", 0) == 0 && !kernel_from_name(f, &id)) out.push_back(f);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -83,9 +83,26 @@ TEST(ModuleAbi, AnAbsentRowTileKernelIsReportedButAllowed) {
 }
 
 TEST(ModuleAbi, NamesLikeTheFamilysButNotInItAreListed) {
-  EXPECT_EQ(foreign_family_names({"w8a16_tc_rows", "w8a16_tc_rowz", "w8a16_probe_mma_m16n8k16_bf16", "helper",
-                                  "w8a16_gemm_pipelined_m3x"}),
+  EXPECT_EQ(foreign_family_names({"w8a16_tc_rows", "w8a16_tc_rowz", "helper", "w8a16_gemm_pipelined_m3x"}),
             (std::vector<std::string>{"w8a16_gemm_pipelined_m3x", "w8a16_tc_rowz"}));
+}
+
+// The probes live in their own module (device/probes/): in a product module their symbols are
+// strays like any other, and no entry point ever requires one.
+TEST(ModuleAbi, ProbeSymbolsInAProductModuleAreReportedAndNeverRequired) {
+  EXPECT_EQ(foreign_family_names({"w8a16_gemm_pipelined", "w8a16_probe_mma_m16n8k16_bf16",
+                                  "w8a16_probe_wgmma_m64n8k16_bf16"}),
+            (std::vector<std::string>{"w8a16_probe_mma_m16n8k16_bf16", "w8a16_probe_wgmma_m64n8k16_bf16"}));
+  for (Entry e : {Entry::gemm_pipelined, Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
+                  Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
+                  Entry::gemv_batch4_strided, Entry::gemv_batch16_strided}) {
+    std::vector<KernelId> all = required_kernels(e);
+    const std::vector<KernelId> optional = optional_kernels(e);
+    all.insert(all.end(), optional.begin(), optional.end());
+    for (KernelId k : all)
+      EXPECT_EQ(std::string(kernel_name(k)).find("probe"), std::string::npos) << entry_name(e) << " needs " << kernel_name(k);
+  }
+  for (KernelId k : kAllKernels) EXPECT_EQ(std::string(kernel_name(k)).find("probe"), std::string::npos);
 }
 
 }  // namespace

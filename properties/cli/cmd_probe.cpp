@@ -2,6 +2,8 @@
 // `w8a16check probe`: records mma.sync m16n8k16 (BF16 x BF16 + FP32) on the GPU over the 10 regimes
 // and the targeted cases of NUMERICS.md 1.1 / 3 as .mmav files, then replays them against the
 // emulator's policy for the device's architecture (NUMERICS.md 3: only a probe verifies a policy).
+// The instruments themselves (kernels, module, launcher) are device/probes/.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -20,16 +22,12 @@
 #include "w8a16/reference/mma.hpp"
 #include "w8a16/version.hpp"
 #if W8A16_HAVE_CUDA
-#include "w8a16/device/cuda_backend.hpp"
+#include "w8a16/probes/probes.hpp"
 #endif
 
 namespace w8a16::cli {
 namespace {
 namespace fs = std::filesystem;
-
-// The probe kernels' exported names (device/kernels/w8a16_probe_mma.cu, w8a16_probe_wgmma.cu).
-constexpr const char* kProbeKernel = "w8a16_probe_mma_m16n8k16_bf16";
-constexpr const char* kProbeWgmmaKernel = "w8a16_probe_wgmma_m64n8k16_bf16";
 
 // One recorded instruction form: its .mmav kind, the tag its files carry ("" for mma.sync, whose
 // files keep their original names), and how the probe kernel runs it.
@@ -87,9 +85,10 @@ class EmulatorSource final : public MmaSource {
 };
 
 #if W8A16_HAVE_CUDA
+// D from the GPU through the probe module (device/probes/).
 class GpuSource final : public MmaSource {
  public:
-  explicit GpuSource(std::unique_ptr<device::CudaBackend> gpu) : gpu_(std::move(gpu)) {}
+  explicit GpuSource(std::unique_ptr<probes::ProbeLauncher> gpu) : gpu_(std::move(gpu)) {}
   GpuIdentity identity() const override {
     const device::CudaDeviceInfo i = gpu_->device_info();
     return {i.name, std::to_string(i.cc_major) + "." + std::to_string(i.cc_minor), nvidia_driver_version(),
@@ -97,59 +96,31 @@ class GpuSource final : public MmaSource {
   }
   bool is_hardware() const override { return true; }
   bool run(const Variant& v, std::vector<golden::MmavCase>* cases, std::string* error) override {
-    const std::size_t count = cases->size();
-    // wgmma: each case's D once per warp of the warpgroup (4 x 128 words).
-    const std::size_t d_words = v.wgmma ? 512 : 128;
-    std::vector<std::uint16_t> a(count * 256), bt(count * 128);
-    std::vector<std::uint32_t> c(count * 128), d(count * d_words, 0xDEADBEEFu);
-    for (std::size_t i = 0; i < count; ++i) {
-      const golden::MmavCase& x = (*cases)[i];
-      std::copy(x.a.begin(), x.a.end(), a.begin() + 256 * i);
-      std::copy(x.bt.begin(), x.bt.end(), bt.begin() + 128 * i);
-      std::copy(x.c.begin(), x.c.end(), c.begin() + 128 * i);
+    probes::ProbeOperands in;
+    for (const golden::MmavCase& x : *cases) {
+      in.a.insert(in.a.end(), x.a.begin(), x.a.end());
+      in.bt.insert(in.bt.end(), x.bt.begin(), x.bt.end());
+      in.c.insert(in.c.end(), x.c.begin(), x.c.end());
     }
-    device::Status st;
-    auto ba = gpu_->allocate(a.size() * 2, &st);
-    auto bb = ba ? gpu_->allocate(bt.size() * 2, &st) : nullptr;
-    auto bc = bb ? gpu_->allocate(c.size() * 4, &st) : nullptr;
-    auto bd = bc ? gpu_->allocate(d.size() * 4, &st) : nullptr;
-    if (!bd) return fail(st, error);
-    if (st = ba->upload(a.data(), a.size() * 2); !st.ok()) return fail(st, error);
-    if (st = bb->upload(bt.data(), bt.size() * 2); !st.ok()) return fail(st, error);
-    if (st = bc->upload(c.data(), c.size() * 4); !st.ok()) return fail(st, error);
-    if (st = bd->upload(d.data(), d.size() * 4); !st.ok()) return fail(st, error);
-    device::DevPtr pa = ba->address(), pb = bb->address(), pc = bc->address(), pd = bd->address();
-    std::uint32_t n = static_cast<std::uint32_t>(count);
-    std::uint32_t regs = v.a_from_regs ? 1 : 0, scale_d = v.scale_d ? 1 : 0;
-    void* args[] = {&pa, &pb, &pc, &pd, &n, &regs, &scale_d};
-    // One warp (mma.sync) or one warpgroup (wgmma) per case: grid = count.
-    if (st = gpu_->launch_by_name(v.wgmma ? kProbeWgmmaKernel : kProbeKernel, device::Dim3{n, 1, 1},
-                                  device::Dim3{v.wgmma ? 128u : 32u, 1, 1}, args);
-        !st.ok())
-      return fail(st, error);
-    if (st = bd->download(d.data(), d.size() * 4); !st.ok()) return fail(st, error);
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto first = d.begin() + static_cast<std::ptrdiff_t>(d_words * i);
-      // The instruction's four 16-row slices computed the same case: they must agree bit for bit.
-      for (std::size_t w = 1; v.wgmma && w < 4; ++w)
-        if (!std::equal(first, first + 128, first + static_cast<std::ptrdiff_t>(128 * w))) {
-          *error = "case " + std::to_string(i) + ": warp " + std::to_string(w) +
-                   " of the warpgroup computed other bits than warp 0 for the same operands";
-          return false;
-        }
+    std::vector<std::uint32_t> d;
+    const device::Status st =
+        gpu_->run(v.wgmma ? probes::ProbeKernel::wgmma_m64n8k16_bf16 : probes::ProbeKernel::mma_m16n8k16_bf16,
+                  probes::ProbeForm{v.a_from_regs, v.scale_d}, in, &d);
+    if (!st.ok()) {
+      *error = st.message;
+      return false;
+    }
+    for (std::size_t i = 0; i < cases->size(); ++i) {
       golden::MmavCase& x = (*cases)[i];
-      std::copy(first, first + 128, x.d.begin());
+      std::copy(d.begin() + static_cast<std::ptrdiff_t>(128 * i), d.begin() + static_cast<std::ptrdiff_t>(128 * (i + 1)),
+                x.d.begin());
       if (!v.scale_d) x.c.fill(0);
     }
     return true;
   }
 
  private:
-  static bool fail(const device::Status& st, std::string* error) {
-    *error = st.message;
-    return false;
-  }
-  std::unique_ptr<device::CudaBackend> gpu_;
+  std::unique_ptr<probes::ProbeLauncher> gpu_;
 };
 #endif
 
@@ -184,7 +155,7 @@ int run_probe(const ProbeArgs& a) {
   } else if (a.source == "cuda") {
 #if W8A16_HAVE_CUDA
     device::Status st;
-    auto gpu = device::CudaBackend::create(0, &st);
+    auto gpu = probes::ProbeLauncher::create(0, &st);
     if (!gpu) {
       std::fprintf(stderr, "probe: no GPU: %s\nprobe: nothing was recorded\n", st.message.c_str());
       return 2;

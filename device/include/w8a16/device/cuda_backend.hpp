@@ -28,7 +28,7 @@ class CudaModuleRegistry final : public KernelRegistry {
   std::array<KernelHandle, kKernelCount> handles_{};
 };
 
-// What a recording names its hardware by (w8a16check probe / record).
+// What a recording names its hardware by (w8a16check probe / record; the probes' launcher, device/probes/, too).
 struct CudaDeviceInfo {
   std::string name;             // cuDeviceGetName, e.g. "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;  // compute capability
@@ -62,11 +62,6 @@ class CudaBackend final : public Backend {
   Status synchronize() override;
 
   CudaDeviceInfo device_info() const { return info_; }
-  // Launches a kernel of the loaded module that is not one of the family's (kernels.hpp), by its
-  // exported name, with the driver's argument array (one pointer per parameter), and synchronizes.
-  // The calibration probe (kernels/w8a16_probe_mma.cu) goes through this. A name the module lacks
-  // is `kernel_missing`; nothing is launched.
-  Status launch_by_name(const char* kernel, Dim3 grid, Dim3 block, void** args);
 
   // Bytes of the embedded fatbin (0 while no kernel file exists).
   static std::size_t embedded_module_bytes();

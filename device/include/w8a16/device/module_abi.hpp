@@ -33,6 +33,8 @@ std::string missing_required_text(const ModuleCoverage& c);
 // "w8a16_tc_rows (tried first by ...): absent; the twins run their own bodies in its place" lines.
 std::string missing_optional_text(const ModuleCoverage& c);
 // Every "w8a16_*" name in `functions` that is not a name of the family (a misspelt kernel, say).
+// The calibration probes are no exception: they live in their own module (device/probes/), so a
+// product module that holds one is reported like any other stray symbol.
 std::vector<std::string> foreign_family_names(const std::vector<std::string>& functions);
 
 }  // namespace w8a16::device

@@ -6,7 +6,9 @@
 #include <cstdint>
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#include "w8a16_tma.cuh"
+// The descriptor encoding and shared-memory addressing the Hopper tier itself uses, so that what is
+// recorded is the form the product relies on.
+#include "../../kernels/w8a16_tma.cuh"
 
 // Case i (one warpgroup of 128 threads, blockIdx.x = i) reads the .mmav case layout
 // (golden/README.md): a + 256 i: A BF16 [16][16]; bt + 128 i: Bt BF16 [8][16]; c + 128 i: C FP32
