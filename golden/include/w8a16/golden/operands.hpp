@@ -27,7 +27,7 @@ namespace w8a16::golden {
 //       W: uint8 [n][k] (E4M3 codes)     S: float32 [ceil(n/128)][k/128]     then end of file
 // The entry must be an entry point of case.hpp; m, n, k, launches >= 1; a_row_stride >= k and
 // c_row_stride >= n (equal for a contiguous entry); k a multiple of 128 (one scale per 128-K block,
-// NUMERICS.md 1); patches_per_row 1..64 when patched; launches * m and every operand at most 2^31
+// docs/NUMERICS.md 2); patches_per_row 1..64 when patched; launches * m and every operand at most 2^31
 // elements (so no size below can wrap); the file exactly as long as the header implies.
 //
 // Output, version 1:
@@ -42,6 +42,7 @@ inline constexpr std::string_view kOperandOutputMagic = "W8A16OPC";
 inline constexpr std::uint32_t kOperandsVersion = 1;
 inline constexpr std::size_t kBundleHeaderBytes = 80;
 inline constexpr std::size_t kOperandOutputHeaderBytes = 160;
+// Keeps every size the readers compute well inside size_t and a GPU's memory; the probes use far less.
 inline constexpr std::uint64_t kOperandsMaxElements = std::uint64_t{1} << 31;
 inline constexpr std::uint32_t kBundleMaxPatchesPerRow = 64;
 
