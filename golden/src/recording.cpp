@@ -4,6 +4,7 @@
 
 #include "w8a16/golden/files.hpp"
 
+#include <cinttypes>
 #include <cstdio>
 #include <set>
 #include <system_error>
@@ -91,6 +92,51 @@ RecordedOutput make_recorded_output(const Case& c, const std::vector<std::uint16
   r.digest = outputs_digest(used);
   if (r.outputs <= kRecordingFullOutputsMax) r.bits = used;
   return r;
+}
+
+RecordedVerdict recorded_verdict(const RecordedOutput& recorded, const std::vector<std::uint16_t>* used) {
+  RecordedVerdict v;
+  v.digest_only = recorded.bits.empty();
+  if (!used) return v;  // not replayed
+  v.digest = outputs_digest(*used);
+  v.size_differs = used->size() != recorded.outputs;
+  if (v.size_differs) {
+    v.kind = RecordedVerdict::Kind::differs;
+    return v;
+  }
+  if (v.digest_only) {
+    v.kind = v.digest == recorded.digest ? RecordedVerdict::Kind::equal : RecordedVerdict::Kind::differs;
+    return v;
+  }
+  // The full bytes: every element, so that a digest collision cannot pass for agreement.
+  v.outputs_compared = used->size();
+  for (std::size_t i = 0; i < used->size(); ++i)
+    if ((*used)[i] != recorded.bits[i]) {
+      if (v.outputs_differing == 0) v.first_differing = i;
+      ++v.outputs_differing;
+    }
+  v.kind = v.outputs_differing == 0 ? RecordedVerdict::Kind::equal : RecordedVerdict::Kind::differs;
+  return v;
+}
+
+std::string recorded_verdict_text(const RecordedOutput& recorded, const std::vector<std::uint16_t>* used,
+                                  const RecordedVerdict& v) {
+  if (v.kind == RecordedVerdict::Kind::equal) return "";
+  if (v.kind == RecordedVerdict::Kind::not_replayed || !used) return "not replayed";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "digest 0x%016" PRIx64 ", recorded 0x%016" PRIx64, v.digest, recorded.digest);
+  std::string s = buf;
+  if (v.size_differs) {
+    s += "; " + std::to_string(used->size()) + " outputs given, the recording holds " + std::to_string(recorded.outputs);
+  } else if (!v.digest_only) {
+    const std::uint64_t n = recorded.c.n, i = v.first_differing;
+    std::snprintf(buf, sizeof buf, "; %" PRIu64 " outputs differ, first C[%" PRIu64 "][%" PRIu64 "] = 0x%04X, recorded 0x%04X",
+                  v.outputs_differing, i / n, i % n, (*used)[i], recorded.bits[i]);
+    s += buf;
+  } else {
+    s += " (the recording holds the digest only: which outputs differ is not known)";
+  }
+  return s;
 }
 
 std::string format_recording(const Recording& r) {

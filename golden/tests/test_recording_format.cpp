@@ -243,4 +243,61 @@ TEST(RecordingFormat, GpuSlugAndGpuCheck) {
   EXPECT_NE(error.find("from GPU 'NVIDIA H200', not 'a100'"), std::string::npos) << error;
 }
 
+TEST(RecordedVerdict, FullBytesAreComparedElementByElement) {
+  const Case s = small_case();  // 2 x 3 outputs: the full bytes are recorded
+  const std::vector<std::uint16_t> used = {0x3F80, 0x0000, 0x8000, 0x7FC0, 0xFF80, 0x0001};
+  const RecordedOutput rec = make_recorded_output(s, used);
+  RecordedVerdict v = recorded_verdict(rec, &used);
+  EXPECT_EQ(v.kind, RecordedVerdict::Kind::equal);
+  EXPECT_TRUE(v.agrees());
+  EXPECT_FALSE(v.digest_only);
+  EXPECT_EQ(v.outputs_compared, 6u);
+  EXPECT_EQ(v.outputs_differing, 0u);
+  EXPECT_EQ(recorded_verdict_text(rec, &used, v), "");
+  // -0 against +0 and one NaN payload against another are different bits: both differ.
+  std::vector<std::uint16_t> got = used;
+  got[1] = 0x8000;
+  got[3] = 0x7FC1;
+  v = recorded_verdict(rec, &got);
+  EXPECT_EQ(v.kind, RecordedVerdict::Kind::differs);
+  EXPECT_EQ(v.outputs_differing, 2u);
+  EXPECT_EQ(v.first_differing, 1u);
+  const std::string text = recorded_verdict_text(rec, &got, v);
+  EXPECT_NE(text.find("; 2 outputs differ, first C[0][1] = 0x8000, recorded 0x0000"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("digest 0x", 0), 0u) << text;
+}
+
+TEST(RecordedVerdict, DigestOnlyIsCheckedByDigestAndSaysSo) {
+  const Case b = big_case();  // above the full-bytes limit: digest only
+  const std::vector<std::uint16_t> used(65 * 64, 0x3C00);
+  const RecordedOutput rec = make_recorded_output(b, used);
+  ASSERT_TRUE(rec.bits.empty());
+  RecordedVerdict v = recorded_verdict(rec, &used);
+  EXPECT_TRUE(v.agrees());
+  EXPECT_TRUE(v.digest_only);
+  EXPECT_EQ(v.outputs_compared, 0u);
+  std::vector<std::uint16_t> got = used;
+  got[4000] = 0x3C01;
+  v = recorded_verdict(rec, &got);
+  EXPECT_EQ(v.kind, RecordedVerdict::Kind::differs);
+  EXPECT_EQ(v.outputs_differing, 0u);  // not known from a digest
+  EXPECT_NE(recorded_verdict_text(rec, &got, v).find("the recording holds the digest only"), std::string::npos);
+}
+
+TEST(RecordedVerdict, NotReplayedAndAWrongSizeNeverAgree) {
+  const Case s = small_case();
+  const std::vector<std::uint16_t> used(6, 0x3F80);
+  const RecordedOutput rec = make_recorded_output(s, used);
+  const RecordedVerdict none = recorded_verdict(rec, nullptr);
+  EXPECT_EQ(none.kind, RecordedVerdict::Kind::not_replayed);
+  EXPECT_FALSE(none.agrees());
+  EXPECT_EQ(recorded_verdict_text(rec, nullptr, none), "not replayed");
+  const std::vector<std::uint16_t> short_by_one(5, 0x3F80);
+  const RecordedVerdict v = recorded_verdict(rec, &short_by_one);
+  EXPECT_EQ(v.kind, RecordedVerdict::Kind::differs);
+  EXPECT_TRUE(v.size_differs);
+  EXPECT_NE(recorded_verdict_text(rec, &short_by_one, v).find("5 outputs given, the recording holds 6"),
+            std::string::npos);
+}
+
 }  // namespace

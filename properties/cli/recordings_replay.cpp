@@ -18,29 +18,9 @@ namespace w8a16::cli {
 namespace {
 namespace fs = std::filesystem;
 
-// "" when `got` is what was recorded, else what differs (the first differing output when the
-// recording holds the full bytes).
+// "" when `got` is what was recorded, else what differs (recording.hpp recorded_verdict).
 std::string differs(const golden::RecordedOutput& want, const std::vector<std::uint16_t>& got) {
-  const std::uint64_t d = golden::outputs_digest(got);
-  if (d == want.digest && got.size() == want.outputs) return "";
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "digest 0x%016" PRIx64 ", recorded 0x%016" PRIx64, d, want.digest);
-  std::string s = buf;
-  if (!want.bits.empty() && got.size() == want.bits.size()) {
-    std::size_t count = 0, first = got.size();
-    for (std::size_t i = 0; i < got.size(); ++i)
-      if (got[i] != want.bits[i]) {
-        if (first == got.size()) first = i;
-        ++count;
-      }
-    const std::uint32_t n = want.c.n;
-    std::snprintf(buf, sizeof buf, "; %zu outputs differ, first C[%zu][%zu] = 0x%04X, recorded 0x%04X", count,
-                  first / n, first % n, got[first], want.bits[first]);
-    s += buf;
-  } else {
-    s += " (the recording holds the digest only: which outputs differ is not known)";
-  }
-  return s;
+  return golden::recorded_verdict_text(want, &got, golden::recorded_verdict(want, &got));
 }
 
 RecordingsResult input_error(const std::string& why) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // GPU recordings (golden/recording.hpp) for Python: which case, which digest of C's used outputs,
-// and the full bits when small; plus the digest itself, so Python can hold an emulator result
-// against a recording.
+// and the full bits when small; plus the digest itself, and the one verdict on a recorded case
+// (recording.hpp recorded_verdict) that the CLI and the tests apply too.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -67,6 +67,55 @@ std::uint64_t outputs_digest(const py::object& used_obj) {
   return golden::outputs_digest(std::vector<std::uint16_t>(used.data(), used.data() + used.size()));
 }
 
+// An item of read_recording()'s outputs back as the C++ record it was read from.
+golden::RecordedOutput recorded_from_dict(const py::dict& d) {
+  golden::RecordedOutput o;
+  std::string error;
+  const py::dict c = d["case"].cast<py::dict>();
+  if (!golden::parse_case(c["line"].cast<std::string>(), &o.c, &error)) throw py::value_error("recorded: " + error);
+  o.digest = d["digest"].cast<std::uint64_t>();
+  o.outputs = d["outputs"].cast<std::uint64_t>();
+  if (o.outputs != std::uint64_t{o.c.m} * o.c.n)
+    throw py::value_error("recorded: outputs = " + std::to_string(o.outputs) + ", the case has m * n = " +
+                          std::to_string(std::uint64_t{o.c.m} * o.c.n));
+  if (!d["bits"].is_none()) {
+    auto bits = checked_array<std::uint16_t>(d["bits"], "recorded['bits']");
+    if (static_cast<std::uint64_t>(bits.size()) != o.outputs)
+      throw py::value_error("recorded['bits']: " + std::to_string(bits.size()) + " values, the case has " +
+                            std::to_string(o.outputs) + " outputs");
+    o.bits.assign(bits.data(), bits.data() + bits.size());
+  }
+  return o;
+}
+
+py::dict verdict(const py::dict& recorded, const py::object& used_obj) {
+  const golden::RecordedOutput o = recorded_from_dict(recorded);
+  std::vector<std::uint16_t> used;
+  if (!used_obj.is_none()) {
+    auto u = checked_array<std::uint16_t>(used_obj, "used");
+    require_ndim(u, 2, "used", "[m, n] (BF16 bits, C's first n of each row)");
+    used.assign(u.data(), u.data() + u.size());
+  }
+  const std::vector<std::uint16_t>* given = used_obj.is_none() ? nullptr : &used;
+  const golden::RecordedVerdict v = golden::recorded_verdict(o, given);
+  py::dict out;
+  out["verdict"] = v.kind == golden::RecordedVerdict::Kind::equal     ? "equal"
+                   : v.kind == golden::RecordedVerdict::Kind::differs ? "differs"
+                                                                      : "not replayed";
+  out["digest_only"] = v.digest_only;
+  out["digest"] = v.digest;
+  out["size_differs"] = v.size_differs;
+  out["outputs_compared"] = v.outputs_compared;
+  // Only the full bytes say how many and which outputs differ.
+  const bool counted = v.kind != golden::RecordedVerdict::Kind::not_replayed && !v.digest_only && !v.size_differs;
+  out["outputs_differing"] = counted ? py::object(py::int_(v.outputs_differing)) : py::object(py::none());
+  out["first"] = counted && v.outputs_differing
+                     ? py::object(py::make_tuple(v.first_differing / o.c.n, v.first_differing % o.c.n))
+                     : py::object(py::none());
+  out["text"] = golden::recorded_verdict_text(o, given, v);
+  return out;
+}
+
 }  // namespace
 
 void bind_recording(py::module_& m) {
@@ -76,6 +125,11 @@ void bind_recording(py::module_& m) {
         "The text of a .rec file -> the dict read_recording returns");
   m.def("outputs_digest", &outputs_digest, py::arg("used"),
         "The recordings' digest (fnv1a64-bf16le-rows) of C's used outputs, uint16 [m, n]");
+  m.def("recorded_verdict", &verdict, py::arg("recorded"), py::arg("used"),
+        "The verdict on one recorded case (an item of read_recording()['outputs']) given C's used outputs, "
+        "uint16 [m, n], or None when they were not computed -> dict(verdict: 'equal' | 'differs' | 'not replayed', "
+        "digest_only, digest, size_differs, outputs_compared, outputs_differing (None unless the full bytes were "
+        "compared), first: (row, column) of the first differing output or None, text)");
 }
 
 }  // namespace w8a16::py_bind

@@ -78,3 +78,35 @@ def test_committed_gpu_recordings_match_the_emulator_through_python(path):
         assert w.outputs_digest(_emulated_used_outputs(case["line"])) == out["digest"], case["line"]
         checked += 1
     assert checked > 0
+
+
+def test_the_verdict_is_the_shared_one_on_the_shipped_failing_example():
+    # golden/examples/one_output_changed.rec: C[2][17] of its second case changed by one ULP. The
+    # verdict comes from golden's recorded_verdict, the one `replay --recordings` prints.
+    from conftest import REPO
+    rec = w.read_recording(str(REPO / "golden" / "examples" / "one_output_changed.rec"))
+    verdicts = []
+    for out in rec["outputs"]:
+        used = np.ascontiguousarray(_emulated_used_outputs(out["case"]["line"]))
+        verdicts.append(w._core.recorded_verdict(out, used))
+    assert [v["verdict"] for v in verdicts] == ["equal", "differs"]
+    bad = verdicts[1]
+    assert bad["outputs_differing"] == 1 and bad["first"] == (2, 17) and not bad["digest_only"]
+    assert "1 outputs differ, first C[2][17] = 0xC09A, recorded 0xC09B" in bad["text"]
+    assert w._core.recorded_verdict(rec["outputs"][0], None)["verdict"] == "not replayed"
+
+
+def test_a_digest_only_verdict_counts_no_elements():
+    # 65 x 64 outputs: above the full-bytes limit, so the recording holds the digest only.
+    line = ("case/1 w8a16_gemm_pipelined m=65 n=64 k=128 a_row_stride=128 c_row_stride=64 "
+            "dist=activation_like seed=0x0000000000000007 gen=1")
+    used = np.ascontiguousarray(_emulated_used_outputs(line))
+    rec = w.parse_recording(HEADER + f"out 0x{w.outputs_digest(used):016x} {used.size} - {line}\n")
+    (out,) = rec["outputs"]
+    v = w._core.recorded_verdict(out, used)
+    assert v["verdict"] == "equal" and v["digest_only"] and v["outputs_differing"] is None
+    changed = used.copy()
+    changed[64, 63] ^= 1
+    v = w._core.recorded_verdict(out, changed)
+    assert v["verdict"] == "differs" and v["outputs_differing"] is None and v["first"] is None
+    assert "the recording holds the digest only" in v["text"]

@@ -80,6 +80,30 @@ std::uint64_t outputs_digest(const std::vector<std::uint16_t>& used);
 // A record of one case from its used outputs (keeps the bits when small).
 RecordedOutput make_recorded_output(const Case& c, const std::vector<std::uint16_t>& used);
 
+// The verdict on one recorded case, the one rule `replay --recordings`, the tests and the Python
+// audit all apply. With the full bytes recorded, C's used outputs are compared element by element
+// (bit for bit: a recorded value is raw BF16 bits); with the digest only, the digest of the outputs
+// is compared with the recorded one, and which outputs differ is not known. A case whose outputs
+// were not computed (the caller chose not to emulate it) is `not_replayed`, never equal.
+struct RecordedVerdict {
+  enum class Kind { equal, differs, not_replayed };
+  Kind kind = Kind::not_replayed;
+  bool digest_only = false;             // the recording holds the digest only
+  std::uint64_t digest = 0;             // of the outputs given (0 when not replayed)
+  std::uint64_t outputs_compared = 0;   // elements compared: m * n with the full bytes, else 0
+  std::uint64_t outputs_differing = 0;  // of those, the ones whose bits differ
+  std::uint64_t first_differing = 0;    // index (row * n + column) of the first, when any
+  bool size_differs = false;            // the outputs given are not m * n values
+  bool agrees() const { return kind == Kind::equal; }
+};
+// `used`: C's used outputs (used_outputs()) from the emulator or a device, or nullptr when not
+// computed.
+RecordedVerdict recorded_verdict(const RecordedOutput& recorded, const std::vector<std::uint16_t>* used);
+// "" when the verdict is equal; otherwise what differs, as the CLI prints it: the digests, then the
+// count and the first differing output when the full bytes are recorded.
+std::string recorded_verdict_text(const RecordedOutput& recorded, const std::vector<std::uint16_t>* used,
+                                  const RecordedVerdict& v);
+
 // The text of `r` in version kRecordingVersion, trailer included (r.header.version is not consulted).
 std::string format_recording(const Recording& r);
 // On failure returns false, leaves *out unchanged and says "source:line: why" in *error: a corrupt
