@@ -227,6 +227,10 @@ bool format_operand_output(const OperandOutput& o, std::string* bytes, std::stri
     *error = "contract " + std::to_string(o.contract) + ": must be 0 (canonical) or 1 (gemv)";
     return false;
   }
+  if (o.m == 0 || o.n == 0 || o.launches == 0 || o.c_row_stride < o.n) {
+    *error = "m, n and launches must be at least 1, and c_row_stride at least n";
+    return false;
+  }
   std::string b(kOperandOutputHeaderBytes, '\0');
   std::memcpy(b.data(), kOperandOutputMagic.data(), 8);
   put_u32(&b, 8, kOperandsVersion);
@@ -264,6 +268,8 @@ bool parse_operand_output(std::string_view b, OperandOutput* out, std::string* e
   o.c_row_stride = get_u32(b, 136);
   o.launches = get_u32(b, 140);
   if (o.contract > 1) return fail("contract " + std::to_string(o.contract) + ": must be 0 (canonical) or 1 (gemv)");
+  // run-operands writes only what it ran: at least one launch of at least one row and column.
+  if (o.m == 0 || o.n == 0 || o.launches == 0) return fail("m, n and launches must be at least 1");
   if (o.c_row_stride < o.n) return fail("c_row_stride < n");
   // Each factor is below 2^32, so the product of two fits; the third is checked against the size.
   const std::uint64_t rows = std::uint64_t{o.launches} * o.m;

@@ -263,6 +263,12 @@ TEST(OperandOutputFile, RefusalsLeaveTheOutputUnchanged) {
   put(&b, 136, 2);
   EXPECT_EQ(refused_output(b), "c_row_stride < n");
   EXPECT_EQ(refused_output(good + "xx"), "size 222 bytes, the header implies 220 (truncated, or trailing bytes)");
+  // An empty C (no launch, no row): the header alone, which run-operands never writes.
+  for (std::size_t field : {std::size_t{128}, std::size_t{132}, std::size_t{140}}) {
+    b = good.substr(0, 160);
+    put(&b, field, 0);
+    EXPECT_EQ(refused_output(b), "m, n and launches must be at least 1") << field;
+  }
   OperandOutput o = sample_output();
   o.c.pop_back();
   std::string bytes = "unchanged";
