@@ -366,10 +366,16 @@ def test_every_kernel_body_of_the_launch_layer_is_a_tier_and_a_new_one_says_it_h
     assert [t["body"] for t in s["tiers"]] == [b["name"] for b in _core.bodies()]
     if s["device_recordings"]["found"]:
         for t in s["tiers"]:
-            assert t["status"] == "recorded", t
-            assert t["outputs_compared"] > 0 and t["mismatches"] == 0
-            if t["contract"] == "canonical":
+            assert t["mismatches"] == 0 and t["cases_with_bits"] + t["digest_only_checked"] > 0, t
+            assert t["status"] == ("recorded" if t["outputs_compared"] > 0 else "recorded, digest only"), t
+            if t["contract"] == "canonical" and t["outputs_compared"] > 0:
                 assert t["identical_to_gemv_interval"]["lo"] <= t["identical_to_gemv_interval"]["hi"]
+        # The Hopper tier's 128-column symbols take only shapes with more outputs than a recording
+        # keeps as bits (4096): the two-CTA symbol always (264 units of 128 columns), the one-CTA
+        # symbol unless a case takes the 64-column symbol away. The committed recording holds no
+        # such case yet, so those two are checked by digest alone; no other body may be.
+        assert {t["body"] for t in s["tiers"] if t["status"] == "recorded, digest only"} <= \
+            {"wgmma_units128", "wgmma_units128_x2"}
     # A body the C++ adds later (here: the binding made to report one more) appears with no Python
     # edit, and the page says visibly that it has no recording.
     real = _core.bodies
