@@ -65,7 +65,8 @@ fi
 "$cli" replay "$src/golden/cases" > "$work/out" 2>&1
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "^[0-9]* cases, 0 failed$" "$work/out"; then fail "readme.replay_golden_cases (exit $rc)"; else ok "readme.replay_golden_cases"; fi
-"$cli" repro "$src/golden/cases/boundaries.case:5" > "$work/out" 2>&1
+first=$(grep -n '^case/' "$src/golden/cases/boundaries.case" | head -n 1 | cut -d: -f1)  # FILE:LINE counts every line
+"$cli" repro "$src/golden/cases/boundaries.case:$first" > "$work/out" 2>&1
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "^verdict: PASS" "$work/out"; then fail "readme.repro_file_line (exit $rc)"; else ok "readme.repro_file_line"; fi
 
