@@ -93,8 +93,7 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const gold
   return r;
 }
 
-std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads) {
-  std::vector<std::uint16_t> out = golden::guarded_sentinel_output(c);
+ref::GemmView case_view(const golden::Case& c, const golden::CaseInputs& in) {
   ref::GemmView v;
   v.a = in.a_bits.data();
   v.a_row_stride = c.a_row_stride;
@@ -103,6 +102,12 @@ std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::
   v.m = c.m;
   v.n = c.n;
   v.k = c.k;
+  return v;
+}
+
+std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads) {
+  std::vector<std::uint16_t> out = golden::guarded_sentinel_output(c);
+  const ref::GemmView v = case_view(c, in);
   if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, out.data(), c.c_row_stride, threads);
   else ref::gemm_canonical(v, ref::Arch::sm90, out.data(), c.c_row_stride, threads);
   return out;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "w8a16/properties/case_runner.hpp"
 #include "w8a16/reference/bf16.hpp"
 #include "w8a16/reference/contract.hpp"
 #include "w8a16/reference/fp32.hpp"
@@ -12,18 +13,6 @@ namespace w8a16::props {
 namespace {
 
 double bf16_value(std::uint16_t b) { return ref::f32_from_bits(ref::bf16_bits_to_f32_bits(b)); }
-
-ref::GemmView view_of(const golden::Case& c, const golden::CaseInputs& in) {
-  ref::GemmView v;
-  v.a = in.a_bits.data();
-  v.a_row_stride = c.a_row_stride;
-  v.w = in.w_e4m3.data();
-  v.s = in.s_f32.data();
-  v.m = c.m;
-  v.n = c.n;
-  v.k = c.k;
-  return v;
-}
 
 }  // namespace
 
@@ -62,7 +51,7 @@ std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
     std::snprintf(buf, sizeof buf, fmt, args...);
     out += buf;
   };
-  const ref::GemmView v = view_of(c, in);
+  const ref::GemmView v = case_view(c, in);
   const std::size_t at = std::size_t{m} * c.c_row_stride + n;
   say("\nC[%u][%u]: expected 0x%04x (%g)", m, n, expected[at], bf16_value(expected[at]));
   if (produced) say(", produced 0x%04x (%g)", (*produced)[at], bf16_value((*produced)[at]));

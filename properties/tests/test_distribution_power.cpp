@@ -17,6 +17,7 @@
 #include "w8a16/device/limits.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/coverage.hpp"
 #include "w8a16/reference/bf16.hpp"
 #include "w8a16/reference/contract.hpp"
@@ -187,14 +188,7 @@ const Power& measured() {
         golden::CaseInputs in;
         std::string error;
         EXPECT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
-        ref::GemmView v;
-        v.a = in.a_bits.data();
-        v.a_row_stride = c.a_row_stride;
-        v.w = in.w_e4m3.data();
-        v.s = in.s_f32.data();
-        v.m = c.m;
-        v.n = c.n;
-        v.k = c.k;
+        const ref::GemmView v = w8a16::props::case_view(c, in);
         for (std::uint32_t m = 0; m < c.m; ++m)
           for (std::uint32_t n = 0; n < c.n; ++n) {
             ++total;
@@ -278,14 +272,7 @@ TEST(DistributionPower, EveryBodysCoverageCasesShowAFoldRoundedTwiceAndAMinusZer
     golden::CaseInputs in;
     std::string error;
     ASSERT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
-    ref::GemmView v;
-    v.a = in.a_bits.data();
-    v.a_row_stride = c.a_row_stride;
-    v.w = in.w_e4m3.data();
-    v.s = in.s_f32.data();
-    v.m = c.m;
-    v.n = c.n;
-    v.k = c.k;
+    const ref::GemmView v = w8a16::props::case_view(c, in);
     const bool gemv = golden::entry_point_is_gemv(c.entry);
     const bool fold = c.dist == Distribution::fold_ties;
     int differ = 0, checked = 0;

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 
+#include "cli_run.hpp"
 #include "w8a16/golden/mma_probe.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/golden/recording.hpp"
@@ -19,22 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace w8a16::golden;
 
-struct CliRun {
-  int exit_status = -1;  // -1: did not exit normally
-  std::string output;    // stdout and stderr together
-};
+using w8a16::cli_test::CliRun;
 
-CliRun cli(const std::string& args) {
-  const std::string command = std::string("'") + W8A16_CLI_PATH + "' " + args + " 2>&1";
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
-  return r;
-}
+CliRun cli(const std::string& args) { return w8a16::cli_test::run_cli(args); }
 
 std::string fresh_dir(const std::string& name) {
   const fs::path p = fs::path(::testing::TempDir()) / ("w8a16_probe_record_" + name);

@@ -10,26 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
 #include "w8a16/golden/mmav.hpp"
 
 namespace {
 
-struct CliRun {
-  int exit_status = -1;  // -1: did not exit normally (a signal, a crash)
-  std::string output;    // stdout and stderr together
-};
+using w8a16::cli_test::CliRun;
 
-CliRun run_vectors(const std::string& args) {
-  const std::string command = std::string("'") + W8A16_CLI_PATH + "' vectors " + args + " 2>&1";
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
-  return r;
-}
+CliRun run_vectors(const std::string& args) { return w8a16::cli_test::run_cli("vectors " + args); }
 
 std::string write_file(const std::string& name, const std::vector<std::uint8_t>& bytes) {
   const std::string path = ::testing::TempDir() + "w8a16_cli_" + name;
