@@ -33,6 +33,7 @@ constexpr DistName kDistNames[] = {
     {Distribution::cancellation_pairs, "cancellation_pairs"}, {Distribution::row_specials, "row_specials"},
     {Distribution::fold_ties, "fold_ties"},             {Distribution::zero_signs, "zero_signs"},
     {Distribution::cancelling_steps, "cancelling_steps"}, {Distribution::every_special, "every_special"},
+    {Distribution::nan_codes, "nan_codes"},
 };
 
 // Splits on single spaces; an empty token means doubled or leading/trailing spaces.

@@ -559,6 +559,22 @@ void fill_every_special(Operands o) {
   for (std::size_t i = 0; i < std::size(kS) && i < slots; ++i) (*o.s_bits)[place(slots)] = kS[i];
 }
 
+// nan_codes: the activation_like bulk, then in one W row in eight one code at a random k becomes a
+// NaN code, 0x7F or 0xFF (NUMERICS.md 1.2: cvt gives NaN for both). Every output of such a column is
+// NaN (7.), so a kernel whose fast integer decode turns a NaN code into a number changes m outputs
+// per such column; and each round that holds one also decodes seven finite columns in eight through
+// the kernel's NaN path, whose outputs must be exact all the same.
+void fill_nan_codes(Operands o) {
+  const Case& c = o.c;
+  fill_activation_bulk(o);
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    Xoshiro256ss r = row_stream(c, 6, n);
+    if (!r.chance(1, 8)) continue;
+    const std::uint64_t k = r.below(c.k);
+    o.w(n)[k] = r.chance(1, 2) ? 0x7F : 0xFF;
+  }
+}
+
 void generate(const Case& c, CaseInputs* in) {
   in->a_bits.assign(static_cast<std::size_t>(c.m) * c.a_row_stride, kAPaddingBits);
   in->w_e4m3.assign(static_cast<std::size_t>(c.n) * c.k, 0);
@@ -574,6 +590,7 @@ void generate(const Case& c, CaseInputs* in) {
     case Distribution::zero_signs: fill_zero_signs(o); break;
     case Distribution::cancelling_steps: fill_cancelling_steps(o); break;
     case Distribution::every_special: fill_every_special(o); break;
+    case Distribution::nan_codes: fill_nan_codes(o); break;
     default:  // the first seven, exactly as they were written
       fill_a(c, in);
       fill_w(c, in);

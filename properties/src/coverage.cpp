@@ -230,8 +230,9 @@ std::vector<CoverageKey> expected_cells(const device::KernelRegistry& registry,
 
 std::vector<golden::Distribution> coverage_distributions(bool order_data) {
   if (!order_data) return {golden::Distribution::every_special};
+  // Appended, never inserted: a cell's case seed comes from the distribution's index here.
   return {golden::Distribution::every_special, golden::Distribution::fold_ties, golden::Distribution::zero_signs,
-          golden::Distribution::cancelling_steps};
+          golden::Distribution::cancelling_steps, golden::Distribution::nan_codes};
 }
 
 std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,

@@ -331,6 +331,7 @@ const Pinned kPinned[] = {
     {"case/1 w8a16_gemv_batch4_strided m=4 n=100 k=768 a_row_stride=776 c_row_stride=103 dist=zero_signs seed=0x0000000000000017 gen=1", 0x50f09ff07de1c8bull},
     {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=200 k=1536 a_row_stride=1544 c_row_stride=203 dist=cancelling_steps seed=0x0000000000000018 gen=1", 0xd2b04b58ee140a0aull},
     {"case/1 w8a16_gemm_pipelined_m32_strided m=13 n=770 k=256 a_row_stride=264 c_row_stride=773 dist=every_special seed=0x0000000000000019 gen=1 without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2", 0xdb5386cb51b0f32full},
+    {"case/1 w8a16_gemm_pipelined_m32 m=23 n=77 k=768 a_row_stride=768 c_row_stride=77 dist=nan_codes seed=0x000000000000001a gen=1", 0x0cefff42108e25afull},
 };
 
 TEST(CaseInputs, pinnedCasesRegenerateTheirPinnedDigests) {

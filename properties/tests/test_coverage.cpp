@@ -70,7 +70,7 @@ TEST(Coverage, everyCellHasAnAimedCaseWhosePlanLandsInIt) {
     const auto plan = props::coverage_plan(reg, device::DeviceLimits::h200(), kEntries,
                                            props::coverage_distributions(true), 1, &unreached);
     for (const auto& k : unreached) ADD_FAILURE() << "no aimed shape reaches " << props::coverage_key_text(k);
-    EXPECT_EQ(plan.size(), 4 * cells.size());
+    EXPECT_EQ(plan.size(), props::coverage_distributions(true).size() * cells.size());
     std::set<props::CoverageKey> landed;
     for (const props::AimedCase& a : plan) {
       EXPECT_EQ(golden::case_problem(a.c), "") << golden::format_case(a.c);
@@ -170,6 +170,16 @@ TEST(Coverage, gapsNameEmptyCellsMissingClassesAndCellsTheListLacks) {
   EXPECT_TRUE(props::coverage_gaps({a, b}, t).empty());
 }
 
+// A cell's case seed comes from its distribution's index in this list: a new one is appended, so
+// the cases of every cell and older distribution keep their lines.
+TEST(Coverage, theAimedDistributionsAreInTheirFixedOrder) {
+  EXPECT_EQ(props::coverage_distributions(false), std::vector<golden::Distribution>{golden::Distribution::every_special});
+  EXPECT_EQ(props::coverage_distributions(true),
+            (std::vector<golden::Distribution>{golden::Distribution::every_special, golden::Distribution::fold_ties,
+                                               golden::Distribution::zero_signs, golden::Distribution::cancelling_steps,
+                                               golden::Distribution::nan_codes}));
+}
+
 // The campaign runs the aimed cases and tallies the plans they ran: on the simulation, the GEMVs'
 // cells (cheap) fill with every class; a case whose launch is refused adds to no cell.
 TEST(Coverage, theCampaignFillsTheTableFromThePlansItRan) {
@@ -178,12 +188,13 @@ TEST(Coverage, theCampaignFillsTheTableFromThePlansItRan) {
   props::CampaignOptions opt;
   opt.cases = 0;
   opt.aimed = props::coverage_plan(sim.registry(), sim.limits(), gemvs, props::coverage_distributions(true), 3, nullptr);
-  ASSERT_EQ(opt.aimed.size(), 8u);
+  const std::size_t per_cell = props::coverage_distributions(true).size();  // two cells: one per GEMV
+  ASSERT_EQ(opt.aimed.size(), 2 * per_cell);
   const props::CampaignResult r = props::run_campaign(sim, opt, nullptr);
   EXPECT_TRUE(r.failures.empty()) << r.failures.front().why;
-  EXPECT_EQ(r.aimed_run, 8u);
+  EXPECT_EQ(r.aimed_run, 2 * per_cell);
   EXPECT_TRUE(props::coverage_gaps(props::expected_cells(sim.registry(), gemvs), r.coverage).empty());
-  for (const auto& [k, cell] : r.coverage) EXPECT_EQ(cell.cases, 4u) << props::coverage_key_text(k);
+  for (const auto& [k, cell] : r.coverage) EXPECT_EQ(cell.cases, per_cell) << props::coverage_key_text(k);
 }
 
 }  // namespace

@@ -295,4 +295,42 @@ TEST(DistributionPower, EveryBodysCoverageCasesShowAFoldRoundedTwiceAndAMinusZer
   }
 }
 
+// The same bar for a kernel's NaN path: in every body's cheapest nan_codes coverage case, a decode
+// that turns the NaN codes 0x7F and 0xFF into a number (here the largest finite code of that sign;
+// the kernels' integer decode gives +-480) changes at least 10 of the first 4096 outputs, the bar
+// of tools/gpu-mutants' NaN-path mutant.
+TEST(DistributionPower, EveryBodysCoverageCasesShowANanCodeDecodedAsANumberByTenElements) {
+  const std::vector<golden::EntryPoint> entries(std::begin(golden::kAllEntryPoints), std::end(golden::kAllEntryPoints));
+  const auto plan = w8a16::props::coverage_plan(w8a16::device::StaticRegistry::all_present(),
+                                                w8a16::device::DeviceLimits::h200(), entries,
+                                                w8a16::props::coverage_distributions(true), 1, nullptr);
+  std::map<int, const w8a16::props::AimedCase*> cheapest;  // by body; plan is cheapest first
+  for (const auto& a : plan)
+    if (a.c.dist == Distribution::nan_codes) cheapest.emplace(static_cast<int>(a.target.body), &a);
+  EXPECT_EQ(cheapest.size(), w8a16::device::kBodyCount);
+  for (const auto& [body, a] : cheapest) {
+    const golden::Case& c = a->c;
+    golden::CaseInputs in, finite;
+    std::string error;
+    ASSERT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
+    finite = in;
+    int codes = 0;
+    for (std::uint8_t& w : finite.w_e4m3)
+      if ((w & 0x7F) == 0x7F) w = static_cast<std::uint8_t>(w - 1), ++codes;  // 0x7F -> 0x7E (448), 0xFF -> 0xFE
+    ASSERT_GT(codes, 0) << golden::format_case(c);
+    const ref::GemmView v = w8a16::props::case_view(c, in), vf = w8a16::props::case_view(c, finite);
+    const bool gemv = golden::entry_point_is_gemv(c.entry);
+    int differ = 0, checked = 0;
+    for (std::uint32_t m = 0; m < c.m && checked < 4096; ++m)
+      for (std::uint32_t n = 0; n < c.n && checked < 4096; ++n, ++checked) {
+        const std::uint32_t want = gemv ? gemv_acc(v, m, n, {}) : canonical_models()[0].second(element(v, m, n));
+        const std::uint32_t wrong = gemv ? gemv_acc(vf, m, n, {}) : canonical_models()[0].second(element(vf, m, n));
+        differ += ref::f32_bits_to_bf16_rne(want) != ref::f32_bits_to_bf16_rne(wrong);
+      }
+    std::printf("%-18s %-10s %5d of %5d outputs differ  %s\n", w8a16::device::body_name(a->target.body), "NaN code",
+                differ, checked, golden::format_case(c).c_str());
+    EXPECT_GE(differ, 10) << golden::format_case(c);
+  }
+}
+
 }  // namespace

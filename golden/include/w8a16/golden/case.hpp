@@ -77,6 +77,7 @@ enum class Distribution : std::uint8_t {
   zero_signs,        // rows whose every step sums to exactly zero, scales negative or -0: acc's sign shows
   cancelling_steps,  // steps +P, small, -P, small: acc swings by a large P, every fold point rounds
   every_special,     // activation_like with exactly one of each of the 15 special classes (case_inputs.hpp)
+  nan_codes,         // activation_like with a NaN code (0x7F, 0xFF) in one W row in eight: a kernel's NaN path
 };
 inline constexpr Distribution kAllDistributions[] = {
     Distribution::activation_like, Distribution::wide_exponents, Distribution::cancellation,
@@ -84,7 +85,7 @@ inline constexpr Distribution kAllDistributions[] = {
     Distribution::ones_pow2_scales, Distribution::near_overflow, Distribution::tiny,
     Distribution::mid_exponents,   Distribution::cancellation_pairs, Distribution::row_specials,
     Distribution::fold_ties,       Distribution::zero_signs,     Distribution::cancelling_steps,
-    Distribution::every_special,
+    Distribution::every_special,   Distribution::nan_codes,
 };
 std::string_view distribution_name(Distribution d);
 bool parse_distribution(std::string_view name, Distribution* out);

@@ -65,7 +65,8 @@ struct AimedCase {
 };
 // Distributions of the aimed cases: every_special (all 15 special classes in each cell), and on a
 // device whose values are not the emulator's by construction also fold_ties, zero_signs and
-// cancelling_steps (the data that shows the order, case.hpp).
+// cancelling_steps (the data that shows the order, case.hpp) and nan_codes (a NaN code in many
+// columns, so a kernel's NaN path shows in many outputs).
 std::vector<golden::Distribution> coverage_distributions(bool order_data);
 
 // For every expected cell, one case per distribution whose plan (plan_case over this registry and
