@@ -561,9 +561,9 @@ void fill_every_special(Operands o) {
 
 // nan_codes: the activation_like bulk, then in one W row in eight one code at a random k becomes a
 // NaN code, 0x7F or 0xFF (NUMERICS.md 1.2: cvt gives NaN for both). Every output of such a column is
-// NaN (7.), so a kernel whose fast integer decode turns a NaN code into a number changes m outputs
-// per such column; and each round that holds one also decodes seven finite columns in eight through
-// the kernel's NaN path, whose outputs must be exact all the same.
+// NaN (1.1, rule 7), so a kernel whose fast integer decode turns a NaN code into a number changes m
+// outputs per such column; and a kernel round that holds one decodes its other, finite codes through
+// the kernel's NaN path too, whose outputs must be exact all the same.
 void fill_nan_codes(Operands o) {
   const Case& c = o.c;
   fill_activation_bulk(o);
