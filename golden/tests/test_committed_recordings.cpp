@@ -4,10 +4,8 @@
 // apply. Skips, visibly, only while no recording has ever been committed; a committed recording
 // missing from the tree fails.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,32 +13,19 @@
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/recording.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "cli_run.hpp"  // properties/tests: a command as a process
 
 namespace {
 namespace golden = w8a16::golden;
 namespace fs = std::filesystem;
 
-struct ProcessRun {
-  int exit_status = -1;
-  std::string output;
-};
-
-ProcessRun run(const std::string& command) {
-  ProcessRun r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
-  return r;
-}
 
 const std::string kDir = W8A16_SOURCE_DIR "/golden/recordings";
 
 TEST(CommittedRecordings, EveryTrackedRecordingIsPresent) {
   // git knows which recordings were committed: each must still be in the tree.
-  const ProcessRun git = run("git -C '" W8A16_SOURCE_DIR "' ls-files -- golden/recordings");
+  const w8a16::cli_test::CliRun git =
+      w8a16::cli_test::run_process("git -C '" W8A16_SOURCE_DIR "' ls-files -- golden/recordings");
   if (git.exit_status != 0) GTEST_SKIP() << "git is not available here, so committed recordings cannot be listed: " << git.output;
   std::size_t start = 0;
   while (start < git.output.size()) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The CLI as a process, for the tests that drive it (W8A16_CLI_PATH: the binary, set by CMake).
+// A command as a process, for the tests that drive the CLI (run_cli: W8A16_CLI_PATH, the binary, set
+// by CMake) or another tool (run_process).
 #pragma once
 #include <sys/wait.h>
 
@@ -13,10 +14,10 @@ struct CliRun {
   std::string output;    // stdout and stderr together
 };
 
-inline CliRun run_cli(const std::string& args) {
-  const std::string command = std::string("'") + W8A16_CLI_PATH + "' " + args + " 2>&1";
+// `command` through the shell, its stderr folded into its stdout.
+inline CliRun run_process(const std::string& command) {
   CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return r;
   char buf[4096];
   for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
@@ -24,5 +25,9 @@ inline CliRun run_cli(const std::string& args) {
   if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
   return r;
 }
+
+#ifdef W8A16_CLI_PATH
+inline CliRun run_cli(const std::string& args) { return run_process(std::string("'") + W8A16_CLI_PATH + "' " + args); }
+#endif
 
 }  // namespace w8a16::cli_test
