@@ -20,12 +20,33 @@ extern const std::size_t w8a16_kernels_fatbin_size;
 namespace w8a16::device {
 namespace {
 
+// The errors after which the context is unusable (the CUDA driver API's CUresult list: "This
+// leaves the process in an inconsistent state and any further CUDA work will return the same
+// error"): the kernel under test faulted, and only a fresh process runs the next case.
+bool sticky(CUresult r) {
+  switch (static_cast<int>(r)) {
+    case 700:  // CUDA_ERROR_ILLEGAL_ADDRESS
+    case 702:  // CUDA_ERROR_LAUNCH_TIMEOUT
+    case 710:  // CUDA_ERROR_ASSERT
+    case 714:  // CUDA_ERROR_HARDWARE_STACK_ERROR
+    case 715:  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    case 716:  // CUDA_ERROR_MISALIGNED_ADDRESS
+    case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    case 718:  // CUDA_ERROR_INVALID_PC
+    case 719:  // CUDA_ERROR_LAUNCH_FAILED
+    case 999:  // CUDA_ERROR_UNKNOWN
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status driver_error(const cuda::Driver* d, const std::string& what, CUresult r) {
   const char* name = nullptr;
   const char* text = nullptr;
   d->cuGetErrorName(r, &name);
   d->cuGetErrorString(r, &text);
-  return Status::error(Errc::backend_error, what + ": " + (name ? name : "CUDA error") + " (" +
+  return Status::error(sticky(r) ? Errc::context_lost : Errc::backend_error, what + ": " + (name ? name : "CUDA error") + " (" +
                                                 std::to_string(static_cast<int>(r)) + "): " + (text ? text : ""));
 }
 

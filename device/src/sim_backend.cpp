@@ -4,9 +4,12 @@
 // copies the outputs its tile map gives it, and every write is classified against the call's
 // output extent. Values come from reference/, placement is the plan's: what is checked is geometry.
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "sim_internal.hpp"
 #include "w8a16/device/recording_backend.hpp"
@@ -16,6 +19,8 @@ namespace w8a16::device {
 
 struct SimBackend::Memory {
   std::map<DevPtr, std::size_t> regions;  // start address -> size
+  std::string poisoned;                   // an injected fault's sticky error; "" while healthy
+  Status lost() const { return Status::error(Errc::context_lost, poisoned); }
   // The host bytes of [addr, addr + bytes) when one allocation holds all of it, else nullptr.
   std::uint8_t* locate(DevPtr addr, std::uint64_t bytes) const {
     auto it = regions.upper_bound(addr);
@@ -93,21 +98,103 @@ std::unique_ptr<Buffer> SimBackend::allocate(std::size_t bytes, Status* status) 
     }
     DevPtr address() const override { return host_->address(); }
     std::size_t size() const override { return host_->size(); }
-    Status upload(const void* s, std::size_t b, std::size_t o) override { return host_->upload(s, b, o); }
-    Status download(void* d, std::size_t b, std::size_t o) const override { return host_->download(d, b, o); }
-    Status fill(std::uint8_t byte) override { return host_->fill(byte); }
+    Status upload(const void* s, std::size_t b, std::size_t o) override {
+      if (auto m = mem_.lock(); m && !m->poisoned.empty()) return m->lost();
+      return host_->upload(s, b, o);
+    }
+    Status download(void* d, std::size_t b, std::size_t o) const override {
+      if (auto m = mem_.lock(); m && !m->poisoned.empty()) return m->lost();
+      return host_->download(d, b, o);
+    }
+    Status fill(std::uint8_t byte) override {
+      if (auto m = mem_.lock(); m && !m->poisoned.empty()) return m->lost();
+      return host_->fill(byte);
+    }
 
    private:
     std::unique_ptr<Buffer> host_;
     std::weak_ptr<Memory> mem_;
   };
+  if (!memory_->poisoned.empty()) {
+    if (status) *status = memory_->lost();
+    return nullptr;
+  }
   auto host = allocate_host_buffer(bytes, status);
   if (!host) return nullptr;
   memory_->regions[host->address()] = bytes;
   return std::make_unique<Registered>(std::move(host), memory_);
 }
 
+Status SimBackend::synchronize() {
+  return memory_->poisoned.empty() ? Status::success() : memory_->lost();
+}
+
+bool parse_injections(const std::string& text, std::vector<Injection>* out, std::string* error) {
+  out->clear();
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    Injection inj;
+    const std::size_t c1 = item.find(':');
+    const std::string kind = item.substr(0, c1);
+    if (kind == "hang") inj.kind = InjectedFault::hang;
+    else if (kind == "fault") inj.kind = InjectedFault::fault;
+    else if (kind == "crash") inj.kind = InjectedFault::crash;
+    else {
+      *error = "'" + item + "': the kind must be hang, fault or crash (KIND:SYMBOL[:m=N])";
+      return false;
+    }
+    if (c1 == std::string::npos || c1 + 1 >= item.size()) {
+      *error = "'" + item + "': no kernel symbol (KIND:SYMBOL[:m=N])";
+      return false;
+    }
+    const std::size_t c2 = item.find(':', c1 + 1);
+    inj.kernel = item.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1);
+    if (c2 != std::string::npos) {
+      const std::string m = item.substr(c2 + 1);
+      if (m.size() < 3 || m.size() > 12 || m.compare(0, 2, "m=") != 0 ||
+          m.find_first_not_of("0123456789", 2) != std::string::npos || std::stoull(m.substr(2)) == 0 ||
+          std::stoull(m.substr(2)) > 0xFFFFFFFFull) {
+        *error = "'" + item + "': the third field must be m=N with N >= 1";
+        return false;
+      }
+      inj.m = static_cast<std::uint32_t>(std::stoull(m.substr(2)));
+    }
+    if (inj.kernel.rfind("w8a16_", 0) != 0) {
+      *error = "'" + item + "': '" + inj.kernel + "' is not a kernel symbol of the family (w8a16_...)";
+      return false;
+    }
+    out->push_back(std::move(inj));
+    if (end == text.size()) break;
+  }
+  return true;
+}
+
 Status SimBackend::execute(const Plan& p) {
+  if (!memory_->poisoned.empty()) return memory_->lost();
+  for (const Injection& inj : injections_) {
+    if (inj.kernel != p.kernel_name || (inj.m != 0 && inj.m != p.params.m)) continue;
+    const std::string what = std::string(p.kernel_name) + " (injected " +
+                             (inj.kind == InjectedFault::hang ? "hang" : inj.kind == InjectedFault::fault ? "fault" : "crash") +
+                             ", W8A16_SIM_INJECT)";
+    switch (inj.kind) {
+      case InjectedFault::hang:
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      case InjectedFault::fault:
+        // As the driver reports a fault: at the next synchronising call, and on every call after.
+        memory_->poisoned = "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was "
+                            "encountered (simulated: " + what + ")";
+        plans_.push_back(p);
+        return Status::success();
+      case InjectedFault::crash:
+        std::raise(SIGSEGV);
+        return Status::error(Errc::context_lost, what);
+    }
+  }
   findings_.clear();
   plans_.push_back(p);
   sim::FindingLog log(findings_);

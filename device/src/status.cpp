@@ -23,6 +23,8 @@ const char* errc_name(Errc code) {
     case Errc::kernel_missing: return "kernel_missing";
     case Errc::backend_error: return "backend_error";
     case Errc::simulation_finding: return "simulation_finding";
+    case Errc::context_lost: return "context_lost";
+    case Errc::launch_timeout: return "launch_timeout";
   }
   return "unknown";
 }

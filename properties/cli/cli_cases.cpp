@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "w8a16/device/module_abi.hpp"
@@ -17,7 +18,7 @@ namespace w8a16::cli {
 namespace fs = std::filesystem;
 
 std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
-                                              const std::string& module) {
+                                              const std::string& module, int ordinal) {
   if (kind != "auto" && kind != "cuda" && kind != "sim") {
     *error = "--backend " + golden::quote(kind) + " must be auto, cuda or sim";
     return nullptr;
@@ -26,15 +27,30 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
     *error = "--module runs the module's kernels on a GPU: it needs --backend cuda (or auto), not sim";
     return nullptr;
   }
+  auto simulation = [&]() -> std::unique_ptr<device::Backend> {
+    auto sim = std::make_unique<device::SimBackend>();
+    if (const char* inject = std::getenv("W8A16_SIM_INJECT"); inject && *inject) {
+      std::vector<device::Injection> faults;
+      std::string why;
+      if (!device::parse_injections(inject, &faults, &why)) {
+        *error = "W8A16_SIM_INJECT: " + golden::escaped(why);
+        return nullptr;
+      }
+      sim->inject(std::move(faults));
+      *note += "; injected faults (W8A16_SIM_INJECT=" + golden::escaped(inject) + ")";
+    }
+    return sim;
+  };
   if (kind == "sim") {
     *note = "simulation (CPU; values from the emulator, geometry checked)";
-    return std::make_unique<device::SimBackend>();
+    return simulation();
   }
 #if W8A16_HAVE_CUDA
   device::Status st;
-  auto gpu = module.empty() ? device::CudaBackend::create(0, &st) : device::CudaBackend::create_from_file(0, module, &st);
+  auto gpu = module.empty() ? device::CudaBackend::create(ordinal, &st)
+                            : device::CudaBackend::create_from_file(ordinal, module, &st);
   if (gpu) {
-    *note = "cuda (GPU 0)";
+    *note = "cuda (GPU " + std::to_string(ordinal) + ")";
     if (!module.empty()) *note += ", module " + module + " (" + std::to_string(gpu->module_bytes()) + " bytes)";
     return gpu;
   }
@@ -48,7 +64,30 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
     return nullptr;
   }
   *note = "simulation (CPU; no GPU: " + why + ")";
-  return std::make_unique<device::SimBackend>();
+  return simulation();
+}
+
+std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,
+                                                   bool isolate) {
+  const bool gpu = std::string(backend.name()) == "cuda";
+  const char* inject = std::getenv("W8A16_SIM_INJECT");
+  if (!gpu && !isolate && !(inject && *inject)) return std::make_unique<props::InProcessLauncher>(backend);
+  props::WorkerSpec spec;
+  spec.backend_name = backend.name();
+  spec.argv = {"/proc/self/exe", "launch-worker", "--backend", gpu ? "cuda" : "sim", "--gpu", std::to_string(ordinal)};
+  if (!module.empty()) spec.argv.insert(spec.argv.end(), {"--module", module});
+  return std::make_unique<props::IsolatedLauncher>(std::move(spec), backend.registry(), backend.limits());
+}
+
+void add_deadline_option(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+      "--launch-deadline",
+      [](const std::string& v) {
+        std::string why;
+        if (!props::set_deadline_seconds(v, &why)) throw CLI::ValidationError("--launch-deadline", why);
+      },
+      "seconds a launch may run before it is a HANG (default: W8A16_LAUNCH_DEADLINE, else 20 s plus 1 ns a "
+      "multiply-add on a GPU, 1 us on the simulation)");
 }
 
 std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total, const std::string& module) {

@@ -11,6 +11,7 @@
 #include "w8a16/device/backend.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 
@@ -19,8 +20,21 @@ namespace w8a16::cli {
 // *note says what was chosen and, for auto, why. A non-empty `module` (--module FILE) loads that
 // cubin or fatbin instead of the embedded module; it needs the CUDA backend: with "sim", without a
 // GPU, or when the file does not load, it is an error, never a fall-back to the simulation.
+// The simulation takes its injected faults from W8A16_SIM_INJECT (sim_backend.hpp: KIND:SYMBOL[:m=N],
+// ...); a value it cannot read is an error.
 std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
-                                              const std::string& module = "");
+                                              const std::string& module = "", int ordinal = 0);
+
+// What the case subcommands launch cases through (properties/launcher.hpp). On a GPU: a worker
+// process of this binary per GPU (`launch-worker`), so that a kernel that hangs, faults or
+// crashes is its case's failure and nothing else; on the simulation this process, unless
+// `isolate` or W8A16_SIM_INJECT asks for workers, as the tests of that path do. `backend` is
+// this process's backend for GPU `ordinal` (its registry and limits plan what the worker runs).
+std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,
+                                                   bool isolate);
+
+// --launch-deadline SECONDS on a subcommand that launches (properties/launcher.hpp DeadlinePolicy).
+void add_deadline_option(CLI::App* cmd);
 
 // The CUDA backends of GPUs 1, 2, ... (GPU 0 is make_backend's), up to `max_total` GPUs in all
 // (0: every visible one), over the same module. Empty without CUDA.

@@ -18,6 +18,7 @@
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/recording.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/launcher.hpp"
 #include "w8a16/version.hpp"
 #if W8A16_HAVE_CUDA
 #include "w8a16/device/cuda_backend.hpp"
@@ -119,7 +120,7 @@ int run_record(const RecordArgs& a) {
       std::fprintf(stderr, "record: %s: %s\nrecord: nothing was written\n", loaded.sources[i].c_str(), why.c_str());
       return 2;
     }
-    const props::Launched got = props::launch_case(*backend, c, in);
+    const props::Launched got = props::InProcessLauncher(*backend).launch(c, in);
     if (!got.status.ok()) {
       std::fprintf(stderr, "record: %s: the launch failed: %s\nrecord: nothing was written\n",
                    loaded.sources[i].c_str(), got.status.message.c_str());
@@ -160,6 +161,7 @@ void add_record(CLI::App& app, int* exit_code) {
   cmd->add_flag("--overwrite", a->overwrite, "replace an existing --out file");
   cmd->add_flag("!--no-compare", a->compare, "do not compare each case with the emulator while recording");
   add_module_option(cmd, &a->module);
+  add_deadline_option(cmd);
   add_limit_options(cmd, &a->limits);
   cmd->callback([=] { *exit_code = run_record(*a); });
 }

@@ -66,6 +66,8 @@ int run_replay(const ReplayArgs& a) {
   auto backend = make_backend(a.backend, &note, &error, a.module);
   if (!backend) return usage(error);
 
+  // Each case in a worker process on a GPU (launcher.hpp): a kernel that faults fails its case only.
+  const auto launcher = make_launcher(*backend, a.module, 0, false);
   int rec_status = kExitPass;
   if (!a.recordings.empty()) {
     // A module given must hold what the recorded cases need: every entry point (they span all).
@@ -79,10 +81,11 @@ int run_replay(const ReplayArgs& a) {
     ro.limits = a.limits;
     ro.module = a.module;
     // The simulation's values are the emulator's by construction: only a GPU adds a check.
-    ro.device = std::string(backend->name()) == "cuda" ? backend.get() : nullptr;
+    ro.device = std::string(backend->name()) == "cuda" ? launcher.get() : nullptr;
     const RecordingsResult rr = replay_recordings(a.recordings, ro);
     if (rr.status == kExitUsage) return usage(rr.error);
     rec_status = rr.status;
+    if (!rr.hang.empty()) return kExitFail;  // every later launch could hang as long
     if (a.cases.empty()) return rec_status;
   }
 
@@ -102,10 +105,12 @@ int run_replay(const ReplayArgs& a) {
     std::vector<std::uint16_t> expected;
     props::Launched got;
     if (ok) {
-      got = props::launch_case(*backend, c, in);
+      got = launcher->launch(c, in);
       if (!got.status.ok()) {
         ok = false;
-        why = got.status.message;
+        why = std::string(got.status.code == device::Errc::launch_timeout ? "HANG: "
+                          : got.status.code == device::Errc::context_lost ? "FAULT: " : "") +
+              got.status.message + (got.planned ? "\n  " + props::launch_text(got.plan) : "");
       } else {
         expected = props::expected_output(c, in);
         const props::Comparison cmp = props::compare_output(c, expected, got.c_bits, 3);
@@ -116,13 +121,18 @@ int run_replay(const ReplayArgs& a) {
     }
     failed += !ok;
     ++done;
-    std::printf("%s %s\n  %s\n", ok ? "PASS" : "FAIL", all.sources[i].c_str(), golden::format_case(c).c_str());
+    const bool hung = got.status.code == device::Errc::launch_timeout;
+    std::printf("%s %s\n  %s\n", ok ? "PASS" : hung ? "HANG" : "FAIL", all.sources[i].c_str(), golden::format_case(c).c_str());
     if (!ok) {
       std::printf("  %s\n", why.c_str());
       // repro replays the same case on the same backend against the same emulator, so it shows
       // this difference; it takes --module too.
       std::printf("  explain: w8a16check repro --backend %s%s '%s'\n", backend->name(),
                   a.module.empty() ? "" : (" --module " + golden::shown(a.module)).c_str(), golden::format_case(c).c_str());
+    }
+    if (hung) {
+      std::printf("replay: stopped at the case that hung: %zu cases not run\n", all.cases.size() - i - 1);
+      return kExitFail;
     }
   }
   std::printf("%zu cases, %zu failed\n", all.cases.size(), failed);
@@ -139,6 +149,7 @@ void add_replay(CLI::App& app, int* exit_code) {
                   ".rec files or folders: the emulator, and the GPU when the backend is cuda, against recorded outputs");
   cmd->add_option("--gpu", a->gpu, "with --recordings: every recording must be from this GPU (e.g. h200)");
   add_module_option(cmd, &a->module);
+  add_deadline_option(cmd);
   add_limit_options(cmd, &a->limits);
   cmd->callback([a, exit_code] { *exit_code = run_replay(*a); });
 }

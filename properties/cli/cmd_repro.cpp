@@ -17,6 +17,7 @@
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/launcher.hpp"
 #include "w8a16/properties/explain.hpp"
 #include "w8a16/reference/bf16.hpp"
 #include "w8a16/reference/contract.hpp"
@@ -85,7 +86,7 @@ int run_repro(const ReproArgs& a) {
   {
     Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) + " multiply-adds) and the emulator");
     expected = props::expected_output(c, in);
-    got = props::launch_case(*backend, c, in);
+    got = props::InProcessLauncher(*backend).launch(c, in);
   }
   if (!got.status.ok()) {
     std::printf("launch: error %s: %s\nverdict: FAIL\n", device::errc_name(got.status.code), got.status.message.c_str());
@@ -129,6 +130,7 @@ void add_repro(CLI::App& app, int* exit_code) {
       ->expected(2)
       ->transform(whole_number(0, 0xFFFFFFFFu));
   add_module_option(cmd, &a->module);
+  add_deadline_option(cmd);
   add_limit_options(cmd, &a->limits);
   cmd->callback([a, exit_code] { *exit_code = run_repro(*a); });
 }

@@ -30,6 +30,7 @@
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/operands.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace {
@@ -78,6 +79,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", *out, "output file: header and C's bits")->required();
   auto module = std::make_shared<std::string>();
   add_module_option(cmd, module.get());
+  add_deadline_option(cmd);
   auto without_hopper = std::make_shared<bool>(false);
   cmd->add_flag("--without-hopper-tier", *without_hopper,
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
@@ -126,6 +128,13 @@ void add_run_operands(CLI::App& app, int* exit_code) {
                    std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" +
                    std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
                    plan.status.message + " (nothing was run)");
+    // Every launch and the wait for them under one deadline: the first launch's, once per launch.
+    const double deadline = props::deadline_policy().seconds(c, backend->name()) * static_cast<double>(launches);
+    props::DeadlineGuard guard(props::HangReport{c, plan.plan, deadline,
+                                                 "HANG: run-operands: " + golden::format_case(c) + " (" +
+                                                     std::to_string(launches) + " launches)\n  " +
+                                                     props::launch_text(plan.plan) + "\n  no completion within " +
+                                                     std::to_string(static_cast<long long>(deadline)) + " s"});
     std::atomic<std::size_t> launched{0};
     Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
     for (std::size_t i = 0; i < launches; ++i, ++launched) {

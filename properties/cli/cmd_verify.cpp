@@ -231,6 +231,11 @@ std::string json_report(const VerifyOutcome& v, const std::string& backend, cons
                 {"stopped_by_max_failures", r.stopped_by_failures},
                 {"case_file_errors", v.case_file_errors}};
   j["coverage"] = coverage_json(r, v.cov);
+  j["launches"] = {{"faulted", r.faulted},
+                   {"not_run_lost_context", r.not_run_lost_context},
+                   {"hang", !v.rec.hang.empty() ? v.rec.hang : r.hang},
+                   {"not_run_after_hang", r.not_run_after_hang},
+                   {"worker_processes", r.worker_starts}};
   j["entry_points"] = nlohmann::json::object();
   for (const auto& [e, t] : r.per_entry) {
     nlohmann::json specials = nlohmann::json::array();
@@ -246,7 +251,8 @@ std::string json_report(const VerifyOutcome& v, const std::string& backend, cons
     if (x.group != "cases") j["failures"].push_back({{"kind", x.group}, {"why", x.message}, {"details", x.details}});
   for (const props::CaseFailure& f : r.failures)
     j["failures"].push_back(
-        {{"kind", "case"}, {"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why},
+        {{"kind", f.why.rfind("HANG", 0) == 0 ? "hang" : f.why.rfind("FAULT", 0) == 0 ? "fault" : "case"},
+         {"case", golden::format_case(f.c)}, {"source", f.source}, {"why", f.why},
          {"mismatched_elements", f.mismatched_elements}});
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -272,6 +278,7 @@ struct VerifyArgs {
   bool save_failures = true;
   bool coverage = true;            // --no-coverage: no coverage cases, no coverage verdict
   std::uint64_t max_failures = 0;  // --max-failures
+  bool isolate = false;            // --isolate: the simulation's cases in worker processes too
 };
 
 int usage(const std::string& message) { return usage_error("verify", message); }
@@ -370,15 +377,16 @@ int run_verify(const VerifyArgs& a) {
   const std::string over = over_limits(opt.saved, opt.saved_sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
 
+  // The reports can be written, and an earlier run's are marked INCOMPLETE, before the module is
+  // loaded: a driver that crashes on it cannot leave an earlier PASS in place.
+  for (Report* rep : {a.junit.get(), a.json.get()})
+    if (!begin_report(rep, &error)) return usage(error);
   std::string note;
   auto backend = make_backend(a.backend, &note, &error, a.module);
   if (!backend) return usage(error);
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
   if (!check_module(*backend, entries, &error)) return usage(error);
-  // The reports can be written, and an earlier run's are marked INCOMPLETE, before the work starts.
-  for (Report* rep : {a.junit.get(), a.json.get()})
-    if (!begin_report(rep, &error)) return usage(error);
   const RunIdentity id = run_identity(*backend);
   const bool on_gpu = std::string(backend->name()) == "cuda";
   // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
@@ -418,13 +426,23 @@ int run_verify(const VerifyArgs& a) {
   for (const std::string& p : v.mma.problems) std::printf("  %s\n", p.c_str());
   std::fflush(stdout);  // before the progress lines on stderr
 
+  // Every launch goes through a launcher (launcher.hpp): on a GPU each GPU's cases run in a worker
+  // process, so a kernel that hangs, faults or crashes fails its case and the run goes on.
+  std::vector<std::unique_ptr<device::Backend>> extra;
+  if (on_gpu && a.gpus != 1) extra = more_gpu_backends(a.gpus, a.module);
+  std::vector<device::Backend*> backends{backend.get()};
+  for (auto& b : extra) backends.push_back(b.get());
+  std::vector<std::unique_ptr<props::CaseLauncher>> launchers;
+  for (std::size_t j = 0; j < backends.size(); ++j)
+    launchers.push_back(make_launcher(*backends[j], a.module, static_cast<int>(j), a.isolate));
+
   // 2. GPU recordings: the emulator's whole GEMMs (and this GPU's) against a GPU's recorded bytes.
   if (a.replay_recordings) {
     RecordingsOptions ro;
     ro.command = "verify";
     ro.limits = a.limits;
     ro.module = a.module;
-    ro.device = on_gpu ? backend.get() : nullptr;
+    ro.device = on_gpu ? launchers[0].get() : nullptr;
     ro.shard_index = opt.shard_index;
     ro.shard_count = opt.shard_count;
     v.rec = replay_recordings(recordings, ro);
@@ -438,10 +456,6 @@ int run_verify(const VerifyArgs& a) {
   for (const std::string& e : saved.errors) std::printf("  case file error: %s\n", e.c_str());
   // Every visible GPU takes part: GPU j of shard i/n runs the cases of sub-shard (i + n*j)/(n*g),
   // which together are exactly shard i/n's, so the verdict never depends on the GPU count.
-  std::vector<std::unique_ptr<device::Backend>> extra;
-  if (on_gpu && a.gpus != 1) extra = more_gpu_backends(a.gpus, a.module);
-  std::vector<device::Backend*> backends{backend.get()};
-  for (auto& b : extra) backends.push_back(b.get());
   const auto g = static_cast<std::uint32_t>(backends.size());
   if (g > 1) std::printf("spreading over %u GPUs\n", g);
   std::uint64_t planned = 0;
@@ -471,12 +485,14 @@ int run_verify(const VerifyArgs& a) {
   std::vector<std::thread> threads;
   for (std::uint32_t j = 0; j < g; ++j) {
     props::CampaignOptions o = opt;
+    // A hang in the recordings' replay ends the run there: every case is counted as not run.
+    if (!v.rec.hang.empty()) o.saved.clear(), o.aimed.clear(), o.cases = 0;
     o.shard_index = opt.shard_index + opt.shard_count * j;
     o.shard_count = opt.shard_count * g;
     threads.emplace_back([&, j, o] {
       // An exception must reach main (a message and exit 2), not std::terminate.
       try {
-        parts[j] = props::run_campaign(*backends[j], o, [&, j](const props::CampaignProgress& p) { report(j, p); });
+        parts[j] = props::run_campaign(*launchers[j], o, [&, j](const props::CampaignProgress& p) { report(j, p); });
       } catch (...) {
         thrown[j] = std::current_exception();
       }
@@ -486,7 +502,11 @@ int run_verify(const VerifyArgs& a) {
   for (const std::exception_ptr& e : thrown)
     if (e) std::rethrow_exception(e);
   for (const CampaignResult& part : parts) props::merge_campaign_result(&v.r, part);
+  if (!v.rec.hang.empty()) v.r.not_run_after_hang += planned;
   const CampaignResult& r = v.r;
+  // Cases that did not run because a launch hung or the context was lost are counted as such; the
+  // cells they would have reached are not gaps of the campaign's design.
+  const bool cut_short = r.stopped_by_hang || !v.rec.hang.empty() || r.not_run_lost_context > 0;
   if (tty) std::fprintf(stderr, "\n");
 
   std::printf("\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches", "errors",
@@ -500,7 +520,12 @@ int run_verify(const VerifyArgs& a) {
   }
 
   // The coverage table: what the cases really ran (their plans), cell by cell.
-  if (cov.checked) {
+  if (cov.checked && cut_short) {
+    std::printf("\ncoverage: not judged: %" PRIu64 " cases did not run (%s); the cells they would have reached are not "
+                "counted as gaps\n",
+                r.not_run_after_hang + r.not_run_lost_context,
+                r.not_run_lost_context ? "the context was lost and could not be replaced" : "after a launch hung");
+  } else if (cov.checked) {
     if (opt.shard_count == 1) {
       const std::vector<std::string> gaps = props::coverage_gaps(cov.expected, r.coverage);
       cov.gaps.insert(cov.gaps.end(), gaps.begin(), gaps.end());
@@ -536,8 +561,17 @@ int run_verify(const VerifyArgs& a) {
               r.saved_run, r.aimed_run, r.drawn_run, r.drawn_planned, r.seconds,
               r.stopped_by_budget ? " (stopped by --time-budget)" : "",
               r.stopped_by_failures ? " (stopped by --max-failures)" : "");
+  std::printf("launches: %" PRIu64 " faulted (each its case's failure), %" PRIu64 " not run after a lost context, %s; "
+              "%" PRIu64 " worker processes\n",
+              r.faulted, r.not_run_lost_context,
+              r.stopped_by_hang || !v.rec.hang.empty()
+                  ? ("a HANG, " + std::to_string(r.not_run_after_hang) + " not run after it").c_str()
+                  : "no hang",
+              r.worker_starts);
   for (const props::CaseFailure& f : r.failures) {
-    std::printf("FAIL %s: %s\n  %s\n", f.source.c_str(), golden::format_case(f.c).c_str(), f.why.c_str());
+    const bool hung = f.why.rfind("HANG", 0) == 0;
+    std::printf("%s %s: %s\n  %s\n", hung ? "HANG" : "FAIL", f.source.c_str(), golden::format_case(f.c).c_str(),
+                f.why.c_str());
     if (a.save_failures && (f.source.rfind("drawn", 0) == 0 || f.source.rfind("aimed", 0) == 0)) {
       std::string why;
       const std::string dir = data.path.empty() ? "" : (fs::path(data.path) / "regressions").string();
@@ -574,6 +608,13 @@ int run_verify(const VerifyArgs& a) {
   if (!r.failures.empty()) fail("cases", std::to_string(r.failures.size()) + " failing cases");
   if (r.stopped_by_failures)
     fail("cases", "stopped after --max-failures " + std::to_string(a.max_failures) + " failing cases");
+  if (!v.rec.hang.empty()) fail("recordings", "a launch hung: HANG " + v.rec.hang);
+  if (r.stopped_by_hang) fail("cases", "a launch hung: HANG " + r.hang);
+  if (r.faulted) fail("cases", std::to_string(r.faulted) + " cases faulted (the context was lost; each ran alone)");
+  if (r.not_run_after_hang)
+    fail("campaign", std::to_string(r.not_run_after_hang) + " cases not run after the hang");
+  if (r.not_run_lost_context)
+    fail("campaign", std::to_string(r.not_run_lost_context) + " cases not run: the context was lost and could not be replaced");
   if (!cov.gaps.empty()) fail("coverage", std::to_string(cov.gaps.size()) + " coverage gaps", cov.gaps);
   const bool pass = v.reasons.empty();
   for (const Reason& x : v.reasons) std::printf("not a pass: %s\n", x.message.c_str());
@@ -631,6 +672,10 @@ void add_verify(CLI::App& app, int* exit_code) {
                   "saved .case files or folders to replay first (default <data>/cases and <data>/regressions)");
   cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");
   add_module_option(cmd, &a->module);
+  add_deadline_option(cmd);
+  cmd->add_flag("--isolate", a->isolate,
+                "run the simulation's cases in worker processes, as a GPU's always run (a launch that hangs, "
+                "faults or crashes fails its case alone)");
   cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn and coverage cases to golden/regressions/");
   cmd->add_flag("!--no-coverage", a->coverage,
                 "run no coverage cases and do not require every cell (entry point x body x configuration x special "

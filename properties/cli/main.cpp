@@ -4,6 +4,7 @@
 // codes never leak, and an exception that escapes a command is a message and exit 2, not an abort.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -13,6 +14,7 @@
 #include "options.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
+#include "w8a16/properties/launcher.hpp"
 #include "w8a16/version.hpp"
 
 namespace w8a16::cli {
@@ -81,6 +83,22 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   std::string stopped;  // why the run ended before a command's verdict, for the ERROR reports
+  if (const char* d = std::getenv("W8A16_LAUNCH_DEADLINE"); d && *d) {
+    std::string why;
+    if (!w8a16::props::set_deadline_seconds(d, &why)) {
+      std::fprintf(stderr, "w8a16check: W8A16_LAUNCH_DEADLINE: %s\n", w8a16::golden::escaped(why).c_str());
+      return kExitUsage;
+    }
+  }
+  // A launch of this process past its deadline (properties/launcher.hpp): the HANG is printed and
+  // every report asked for is written, naming it, before the process exits with status 1.
+  w8a16::props::set_hang_handler([](const w8a16::props::HangReport& h) {
+    std::printf("%s\nverdict: FAIL (a launch hung; this process exits, as a hung kernel cannot be cancelled in it)\n",
+                h.text.c_str());
+    std::fflush(stdout);
+    note_error(h.text);
+    settle_reports(kExitFail, h.text);
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -115,10 +115,23 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       std::vector<std::uint16_t> on_device;
       std::string dev;
       if (opt.device) {
-        const props::Launched got = props::launch_case(*opt.device, o.c, in);
+        const props::Launched got = opt.device->launch(o.c, in);
+        const std::string where = got.planned ? "\n  " + props::launch_text(got.plan) : "";
         if (got.status.ok()) {
           on_device = golden::used_outputs(o.c, got.c_bits);
           dev = differs(o, on_device);
+        } else if (got.status.code == device::Errc::launch_timeout) {
+          // Every later launch could hang as long: the replay stops at the case that hung.
+          res.hang = golden::shown(files[f]) + " case " + std::to_string(&o - recs[f].outputs.data() + 1) + ": " + line +
+                     "\n  HANG: " + got.status.message + where;
+          std::printf("HANG %s\n", res.hang.c_str());
+          res.failures.push_back(res.hang);
+          ++file_dev_bad;
+          ++done;
+          break;
+        } else if (got.status.code == device::Errc::context_lost) {
+          ++res.faulted;
+          dev = "FAULT: " + got.status.message + where;
         } else {
           dev = "launch failed: " + got.status.message;
         }
@@ -156,6 +169,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     res.emulator_differ += file_emu_bad;
     res.device_differ += file_dev_bad;
     res.cases += file_run;
+    if (!res.hang.empty()) break;
   }
   res.files = files.size();
   std::printf("%zu recorded cases: emulator %zu differ, device %s\n", res.cases, res.emulator_differ,

@@ -8,13 +8,14 @@
 
 #include "options.hpp"
 #include "w8a16/device/backend.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 
 struct RecordingsOptions {
   std::string command = "replay";      // names the messages
   std::string gpu;                     // non-empty: every recording must be from this GPU (recording_is_from_gpu)
-  device::Backend* device = nullptr;   // also run each case here and compare with the recording
+  props::CaseLauncher* device = nullptr;  // also run each case here and compare with the recording
   std::string module;                  // the --module the device loaded ("" for the embedded one)
   WorkLimits limits;                   // every recorded case must fit before anything runs
   std::uint32_t shard_index = 0, shard_count = 1;  // replay the recorded cases i with i % count == index
@@ -26,6 +27,8 @@ struct RecordingsResult {
   std::size_t files = 0, cases = 0, emulator_differ = 0, device_differ = 0;
   std::vector<std::string> failures;   // one per differing case: what differs and the case line
   std::vector<std::string> notes;      // e.g. a version-1 file's unverifiable length
+  std::size_t faulted = 0;             // device launches that lost the context (each a differing case)
+  std::string hang;                    // non-empty: a launch did not complete; nothing after it ran
 };
 
 // Every .rec file under `paths` (files or folders, sorted), each read in full (and its GPU checked)

@@ -89,7 +89,7 @@ std::string status_report(ReportFormat format, const std::string& command, const
     j["pass"] = false;
     j["command"] = command;
     j["why_not_pass"] = {why};
-    j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR" ? "error" : "incomplete"}, {"why", why}}});
+    j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR" ? "error" : verdict == "FAIL" ? "hang" : "incomplete"}, {"why", why}}});
     j["w8a16check"] = {{"version", kVersion}, {"commit", kGitCommit}};
     // dump() with replace: invalid UTF-8 in a quoted path must not make the report unwritable.
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -147,7 +147,7 @@ bool settle_reports(int exit_status, const std::string& why) {
                                " before its verdict" + (why.empty() ? "" : ": " + why) +
                                (last_error().empty() || last_error() == why ? "" : ": " + last_error());
     std::string error;
-    if (!golden::write_file_atomic(path, status_report(rep.format, rep.command, "ERROR", reason), &error)) {
+    if (!golden::write_file_atomic(path, status_report(rep.format, rep.command, exit_status == 1 ? "FAIL" : "ERROR", reason), &error)) {
       std::fprintf(stderr, "%s: cannot write the report: %s\n", where(rep, path).c_str(), error.c_str());
       ok = false;
     }

@@ -44,7 +44,8 @@ int usage_error(const std::string& command, const std::string& message);
 
 // For main, after the command line was refused or the command returned: every report that was
 // asked for on the command line (CLI11's raw results count when parsing failed) and that this run
-// did not settle gets an ERROR report naming the exit status and the last noted error. Prints a
+// did not settle gets an ERROR report (FAIL for exit status 1: a launch hung) naming the exit status
+// and the last noted error. Prints a
 // line for each report it cannot write; returns false then.
 bool settle_reports(int exit_status, const std::string& why);
 

@@ -11,20 +11,22 @@
 namespace w8a16::props {
 namespace {
 
+enum class Ran { pass, fail, fault, hang };
+
 // One case: its tally, its coverage cell and, when it fails, why.
-bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, CoverageTable* coverage, std::string* why,
-             std::uint64_t* mismatched) {
+Ran run_one(CaseLauncher& launcher, const golden::Case& c, EntryTally* t, CoverageTable* coverage, std::string* why,
+            std::uint64_t* mismatched) {
   ++t->cases;
   golden::CaseInputs in;
   std::string error;
   if (!golden::regenerate_inputs(c, &in, &error)) {
     ++t->errors;
     *why = "inputs: " + error;
-    return false;
+    return Ran::fail;
   }
   const std::uint32_t specials = golden::special_classes(c, in);
   t->specials_seen |= specials;
-  const Launched got = launch_case(backend, c, in);
+  const Launched got = launcher.launch(c, in);
   if (got.planned) {
     CoverageCell& cell = (*coverage)[CoverageKey{c.entry, got.plan.body, configuration_of(got.plan)}];
     ++cell.cases;
@@ -33,23 +35,38 @@ bool run_one(device::Backend& backend, const golden::Case& c, EntryTally* t, Cov
   }
   if (!got.status.ok()) {
     ++t->errors;
-    *why = std::string(backend.name()) + ": " + got.status.message;
-    return false;
+    const std::string where = got.planned ? "\n  " + launch_text(got.plan) : "";
+    if (got.status.code == device::Errc::launch_timeout) {
+      *why = "HANG: " + got.status.message + where;
+      return Ran::hang;
+    }
+    if (got.status.code == device::Errc::context_lost) {
+      *why = "FAULT: " + std::string(launcher.name()) + ": " + got.status.message + where;
+      return Ran::fault;
+    }
+    *why = std::string(launcher.name()) + ": " + got.status.message;
+    return Ran::fail;
   }
   const Comparison cmp = compare_output(c, expected_output(c, in), got.c_bits);
   t->bytes_compared += cmp.bytes_compared;
-  if (cmp.equal()) return true;
+  if (cmp.equal()) return Ran::pass;
   ++t->mismatching_cases;
   t->mismatched_elements += cmp.mismatches;
   *mismatched = cmp.mismatches;
   *why = std::to_string(cmp.mismatches) + " elements differ from the emulator";
   for (const std::string& d : cmp.details) *why += "; " + d;
-  return false;
+  return Ran::fail;
 }
 
 }  // namespace
 
 CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt,
+                            const std::function<void(const CampaignProgress&)>& progress) {
+  InProcessLauncher launcher(backend);
+  return run_campaign(launcher, opt, progress);
+}
+
+CampaignResult run_campaign(CaseLauncher& launcher, const CampaignOptions& opt,
                             const std::function<void(const CampaignProgress&)>& progress) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -64,16 +81,31 @@ CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt
   for (std::uint64_t i = 0; i < opt.cases; ++i) r.drawn_planned += mine(i);
   p.planned += r.drawn_planned;
 
+  // False when the case was not run: after a hang, or with the context lost for good.
   auto one = [&](const golden::Case& c, const std::string& source) {
+    if (r.stopped_by_hang) {
+      ++r.not_run_after_hang;
+      return false;
+    }
+    if (!launcher.usable()) {
+      ++r.not_run_lost_context;
+      return false;
+    }
     std::string why;
     std::uint64_t mismatched = 0;
     p.current = &c;
-    if (!run_one(backend, c, &r.per_entry[c.entry], &r.coverage, &why, &mismatched))
-      r.failures.push_back({c, source, why, mismatched});
+    const Ran ran = run_one(launcher, c, &r.per_entry[c.entry], &r.coverage, &why, &mismatched);
+    if (ran != Ran::pass) r.failures.push_back({c, source, why, mismatched});
+    if (ran == Ran::fault) ++r.faulted;
+    if (ran == Ran::hang) {
+      r.stopped_by_hang = true;
+      r.hang = source + ": " + golden::format_case(c) + "\n  " + why;
+    }
     ++p.done;
     p.failures = r.failures.size();
     p.seconds = elapsed();
     if (progress) progress(p);
+    return true;
   };
   auto enough_failures = [&] {
     if (opt.max_failures == 0 || r.failures.size() < opt.max_failures) return false;
@@ -83,14 +115,12 @@ CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt
   for (std::uint64_t i = 0; i < opt.saved.size(); ++i) {
     if (!mine(i)) continue;
     if (enough_failures()) break;
-    one(opt.saved[i], i < opt.saved_sources.size() ? opt.saved_sources[i] : "saved #" + std::to_string(i));
-    ++r.saved_run;
+    r.saved_run += one(opt.saved[i], i < opt.saved_sources.size() ? opt.saved_sources[i] : "saved #" + std::to_string(i));
   }
   for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) {
     if (!mine(i)) continue;
     if (enough_failures()) break;
-    one(opt.aimed[i].c, "aimed #" + std::to_string(i) + " (" + coverage_key_text(opt.aimed[i].target) + ")");
-    ++r.aimed_run;
+    r.aimed_run += one(opt.aimed[i].c, "aimed #" + std::to_string(i) + " (" + coverage_key_text(opt.aimed[i].target) + ")");
   }
   for (std::uint64_t i = 0; i < opt.cases; ++i) {
     if (!mine(i)) continue;
@@ -99,10 +129,15 @@ CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt
       r.stopped_by_budget = true;
       break;
     }
-    one(draw_case_seeded(opt.seed, i, opt.draw), "drawn #" + std::to_string(i));
-    ++r.drawn_run;
+    if (r.stopped_by_hang || !launcher.usable()) {
+      // The drawn cases left are counted, not drawn: nothing could run them.
+      (r.stopped_by_hang ? r.not_run_after_hang : r.not_run_lost_context) += 1;
+      continue;
+    }
+    r.drawn_run += one(draw_case_seeded(opt.seed, i, opt.draw), "drawn #" + std::to_string(i));
   }
   r.seconds = elapsed();
+  r.worker_starts = launcher.restarts();
   return r;
 }
 
@@ -130,6 +165,12 @@ void merge_campaign_result(CampaignResult* into, const CampaignResult& part) {
   into->stopped_by_failures = into->stopped_by_failures || part.stopped_by_failures;
   into->failures.insert(into->failures.end(), part.failures.begin(), part.failures.end());
   into->seconds = std::max(into->seconds, part.seconds);
+  into->faulted += part.faulted;
+  into->not_run_lost_context += part.not_run_lost_context;
+  into->not_run_after_hang += part.not_run_after_hang;
+  into->worker_starts += part.worker_starts;
+  if (part.stopped_by_hang && !into->stopped_by_hang) into->hang = part.hang;
+  into->stopped_by_hang = into->stopped_by_hang || part.stopped_by_hang;
 }
 
 bool parse_shard(const std::string& text, std::uint32_t* index, std::uint32_t* count, std::string* error) {

@@ -37,6 +37,22 @@ struct Finding {
   std::string message;  // names the CTA, the element or the value, and the rule
 };
 
+// Fault injection, so that what the gate does when a kernel hangs or faults is tested on every
+// CPU run (device/README.md, "When a kernel hangs or faults"). A plan whose kernel symbol is named
+// (and, when m is not 0, whose m is m) behaves as a kernel that
+//   hang:  never completes (execute does not return),
+//   fault: raises a sticky error: execute returns, and from then on every call of the backend and
+//          of its buffers fails with Errc::context_lost, as every call on a poisoned CUDA context does,
+//   crash: takes the process down with SIGSEGV, as a driver that reads a broken module may.
+enum class InjectedFault : std::uint8_t { hang, fault, crash };
+struct Injection {
+  InjectedFault kind = InjectedFault::fault;
+  std::string kernel;   // the symbol, e.g. "w8a16_gemv_batch4_strided"
+  std::uint32_t m = 0;  // 0: any m
+};
+// "KIND:SYMBOL[:m=N],..." (W8A16_SIM_INJECT's format) -> the injections; false with *error.
+bool parse_injections(const std::string& text, std::vector<Injection>* out, std::string* error);
+
 class SimBackend final : public Backend {
  public:
   explicit SimBackend(StaticRegistry registry = StaticRegistry::all_present(),
@@ -50,7 +66,8 @@ class SimBackend final : public Backend {
   // Simulates the plan. Any finding makes the status Errc::simulation_finding (message: the
   // first findings); findings() lists them all.
   Status execute(const Plan& plan) override;
-  Status synchronize() override { return Status::success(); }
+  Status synchronize() override;
+  void inject(std::vector<Injection> faults) { injections_ = std::move(faults); }
 
   // Findings of the last execute().
   const std::vector<Finding>& findings() const { return findings_; }
@@ -67,6 +84,7 @@ class SimBackend final : public Backend {
   std::shared_ptr<Memory> memory_;
   std::vector<Finding> findings_;
   std::vector<Plan> plans_;
+  std::vector<Injection> injections_;
 };
 
 }  // namespace w8a16::device

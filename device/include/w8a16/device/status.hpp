@@ -28,6 +28,13 @@ enum class Errc {
   // Backends.
   backend_error,         // the driver or the host refused (message carries its own code)
   simulation_finding,    // SimBackend: the plan's geometry broke a rule (sim_backend.hpp)
+  // What the kernel under test did to the run (device/README.md, "When a kernel hangs or faults").
+  context_lost,          // a sticky error (illegal address, misaligned address, illegal instruction,
+                         // launch failure, ...): the context is unusable and every later call fails
+                         // with it, so the case that raised it is the culprit and the rest must run
+                         // in a fresh context (the CUDA driver API's CUresult documentation: "the
+                         // process must be terminated and relaunched")
+  launch_timeout,        // the launch did not complete within its deadline: the kernel hangs
 };
 
 const char* errc_name(Errc code);

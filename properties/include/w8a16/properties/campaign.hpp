@@ -11,6 +11,7 @@
 #include "w8a16/golden/case.hpp"
 #include "w8a16/properties/case_draw.hpp"
 #include "w8a16/properties/coverage.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::props {
 
@@ -56,10 +57,22 @@ struct CampaignResult {
   bool stopped_by_failures = false;  // max_failures reached
   std::vector<CaseFailure> failures;
   double seconds = 0;
+  // What the kernel under test did to the run (launcher.hpp). A faulting case is a failure with
+  // its error; a hang stops the campaign (each further launch could hang as long); cases not run
+  // for either reason are counted here, never as coverage gaps.
+  std::uint64_t faulted = 0;               // cases whose launch lost the context, or whose worker died
+  std::uint64_t not_run_lost_context = 0;  // not run: the context was lost and none could replace it
+  bool stopped_by_hang = false;
+  std::string hang;                        // the HANG text of the case that did not complete
+  std::uint64_t not_run_after_hang = 0;
+  std::uint64_t worker_starts = 0;         // worker processes started (IsolatedLauncher)
 };
 
 // Runs every case of this shard on `backend` against the emulator (case_runner.hpp); `progress`
 // is called after each case.
+CampaignResult run_campaign(CaseLauncher& launcher, const CampaignOptions& opt,
+                            const std::function<void(const CampaignProgress&)>& progress);
+// The same in this process (InProcessLauncher over `backend`).
 CampaignResult run_campaign(device::Backend& backend, const CampaignOptions& opt,
                             const std::function<void(const CampaignProgress&)>& progress);
 

@@ -2,6 +2,7 @@
 // Running one case: its launch on any backend, the emulator's expected bytes, and their comparison.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,10 @@ struct Launched {
 // over CaseRegistry(backend.registry(), c.without) as Launcher::launch plans (validation, dispatch,
 // sizing), executes the plan, synchronizes and downloads all of C. A refused call launches
 // nothing and C comes back as the sentinel.
-Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in);
+// before_execute, when given, is called with the plan right before it executes (the launchers
+// start a launch's deadline there).
+Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
+                     const std::function<void(const device::Plan&)>& before_execute = {});
 
 // The plan launch_case would make for c on a backend with this registry and these limits
 // (planning validates and sizes; it reads no memory, so the addresses are placeholders).

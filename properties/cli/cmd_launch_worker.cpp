@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check launch-worker` (internal, not listed): the process that launches cases for
+// props::IsolatedLauncher (properties/launcher.hpp). It reads case lines on standard input and
+// answers on standard output in the launcher's protocol; everything else it prints goes to
+// standard error, so that nothing but the protocol reaches the pipe.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cli_cases.hpp"
+#include "command.hpp"
+#include "options.hpp"
+#include "w8a16/properties/launcher.hpp"
+
+namespace w8a16::cli {
+namespace {
+
+struct WorkerArgs {
+  std::string backend = "cuda", module;
+  int gpu = 0;
+};
+
+int run_worker(const WorkerArgs& a) {
+  const int out = ::dup(1);
+  if (out < 0 || ::dup2(2, 1) < 0) return kExitUsage;
+  std::string note, error;
+  auto backend = make_backend(a.backend, &note, &error, a.module, a.gpu);
+  if (!backend) {
+    const std::string line = "error " + error + "\n";
+    if (::write(out, line.data(), line.size()) < 0) return kExitUsage;
+    return kExitUsage;
+  }
+  const int rc = props::serve_cases(*backend, 0, out);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // After a sticky error the context is unusable: no destructor may wait on it.
+  std::_Exit(rc == 0 ? kExitPass : kExitUsage);
+}
+
+void add_launch_worker(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("launch-worker", "internal: launches cases for verify and replay in a process of its own");
+  cmd->group("");  // not listed in --help: only the launcher starts it
+  auto a = std::make_shared<WorkerArgs>();
+  cmd->add_option("--backend", a->backend, "cuda or sim");
+  cmd->add_option("--module", a->module, "the module file");
+  cmd->add_option("--gpu", a->gpu, "the GPU's ordinal");
+  cmd->callback([a, exit_code] { *exit_code = run_worker(*a); });
+}
+
+W8A16_COMMAND(add_launch_worker);
+
+}  // namespace
+}  // namespace w8a16::cli

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Launching cases so that the kernel under test cannot take the gate down with it: every launch
+// has a deadline, and a launch that hangs or faults becomes that case's failure
+// (properties/README.md, "When a kernel hangs or faults").
+//
+//   InProcessLauncher  launch_case on a backend of this process; a launch past its deadline ends
+//                      the process through the hang handler (it writes the reports first), and
+//                      after a sticky error the launcher runs nothing more (the context is lost).
+//   IsolatedLauncher   each case in a worker process (`w8a16check launch-worker`), the same
+//                      launch_case there; a hang is timed here and the worker killed, a sticky
+//                      error or a crash ends that worker and the next case starts a fresh one, so
+//                      only the culprit fails.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "w8a16/device/backend.hpp"
+#include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/case_runner.hpp"
+
+namespace w8a16::props {
+
+// How long a launch may run before it is a hang. The default is derived from the case's work and
+// is far above what a healthy kernel needs: 20 s, plus 1 ns a multiply-add on a GPU (an H200 does
+// over 10^13 a second) or 1 us a multiply-add on the simulation (the emulator under the
+// sanitizers), plus 10 ns a byte of C for its copy back.
+struct DeadlinePolicy {
+  double fixed_s = 0;  // > 0: this many seconds for every launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)
+  double seconds(const golden::Case& c, const std::string& backend) const;
+};
+// The policy of this process: --launch-deadline when given, else W8A16_LAUNCH_DEADLINE, else the
+// derived default. False with *error for a value that is not a positive number of seconds.
+bool set_deadline_seconds(const std::string& text, std::string* error);
+const DeadlinePolicy& deadline_policy();
+
+// "entry point X, body Y, kernel Z, grid (x, y, z), block (x, y, z), N bytes of shared memory":
+// what a HANG or FAULT line names.
+std::string launch_text(const device::Plan& plan);
+
+class CaseLauncher {
+ public:
+  virtual ~CaseLauncher() = default;
+  virtual const char* name() const = 0;  // the backend's name ("cuda", "simulation")
+  // The case on the backend. status is Errc::launch_timeout for a hang, Errc::context_lost for a
+  // sticky error or a worker that died; the plan is filled in whenever the call was planned.
+  virtual Launched launch(const golden::Case& c, const golden::CaseInputs& in) = 0;
+  // False once this launcher can run no further case (a lost context it cannot replace).
+  virtual bool usable() const { return true; }
+  // Worker processes started so far (0 in process).
+  virtual std::uint64_t restarts() const { return 0; }
+};
+
+// What the in-process hang handler is told: the case and the plan that did not complete.
+struct HangReport {
+  golden::Case c;
+  device::Plan plan;
+  double deadline_s = 0;
+  std::string text;  // "HANG: ... no completion within D s"
+};
+// Called on the watchdog's thread when an in-process launch passes its deadline; the process then
+// exits with status 1 (a hung kernel cannot be cancelled in its own process). The handler writes
+// what must survive (the reports, the regression). Without one, the HANG line is printed alone.
+void set_hang_handler(std::function<void(const HangReport&)> handler);
+
+// The same watchdog around launches that do not go through a launcher (run-operands, bench): armed
+// for the guard's life.
+class DeadlineGuard {
+ public:
+  explicit DeadlineGuard(HangReport report);
+  ~DeadlineGuard();
+  DeadlineGuard(const DeadlineGuard&) = delete;
+  DeadlineGuard& operator=(const DeadlineGuard&) = delete;
+};
+
+class InProcessLauncher final : public CaseLauncher {
+ public:
+  explicit InProcessLauncher(device::Backend& backend) : backend_(backend) {}
+  const char* name() const override { return backend_.name(); }
+  Launched launch(const golden::Case& c, const golden::CaseInputs& in) override;
+  bool usable() const override { return !lost_; }
+
+ private:
+  device::Backend& backend_;
+  bool lost_ = false;
+};
+
+// The worker's command line and the backend it stands for.
+struct WorkerSpec {
+  std::vector<std::string> argv;  // argv[0]: the executable (the CLI's own, /proc/self/exe)
+  std::string backend_name;       // what name() says: "cuda" or "simulation"
+};
+
+class IsolatedLauncher final : public CaseLauncher {
+ public:
+  // registry and limits: the same module's, for planning here what the worker runs (plan_case),
+  // so that a case whose worker died still names its kernel and grid.
+  IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits);
+  ~IsolatedLauncher() override;
+  IsolatedLauncher(const IsolatedLauncher&) = delete;
+  IsolatedLauncher& operator=(const IsolatedLauncher&) = delete;
+  const char* name() const override { return spec_.backend_name.c_str(); }
+  Launched launch(const golden::Case& c, const golden::CaseInputs& in) override;
+  bool usable() const override { return !broken_; }
+  std::uint64_t restarts() const override { return started_; }
+
+ private:
+  bool start(std::string* why);
+  void stop(bool kill_first);
+  std::string exit_text();  // how the worker ended, after stop
+
+  WorkerSpec spec_;
+  const device::KernelRegistry& registry_;
+  device::DeviceLimits limits_;
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  int wait_status_ = 0;
+  bool reaped_ = false;
+  std::string buffer_;  // bytes read from the worker and not yet consumed
+  std::uint64_t started_ = 0;
+  unsigned failed_starts_ = 0;
+  bool broken_ = false;
+};
+
+// The worker's loop (`w8a16check launch-worker`): "ready", then for every case line read from
+// in_fd, "launching" right before the kernel runs and the result (status, whether it was planned,
+// C). After a sticky error it returns (its context is lost): the caller exits. Returns 0 at the
+// end of input.
+int serve_cases(device::Backend& backend, int in_fd, int out_fd);
+
+}  // namespace w8a16::props

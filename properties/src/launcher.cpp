@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The launchers: deadlines on every launch, and the worker processes that keep a kernel's hang,
+// fault or crash out of the process that writes the verdict.
+#include "w8a16/properties/launcher.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "w8a16/golden/case.hpp"
+
+extern char** environ;
+
+namespace w8a16::props {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+DeadlinePolicy& policy_storage() {
+  static DeadlinePolicy p = [] {
+    DeadlinePolicy d;
+    if (const char* env = std::getenv("W8A16_LAUNCH_DEADLINE"); env && *env) {
+      char* end = nullptr;
+      const double v = std::strtod(env, &end);
+      // A bad value is not silently ignored: the CLI checks it again and refuses it (exit 2).
+      if (end && *end == '\0' && std::isfinite(v) && v > 0) d.fixed_s = v;
+    }
+    return d;
+  }();
+  return p;
+}
+
+// One watchdog for the in-process launches: armed before a plan executes, disarmed when the
+// launch returns; on expiry it runs the hang handler and ends the process.
+class Watchdog {
+ public:
+  static Watchdog& get() {
+    static Watchdog* w = new Watchdog();  // never destroyed: its thread may outlive main's statics
+    return *w;
+  }
+  void set_handler(std::function<void(const HangReport&)> h) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    handler_ = std::move(h);
+  }
+  void arm(HangReport report) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!thread_started_) {
+      std::thread([this] { loop(); }).detach();
+      thread_started_ = true;
+    }
+    until_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report.deadline_s));
+    report_ = std::move(report);
+    armed_ = true;
+    cv_.notify_all();
+  }
+  void disarm() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+    cv_.notify_all();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (!armed_) {
+        cv_.wait(lock);
+        continue;
+      }
+      if (cv_.wait_until(lock, until_) == std::cv_status::timeout && armed_ && Clock::now() >= until_) {
+        const HangReport r = report_;
+        auto handler = handler_;
+        lock.unlock();
+        std::fflush(stdout);
+        if (handler) handler(r);
+        else std::fprintf(stderr, "%s\n", r.text.c_str());
+        std::fflush(stdout);
+        std::fflush(stderr);
+        std::_Exit(1);  // the hung launch holds the device: no destructor may wait on it
+      }
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::function<void(const HangReport&)> handler_;
+  HangReport report_;
+  Clock::time_point until_;
+  bool armed_ = false, thread_started_ = false;
+};
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+std::string hang_text(const golden::Case& c, const device::Plan* plan, double deadline) {
+  return "HANG: " + golden::format_case(c) + "\n  " + (plan ? launch_text(*plan) : std::string("not planned")) +
+         "\n  no completion within " + seconds_text(deadline) + " s of the launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)";
+}
+
+// ---- the pipe protocol between the launcher and its worker ----------------------------------
+// worker -> launcher: "ready\n"; per case "launching\n" (the plan is about to execute), then
+// "result <errc> <planned 0|1> <elements> <message bytes>\n", the message, the elements of C
+// (uint16, host order: both ends are this binary). launcher -> worker: the case line and "\n".
+
+bool write_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+enum class ReadEnd { ok, eof, timeout };
+
+// Appends at least one byte to *buffer unless the deadline passes or the pipe closes.
+ReadEnd fill(int fd, std::string* buffer, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return ReadEnd::timeout;
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    char buf[1 << 16];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return ReadEnd::eof;
+    buffer->append(buf, static_cast<std::size_t>(n));
+    return ReadEnd::ok;
+  }
+}
+
+ReadEnd read_line(int fd, std::string* buffer, Clock::time_point deadline, std::string* line) {
+  for (;;) {
+    const std::size_t eol = buffer->find('\n');
+    if (eol != std::string::npos) {
+      *line = buffer->substr(0, eol);
+      buffer->erase(0, eol + 1);
+      return ReadEnd::ok;
+    }
+    if (buffer->size() > 4096) return ReadEnd::eof;  // no line of the protocol is this long
+    if (const ReadEnd e = fill(fd, buffer, deadline); e != ReadEnd::ok) return e;
+  }
+}
+
+ReadEnd read_bytes(int fd, std::string* buffer, Clock::time_point deadline, std::size_t n, std::string* out) {
+  while (buffer->size() < n)
+    if (const ReadEnd e = fill(fd, buffer, deadline); e != ReadEnd::ok) return e;
+  *out = buffer->substr(0, n);
+  buffer->erase(0, n);
+  return ReadEnd::ok;
+}
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Worker startup (driver, context, module load) and a case's preparation (its operands
+// regenerated and uploaded) have bounds of their own, far above their cost.
+constexpr double kStartSeconds = 120, kPrepareSeconds = 300;
+
+}  // namespace
+
+double DeadlinePolicy::seconds(const golden::Case& c, const std::string& backend) const {
+  if (fixed_s > 0) return fixed_s;
+  const double macs = double(c.m) * double(c.n) * double(c.k);
+  const double c_bytes = 2.0 * (double(c.m) + golden::kOutputGuardRows) * double(c.c_row_stride);
+  return 20.0 + macs * (backend == "cuda" ? 1e-9 : 1e-6) + c_bytes * 1e-8;
+}
+
+bool set_deadline_seconds(const std::string& text, std::string* error) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || !end || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e6) {
+    *error = "launch deadline '" + text + "' must be a positive number of seconds (at most 1000000)";
+    return false;
+  }
+  policy_storage().fixed_s = v;
+  return true;
+}
+
+const DeadlinePolicy& deadline_policy() { return policy_storage(); }
+
+std::string launch_text(const device::Plan& p) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "entry point %s, body %s, kernel %s, grid (%u, %u, %u), block (%u, %u, %u), %u bytes of dynamic shared memory",
+                device::entry_name(p.entry), device::body_name(p.body), p.kernel_name, p.grid.x, p.grid.y, p.grid.z,
+                p.block.x, p.block.y, p.block.z, p.dynamic_smem);
+  return buf;
+}
+
+void set_hang_handler(std::function<void(const HangReport&)> handler) { Watchdog::get().set_handler(std::move(handler)); }
+
+DeadlineGuard::DeadlineGuard(HangReport report) {
+  if (report.text.empty()) report.text = "HANG: no completion within " + seconds_text(report.deadline_s) + " s";
+  Watchdog::get().arm(std::move(report));
+}
+DeadlineGuard::~DeadlineGuard() { Watchdog::get().disarm(); }
+
+// ---- in process ---------------------------------------------------------------------------
+
+Launched InProcessLauncher::launch(const golden::Case& c, const golden::CaseInputs& in) {
+  if (lost_) {
+    Launched r;
+    r.status = device::Status::error(device::Errc::context_lost, "not run: the context was lost by an earlier case");
+    return r;
+  }
+  const double deadline = deadline_policy().seconds(c, backend_.name());
+  bool armed = false;
+  Launched r = launch_case(backend_, c, in, [&](const device::Plan& p) {
+    Watchdog::get().arm(HangReport{c, p, deadline, hang_text(c, &p, deadline)});
+    armed = true;
+  });
+  if (armed) Watchdog::get().disarm();
+  if (r.status.code == device::Errc::context_lost) lost_ = true;
+  return r;
+}
+
+// ---- in a worker process -----------------------------------------------------------------
+
+IsolatedLauncher::IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits)
+    : spec_(std::move(spec)), registry_(registry), limits_(limits) {}
+
+IsolatedLauncher::~IsolatedLauncher() { stop(true); }
+
+bool IsolatedLauncher::start(std::string* why) {
+  // A worker that died must not take this process with it when the next request is written.
+  ::signal(SIGPIPE, SIG_IGN);
+  int to[2], from[2];
+  if (::pipe2(to, O_CLOEXEC) != 0) {
+    *why = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  if (::pipe2(from, O_CLOEXEC) != 0) {
+    *why = std::string("pipe: ") + std::strerror(errno);
+    ::close(to[0]);
+    ::close(to[1]);
+    return false;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+  std::vector<char*> argv;
+  for (std::string& a : spec_.argv) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(to[0]);
+  ::close(from[1]);
+  if (rc != 0) {
+    ::close(to[1]);
+    ::close(from[0]);
+    *why = "cannot start " + spec_.argv[0] + ": " + std::strerror(rc);
+    return false;
+  }
+  pid_ = pid;
+  to_ = to[1];
+  from_ = from[0];
+  reaped_ = false;
+  buffer_.clear();
+  ++started_;
+  std::string line;
+  const ReadEnd e = read_line(from_, &buffer_, after(kStartSeconds), &line);
+  if (e == ReadEnd::ok && line == "ready") return true;
+  if (e == ReadEnd::ok && line.rfind("error ", 0) == 0) {
+    *why = line.substr(6);
+    stop(true);
+    return false;
+  }
+  stop(true);
+  *why = e == ReadEnd::timeout ? "the launch worker did not start within " + seconds_text(kStartSeconds) + " s"
+                               : "the launch worker ended before it was ready (" + exit_text() + ")";
+  return false;
+}
+
+void IsolatedLauncher::stop(bool kill_first) {
+  if (to_ >= 0) ::close(to_);
+  if (from_ >= 0) ::close(from_);
+  to_ = from_ = -1;
+  if (pid_ <= 0) return;
+  if (kill_first) ::kill(pid_, SIGKILL);
+  // A process whose kernel still runs can take a while to be torn down; it is not waited on forever.
+  const auto until = after(kill_first ? 30 : 60);
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &wait_status_, WNOHANG);
+    if (r == pid_ || (r < 0 && errno != EINTR)) {
+      reaped_ = r == pid_;
+      break;
+    }
+    if (Clock::now() >= until) {
+      if (!kill_first) {
+        ::kill(pid_, SIGKILL);
+        kill_first = true;
+        continue;
+      }
+      reaped_ = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  pid_ = -1;
+}
+
+std::string IsolatedLauncher::exit_text() {
+  if (!reaped_) return "not reaped";
+  if (WIFSIGNALED(wait_status_)) {
+    const int sig = WTERMSIG(wait_status_);
+    return "killed by signal " + std::to_string(sig) + " (" + (strsignal(sig) ? strsignal(sig) : "?") + ")";
+  }
+  if (WIFEXITED(wait_status_)) return "exit status " + std::to_string(WEXITSTATUS(wait_status_));
+  return "ended";
+}
+
+Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInputs& in) {
+  (void)in;  // the worker regenerates the same operands from the case line
+  Launched r;
+  const device::Planned planned = plan_case(c, registry_, limits_);
+  auto fail = [&](device::Errc code, const std::string& why) {
+    r.status = device::Status::error(code, why);
+    r.planned = planned.ok();
+    if (r.planned) r.plan = planned.plan;
+    return r;
+  };
+  if (broken_) return fail(device::Errc::context_lost, "not run: the launch worker could not be started again");
+  if (pid_ <= 0) {
+    std::string why;
+    if (!start(&why)) {
+      // Twice in a row: the device is gone, not this case's kernel.
+      if (++failed_starts_ >= 2) broken_ = true;
+      return fail(device::Errc::context_lost, "the launch worker could not start: " + why);
+    }
+  }
+  const std::string line = golden::format_case(c) + "\n";
+  if (!write_all(to_, line.data(), line.size())) {
+    stop(true);
+    return fail(device::Errc::context_lost, "the launch worker ended before it took the case (" + exit_text() + ")");
+  }
+  std::string msg;
+  ReadEnd e = read_line(from_, &buffer_, after(kPrepareSeconds), &msg);
+  if (e == ReadEnd::ok && msg == "launching") {
+    failed_starts_ = 0;
+    const double deadline = deadline_policy().seconds(c, spec_.backend_name);
+    e = read_line(from_, &buffer_, after(deadline), &msg);
+    if (e == ReadEnd::timeout) {
+      stop(true);
+      return fail(device::Errc::launch_timeout,
+                  "no completion within " + seconds_text(deadline) +
+                      " s of the launch (--launch-deadline, W8A16_LAUNCH_DEADLINE); the launch worker was killed");
+    }
+  }
+  if (e == ReadEnd::timeout) {
+    stop(true);
+    return fail(device::Errc::context_lost, "the launch worker did not launch the case within " +
+                                                seconds_text(kPrepareSeconds) + " s; it was killed");
+  }
+  unsigned code = 0, was_planned = 0;
+  unsigned long long elements = 0, bytes = 0;
+  if (e != ReadEnd::ok ||
+      std::sscanf(msg.c_str(), "result %u %u %llu %llu", &code, &was_planned, &elements, &bytes) != 4) {
+    const bool launched = msg == "launching";
+    stop(e == ReadEnd::ok);
+    return fail(device::Errc::context_lost, std::string("the launch worker died ") +
+                                                (launched ? "during the launch" : "before the launch") + " (" +
+                                                exit_text() + ")");
+  }
+  std::string text, bits;
+  const auto body_deadline = after(kPrepareSeconds);
+  if (read_bytes(from_, &buffer_, body_deadline, bytes, &text) != ReadEnd::ok ||
+      read_bytes(from_, &buffer_, body_deadline, 2 * elements, &bits) != ReadEnd::ok) {
+    stop(true);
+    return fail(device::Errc::context_lost, "the launch worker ended in the middle of its result (" + exit_text() + ")");
+  }
+  r.status = device::Status{static_cast<device::Errc>(code), text};
+  r.planned = was_planned != 0 && planned.ok();
+  if (r.planned) r.plan = planned.plan;
+  r.c_bits.resize(elements);
+  if (elements) std::memcpy(r.c_bits.data(), bits.data(), bits.size());
+  // The worker's context is unusable after a sticky error: it ends, and the next case starts a
+  // fresh one.
+  if (r.status.code == device::Errc::context_lost) stop(false);
+  return r;
+}
+
+int serve_cases(device::Backend& backend, int in_fd, int out_fd) {
+  auto say = [&](const std::string& s) { return write_all(out_fd, s.data(), s.size()); };
+  if (!say("ready\n")) return 1;
+  std::string buffer, line;
+  const auto forever = Clock::time_point::max() - std::chrono::hours(24 * 365);
+  for (;;) {
+    if (read_line(in_fd, &buffer, forever, &line) != ReadEnd::ok) return 0;
+    golden::Case c;
+    std::string error;
+    Launched got;
+    golden::CaseInputs in;
+    if (!golden::parse_case(line, &c, &error)) {
+      got.status = device::Status::error(device::Errc::backend_error, "launch worker: the case line: " + error);
+      if (!say("launching\n")) return 1;
+    } else if (!golden::regenerate_inputs(c, &in, &error)) {
+      got.status = device::Status::error(device::Errc::backend_error, "launch worker: inputs: " + error);
+      if (!say("launching\n")) return 1;
+    } else {
+      bool said = false;
+      got = launch_case(backend, c, in, [&](const device::Plan&) { said = say("launching\n"); });
+      if (!said && !say("launching\n")) return 1;
+    }
+    const std::string head = "result " + std::to_string(static_cast<unsigned>(got.status.code)) + " " +
+                             (got.planned ? "1 " : "0 ") + std::to_string(got.c_bits.size()) + " " +
+                             std::to_string(got.status.message.size()) + "\n";
+    if (!say(head) || !say(got.status.message) ||
+        !write_all(out_fd, got.c_bits.data(), got.c_bits.size() * sizeof(std::uint16_t)))
+      return 1;
+    if (got.status.code == device::Errc::context_lost) return 0;
+  }
+}
+
+}  // namespace w8a16::props
