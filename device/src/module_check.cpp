@@ -31,23 +31,7 @@ constexpr std::uint32_t kShtStrtab = 3, kShtNobits = 8;
 // (llvm/BinaryFormat/ELF.h: ELFABIVERSION_CUDA_V2, EF_CUDA_SM_MASK / EF_CUDA_SM_OFFSET, EF_CUDA_SM).
 constexpr std::uint8_t kCudaAbiV2 = 8;
 
-class Bytes {
- public:
-  Bytes(const unsigned char* p, std::size_t n) : p_(p), n_(n) {}
-  bool has(std::uint64_t off, std::uint64_t len) const { return off <= n_ && len <= n_ - off; }
-  template <class T>
-  T get(std::uint64_t off) const {  // little-endian host; callers check has(off, sizeof(T)) first
-    T v;
-    std::memcpy(&v, p_ + off, sizeof v);
-    return v;
-  }
-  const unsigned char* at(std::uint64_t off) const { return p_ + off; }
-  std::size_t size() const { return n_; }
-
- private:
-  const unsigned char* p_;
-  std::size_t n_;
-};
+using Bytes = ImageBytes;
 
 std::string at_byte(std::uint64_t off) { return "byte " + std::to_string(off); }
 

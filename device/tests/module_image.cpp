@@ -18,23 +18,7 @@ constexpr std::uint8_t kStoCudaEntry = 0x10;
 constexpr std::uint8_t kEifmtSval = 4;
 constexpr std::uint8_t kEiattrKparamInfo = 0x17;
 
-class Bytes {
- public:
-  Bytes(const unsigned char* p, std::size_t n) : p_(p), n_(n) {}
-  bool has(std::uint64_t off, std::uint64_t len) const { return off <= n_ && len <= n_ - off; }
-  template <class T>
-  T get(std::uint64_t off) const {
-    T v;
-    std::memcpy(&v, p_ + off, sizeof v);
-    return v;
-  }
-  const unsigned char* at(std::uint64_t off) const { return p_ + off; }
-  std::size_t size() const { return n_; }
-
- private:
-  const unsigned char* p_;
-  std::size_t n_;
-};
+using Bytes = device::ImageBytes;
 
 bool fail(std::string* error, const std::string& why) {
   *error = why;

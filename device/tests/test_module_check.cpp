@@ -37,6 +37,13 @@ T get(const Image& b, std::size_t off) {
   return v;
 }
 
+// Bytes written over an image at `off`, and what the check must then say.
+struct Patch {
+  std::size_t off;
+  std::vector<unsigned char> bytes;
+  const char* expect;
+};
+
 class ModuleCheck : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -53,6 +60,13 @@ class ModuleCheck : public ::testing::Test {
     cubin_.assign(fatbin_.begin() + entry_.offset, fatbin_.begin() + entry_.offset + entry_.size);
     major_ = static_cast<int>(entry_.arch / 10);
     minor_ = static_cast<int>(entry_.arch % 10);
+  }
+  // The image with c's bytes written over it fails, saying c.expect.
+  void expect_patched(const Image& whole, const Patch& c) const {
+    Image b = whole;
+    std::copy(c.bytes.begin(), c.bytes.end(), b.begin() + c.off);
+    const std::string why = check(b, major_, minor_);
+    EXPECT_NE(why.find(c.expect), std::string::npos) << "want '" << c.expect << "', got '" << why << "'";
   }
   // The section header of section i, in the cubin's bytes.
   std::size_t section_header(std::size_t i) const { return get<std::uint64_t>(cubin_, 0x28) + 64 * i; }
@@ -124,11 +138,7 @@ TEST_F(ModuleCheck, ACorruptedSectionOffsetIsNamedWithItsHeader) {
 }
 
 TEST_F(ModuleCheck, AWrongHeaderFieldIsNamed) {
-  struct Case {
-    std::size_t off;
-    std::vector<unsigned char> bytes;
-    const char* expect;
-  } cases[] = {
+  const Patch cases[] = {
       {18, {62, 0}, "e_machine 62 at byte 18, not EM_CUDA (190)"},  // EM_X86_64
       {4, {1}, "not ELFCLASS64"},
       {5, {2}, "not little-endian"},
@@ -141,12 +151,7 @@ TEST_F(ModuleCheck, AWrongHeaderFieldIsNamed) {
       {0x20, {0, 0, 0, 0, 0, 1, 0, 0}, "the program header table ["},
       {0, {0x7f, 'E', 'L', 'G'}, "neither a cubin (ELF) nor a fatbin"},
   };
-  for (const Case& c : cases) {
-    Image cubin = cubin_;
-    std::copy(c.bytes.begin(), c.bytes.end(), cubin.begin() + c.off);
-    const std::string why = check(cubin, major_, minor_);
-    EXPECT_NE(why.find(c.expect), std::string::npos) << "want '" << c.expect << "', got '" << why << "'";
-  }
+  for (const Patch& c : cases) expect_patched(cubin_, c);
   // e_shstrndx naming a section that is not a string table.
   Image cubin = cubin_;
   put<std::uint16_t>(&cubin, 0x3e, 0);
@@ -181,11 +186,7 @@ TEST_F(ModuleCheck, AnImageForAnotherGpuIsRefusedNamingWhatItHolds) {
 
 TEST_F(ModuleCheck, TheContainerIsCheckedEntryByEntry) {
   const std::size_t e = entry_.header_offset;
-  struct Case {
-    std::size_t off;
-    std::vector<unsigned char> bytes;
-    const char* expect;
-  } cases[] = {
+  const Patch cases[] = {
       {4, {2, 0}, "fatbin version 2 at byte 4"},
       {6, {8, 0}, "fatbin header size 8 at byte 6"},
       {e, {7, 0}, "kind 7 (1 is PTX, 2 is a cubin)"},
@@ -194,12 +195,7 @@ TEST_F(ModuleCheck, TheContainerIsCheckedEntryByEntry) {
       {e + 28, {3, 0, 0, 0}, "SM version 3"},
       {entry_.offset, {0, 0, 0, 0}, "is not an ELF image and is not marked compressed"},
   };
-  for (const Case& c : cases) {
-    Image fatbin = fatbin_;
-    std::copy(c.bytes.begin(), c.bytes.end(), fatbin.begin() + c.off);
-    const std::string why = check(fatbin, major_, minor_);
-    EXPECT_NE(why.find(c.expect), std::string::npos) << "want '" << c.expect << "', got '" << why << "'";
-  }
+  for (const Patch& c : cases) expect_patched(fatbin_, c);
   // The container declaring less than the entries take: the last entry leaves it.
   Image shorter = fatbin_;
   put<std::uint64_t>(&shorter, 8, get<std::uint64_t>(fatbin_, 8) - 8);

@@ -16,10 +16,31 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 namespace w8a16::device {
+
+// Bytes of an image read as little-endian fields (the host's order, and the only one a CUDA ELF
+// uses); callers check has() before get() or at().
+class ImageBytes {
+ public:
+  ImageBytes(const unsigned char* p, std::size_t n) : p_(p), n_(n) {}
+  bool has(std::uint64_t off, std::uint64_t len) const { return off <= n_ && len <= n_ - off; }
+  template <class T>
+  T get(std::uint64_t off) const {
+    T v;
+    std::memcpy(&v, p_ + off, sizeof v);
+    return v;
+  }
+  const unsigned char* at(std::uint64_t off) const { return p_ + off; }
+  std::size_t size() const { return n_; }
+
+ private:
+  const unsigned char* p_;
+  std::size_t n_;
+};
 
 // One image of a module: a fatbin entry, or the whole file when it is a cubin.
 struct ModuleEntry {
