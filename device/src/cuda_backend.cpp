@@ -168,11 +168,10 @@ std::unique_ptr<CudaBackend> CudaBackend::create_from_file(int ordinal, const st
   }
   ::close(fd);
   if (!read_error.empty()) return fail(read_error);
-  // The container before anything else, so that a file that is no module (or a cut one) is named as
-  // such even where there is no driver or GPU; create_with_module checks the whole image against
-  // the GPU's compute capability before the driver sees it.
-  std::vector<ModuleEntry> entries;
-  if (std::string why = read_module_entries(image->data(), image->size(), &entries); !why.empty()) return fail(why);
+  // The image before anything else (all but the architecture, which needs the GPU), so that a file
+  // that is no module, or a cut one, is named as such even where there is no driver or GPU;
+  // create_with_module checks it again against the GPU's compute capability before the driver sees it.
+  if (std::string why = check_module_image(image->data(), image->size(), 0, 0); !why.empty()) return fail(why);
   auto b = create_with_module(ordinal, image->data(), image->size(), status);
   if (!b) {
     if (status) status->message = "--module " + path + ": " + status->message;

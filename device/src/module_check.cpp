@@ -236,7 +236,7 @@ std::string check_module_image(const unsigned char* data, std::size_t size, int 
     any_runs = any_runs || runs;
     held += (held.empty() ? "" : ", ") + module_entry_name(e);
   }
-  if (!any_runs)
+  if (!any_runs && cc_major != 0)
     return "no image in the module runs on this GPU (compute capability " + std::to_string(cc_major) + "." +
            std::to_string(cc_minor) + "): it holds " + held +
            " (a cubin for sm_XY runs on X.Y and later minors of X, sm_XYa on X.Y only, PTX for compute_XY on X.Y and later)";

@@ -182,6 +182,9 @@ TEST_F(ModuleCheck, AnImageForAnotherGpuIsRefusedNamingWhatItHolds) {
   cubin[0x31] = 80;
   EXPECT_NE(check(cubin, 9, 0).find("it holds sm_80"), std::string::npos);
   EXPECT_EQ(check(cubin, 8, 0), "");
+  // No GPU known yet (compute capability 0): everything but the architecture.
+  EXPECT_EQ(check(cubin, 0, 0), "");
+  EXPECT_NE(check(Image(cubin.begin(), cubin.begin() + 2000), 0, 0).find("the section header table"), std::string::npos);
 }
 
 TEST_F(ModuleCheck, TheContainerIsCheckedEntryByEntry) {

@@ -86,7 +86,8 @@ std::string check_elf_image(const unsigned char* data, std::size_t size, std::si
 // X.Z with Z >= Y, one for sm_XYa on X.Y only (CUDA C++ Programming Guide, "Binary Compatibility"
 // and "Feature Set Compiler Targets"), or PTX it can compile (compute_XY on X.Y and above). ""
 // when the image is acceptable, else one line naming what is wrong and at which byte. *notes (when
-// given) gets what could not be checked: a compressed entry's contents.
+// given) gets what could not be checked: a compressed entry's contents. cc_major 0: no GPU is known
+// yet, and everything but the architecture is checked.
 std::string check_module_image(const unsigned char* data, std::size_t size, int cc_major, int cc_minor,
                                std::vector<std::string>* notes = nullptr);
 
