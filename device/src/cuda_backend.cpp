@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cuda_driver.hpp"
+#include "w8a16/device/module_check.hpp"
 
 extern const unsigned char w8a16_kernels_fatbin[];
 extern const std::size_t w8a16_kernels_fatbin_size;
@@ -188,12 +189,10 @@ std::unique_ptr<CudaBackend> CudaBackend::create_from_file(int ordinal, const st
   }
   ::close(fd);
   if (!read_error.empty()) return fail(read_error);
-  if (image->empty()) return fail("the file is empty");
-  const bool elf = image->size() >= 4 && (*image)[0] == 0x7F && (*image)[1] == 'E' && (*image)[2] == 'L' &&
-                   (*image)[3] == 'F';
-  const bool fatbin = image->size() >= 4 && (*image)[0] == 0x50 && (*image)[1] == 0xED && (*image)[2] == 0x55 &&
-                      (*image)[3] == 0xBA;  // 0xBA55ED50, little-endian
-  if (!elf && !fatbin) return fail("neither a cubin (ELF) nor a fatbin (magic 0xBA55ED50)");
+  // The image before anything else (all but the architecture, which needs the GPU), so that a file
+  // that is no module, or a cut one, is named as such even where there is no driver or GPU;
+  // create_with_module checks it again against the GPU's compute capability before the driver sees it.
+  if (std::string why = check_module_image(image->data(), image->size(), 0, 0); !why.empty()) return fail(why);
   auto b = create_with_module(ordinal, image->data(), image->size(), status);
   if (!b) {
     if (status) status->message = "--module " + path + ": " + status->message;
@@ -278,6 +277,12 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
     *a.out = static_cast<std::uint32_t>(v);
   }
   if (bytes != 0) {
+    // Checked first, against this GPU: cuModuleLoadData trusts the sizes and offsets it finds, and
+    // on a cut or damaged image it crashes or hangs instead of returning an error (module_check.hpp).
+    if (std::string why = check_module_image(static_cast<const unsigned char*>(image), bytes, b->info_.cc_major,
+                                             b->info_.cc_minor);
+        !why.empty())
+      return fail(Status::error(Errc::backend_error, "kernel module refused before loading: " + why));
     CUmodule mod;
     if (CUresult r = d->cuModuleLoadData(&mod, image); r != CUDA_SUCCESS)
       return fail(driver_error(d, "cuModuleLoadData (the kernel module)", r));

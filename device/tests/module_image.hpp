@@ -19,7 +19,7 @@ struct KernelParamLayout {
 };
 
 struct Cubin {
-  std::uint32_t arch = 0;  // the fatbin entry's SM version (90 for sm_90 and sm_90a)
+  std::uint32_t arch = 0;  // the fatbin entry's SM version, or a cubin's e_flags' (90 for sm_90 and sm_90a)
   // Entry kernel -> its parameters in ordinal order.
   std::map<std::string, std::vector<KernelParamLayout>> kernels;
 };

@@ -71,21 +71,22 @@ TEST(ModuleImageReader, RefusesWhatItCannotRead) {
   std::vector<Cubin> cubins;
   std::string error;
   EXPECT_FALSE(image::read_module_image({}, &cubins, &error));
-  EXPECT_EQ(error, "neither a fatbin nor a cubin");
+  EXPECT_EQ(error, "the file is empty");
   EXPECT_FALSE(image::read_module_image({'n', 'o', 't', ' ', 'a', ' ', 'm', 'o', 'd', 'u', 'l', 'e', 0, 0, 0, 0}, &cubins,
                                           &error));
+  EXPECT_NE(error.find("neither a cubin (ELF) nor a fatbin"), std::string::npos) << error;
   const std::vector<unsigned char> good = device::CudaBackend::embedded_module();
   ASSERT_GT(good.size(), 200u);
   std::vector<unsigned char> truncated(good.begin(), good.begin() + 100);
   EXPECT_FALSE(image::read_module_image(truncated, &cubins, &error));
-  EXPECT_NE(error.find("leave"), std::string::npos) << error;
-  // The first entry's ELF magic clobbered: what a compressed entry would look like.
+  EXPECT_NE(error.find("the file is cut"), std::string::npos) << error;
+  // The first entry's ELF magic clobbered: what a compressed entry not marked as one would look like.
   std::vector<unsigned char> squashed = good;
   const std::size_t payload = 16 + (squashed[16 + 4] | squashed[16 + 5] << 8);
   ASSERT_EQ(std::memcmp(&squashed[payload], "\x7f" "ELF", 4), 0);
   squashed[payload + 1] = 'X';
   EXPECT_FALSE(image::read_module_image(squashed, &cubins, &error));
-  EXPECT_NE(error.find("compressed"), std::string::npos) << error;
+  EXPECT_NE(error.find("no ELF magic at byte " + std::to_string(payload)), std::string::npos) << error;
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // A kernel module loaded from a file (w8a16check --module, docs/KERNEL_ABI.md 1.2, 1.3 and 5): the
 // embedded fatbin written to a file gives the embedded module's bytes; a module with a kernel
 // renamed is refused for the entry points that need it, naming the symbol, with nothing launched;
-// a family symbol with another parameter list is refused at load.
+// a family symbol with another parameter list is refused at load; a cut module is refused before
+// the driver sees it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -157,6 +158,30 @@ TEST_F(ModuleFile, AFileThatIsNoModuleIsRefusedBeforeTheDriverSeesIt) {
   EXPECT_NE(st.message.find("neither a cubin (ELF) nor a fatbin"), std::string::npos) << st.message;
   EXPECT_FALSE(device::CudaBackend::create_from_file(0, "/nonexistent/w8a16.fatbin", &st));
   EXPECT_NE(st.message.find("no such file"), std::string::npos) << st.message;
+}
+
+// The driver crashed on a fatbin cut to half its length and hung on a cubin cut at 2,000 bytes:
+// both are refused before it sees them (module_check.hpp), and the backend still loads the whole.
+TEST_F(ModuleFile, ACutModuleIsRefusedBeforeTheDriverSeesIt) {
+  const std::vector<unsigned char> image = device::CudaBackend::embedded_module();
+  ASSERT_GT(image.size(), 80u + 2000u);
+  const std::size_t cubin_at = 16 + (image[16 + 4] | image[16 + 5] << 8);  // the first entry's payload
+  struct Cut {
+    std::size_t from, bytes;
+    const char* expect;
+  } cuts[] = {{0, image.size() / 2, "the file is cut"},
+              {cubin_at, 2000, "the section header table"},
+              {cubin_at, 16, "the ELF header at byte 0 is cut"}};
+  for (const Cut& c : cuts) {
+    const fs::path path = fs::temp_directory_path() / ("w8a16_cut_" + std::to_string(getpid()) + ".module");
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(image.data() + c.from), static_cast<std::streamsize>(c.bytes));
+    device::Status st;
+    EXPECT_FALSE(device::CudaBackend::create_from_file(0, path.string(), &st)) << c.from << "+" << c.bytes;
+    fs::remove(path);
+    EXPECT_NE(st.message.find(c.expect), std::string::npos) << st.message;
+    EXPECT_NE(st.message.find("--module "), std::string::npos) << st.message;
+  }
 }
 
 }  // namespace
