@@ -12,9 +12,11 @@
 
 #include "command.hpp"
 #include "data_dir.hpp"
+#include "evidence.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
 #include "w8a16/golden/files.hpp"
+#include "w8a16/golden/manifest.hpp"
 #include "vectors_replay.hpp"
 #include "w8a16/golden/mma_probe.hpp"
 #include "w8a16/golden/mmav.hpp"
@@ -52,6 +54,7 @@ struct ProbeArgs {
   std::string source = "cuda";
   std::string instruction = "mma.sync";
   bool overwrite = false;
+  bool into_data_dir = false;  // --into-data-dir: let the simulation's files go into the data folder
   int show = 3;
 };
 
@@ -180,6 +183,22 @@ int run_probe(const ProbeArgs& a) {
     return 2;
   }
   std::string out_root = a.out_root;
+  // The simulation's MMAs are the emulator's own values: in the data folder they would pass for
+  // hardware evidence, so they go only where they are sent (golden/mma/README.md).
+  if (!source->is_hardware()) {
+    if (out_root.empty() && !a.into_data_dir) {
+      std::fprintf(stderr, "probe: --source sim writes the emulator's values, not hardware: pass --out DIR (it never "
+                           "writes into the data folder's mma/ unless --into-data-dir is given)\nprobe: nothing was recorded\n");
+      return 2;
+    }
+    if (!out_root.empty()) {
+      const std::string why = simulation_output_refusal(out_root, a.data_dir, a.into_data_dir);
+      if (!why.empty()) {
+        std::fprintf(stderr, "probe: --out %s\nprobe: nothing was recorded\n", why.c_str());
+        return 2;
+      }
+    }
+  }
   if (out_root.empty()) {
     const DataDir data = find_data_dir(a.data_dir);
     if (data.path.empty()) {
@@ -268,6 +287,20 @@ int run_probe(const ProbeArgs& a) {
     }
   }
   std::printf("probe: wrote %zu files to %s\n", files.size(), golden::shown(dir.string()).c_str());
+  // The folder's evidence manifest (manifest.hpp): each file's size, SHA-256, dot products and, from
+  // the MANIFEST just written, whether it is hardware.
+  {
+    golden::Manifest m;
+    std::string error;
+    const std::string mpath = (dir / std::string(golden::kManifestFileName)).string();
+    if (golden::build_manifest(dir.string(), golden::ManifestSource{}, &m, &error) &&
+        golden::write_file_atomic(mpath, golden::format_manifest(m), &error))
+      std::printf("probe: wrote %s (%s); the folder above lists its folders: `w8a16check manifest --write %s`\n",
+                  golden::shown(mpath).c_str(), source->is_hardware() ? "source=hardware" : "source=simulation",
+                  golden::shown(out_root).c_str());
+    else
+      std::fprintf(stderr, "probe: the evidence manifest was not written: %s\n", error.c_str());
+  }
 
   // Replay what is now on disk (read back, so the files themselves are what is checked).
   const ref::MmaPolicy* verified = verified_policy_for(id.compute_capability);
@@ -344,6 +377,9 @@ void add_probe(CLI::App& app, int* exit_code) {
   cmd->add_option("--source", a->source, "cuda (the GPU) or sim (emulator sm90: tests the file handling only)")
       ->capture_default_str();
   cmd->add_flag("--overwrite", a->overwrite, "replace .mmav files already in OUT/<gpu>/");
+  cmd->add_flag("--into-data-dir", a->into_data_dir,
+                "with --source sim: allow writing into the data folder (its files are never hardware evidence: verify "
+                "fails on them)");
   cmd->add_option("--show", a->show, "mismatches printed in full per file")
       ->transform(whole_number(0, 1000000))
       ->capture_default_str();

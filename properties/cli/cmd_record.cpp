@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "cli_cases.hpp"
+#include "evidence.hpp"
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
+#include "w8a16/golden/manifest.hpp"
 #include "w8a16/device/sim_backend.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/recording.hpp"
@@ -33,6 +35,7 @@ struct RecordArgs {
   std::string out;
   std::string source = "cuda";
   bool overwrite = false;
+  bool into_data_dir = false;  // --into-data-dir: let a simulation recording go into the data folder
   bool compare = true;
   std::string module;  // --module
   WorkLimits limits;
@@ -72,6 +75,10 @@ int run_record(const RecordArgs& a) {
   if (a.source == "sim" && !a.module.empty())
     return usage("--module runs the module's kernels on a GPU: it needs --source cuda");
   if (a.source == "sim") {
+    // Its header says simulation (manifest.hpp is_simulation_identity) and verify fails on it in the
+    // data folder: it goes there only when asked.
+    const std::string why = simulation_output_refusal(a.out, "", a.into_data_dir);
+    if (!why.empty()) return usage("--out " + why + "; nothing was recorded");
     backend = std::make_unique<device::SimBackend>();
     id = {"simulation (emulator, not hardware)", "none", "none", "none"};
   } else if (a.source == "cuda") {
@@ -142,6 +149,14 @@ int run_record(const RecordArgs& a) {
   std::string error;
   if (!golden::write_recording_file(a.out, rec, &error)) return usage(error + "\nrecord: nothing was written");
   std::printf("record: wrote %zu outputs to %s\n", rec.outputs.size(), golden::shown(a.out).c_str());
+  {
+    const fs::path folder = parent.empty() ? fs::path(".") : parent;
+    if (fs::exists(folder / std::string(golden::kManifestFileName), ec))
+      std::printf("record: %s does not list this recording yet (verify fails until it does): after checking it, "
+                  "`w8a16check manifest --write %s`\n",
+                  golden::shown((folder / std::string(golden::kManifestFileName)).string()).c_str(),
+                  golden::shown(folder.string()).c_str());
+  }
   if (a.compare)
     std::printf("record: %zu of %zu cases differ from the emulator%s\n", differ, rec.outputs.size(),
                 differ ? " (the recording keeps what the device produced)" : "");
@@ -159,6 +174,9 @@ void add_record(CLI::App& app, int* exit_code) {
   cmd->add_option("--source", a->source, "cuda (the GPU) or sim (the simulation: tests the file handling only)")
       ->capture_default_str();
   cmd->add_flag("--overwrite", a->overwrite, "replace an existing --out file");
+  cmd->add_flag("--into-data-dir", a->into_data_dir,
+                "with --source sim: allow --out inside the data folder (a simulation recording is never hardware "
+                "evidence: verify fails on it)");
   cmd->add_flag("!--no-compare", a->compare, "do not compare each case with the emulator while recording");
   add_module_option(cmd, &a->module);
   add_deadline_option(cmd);

@@ -19,6 +19,7 @@
 #include "cli_cases.hpp"
 #include "command.hpp"
 #include "data_dir.hpp"
+#include "evidence.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
 #include "recordings_replay.hpp"
@@ -55,11 +56,13 @@ std::vector<std::string> recorded_mma_files(const std::vector<std::string>& root
 }
 
 struct MmaSummary {
-  std::uint64_t files = 0, dots = 0, mismatches = 0, unreadable = 0;
+  std::uint64_t files = 0, dots = 0, mismatches = 0, unreadable = 0, not_hardware = 0;
   std::vector<std::string> problems;
 };
 
-MmaSummary replay_recorded_mmas(const std::vector<std::string>& roots) {
+// `not_hardware`: files the evidence check failed (evidence.hpp: cut, changed, not listed, made by
+// the simulation); they are not replayed as hardware, and the evidence reasons name them.
+MmaSummary replay_recorded_mmas(const std::vector<std::string>& roots, const std::vector<std::string>& not_hardware) {
   MmaSummary s;
   std::vector<std::string> errors;
   const std::vector<std::string> files = recorded_mma_files(roots, &errors);
@@ -68,6 +71,12 @@ MmaSummary replay_recorded_mmas(const std::vector<std::string>& roots) {
     ++s.unreadable;
   }
   for (const std::string& f : files) {
+    std::error_code ec;
+    const std::string canonical = fs::weakly_canonical(fs::absolute(f, ec), ec).string();
+    if (std::find(not_hardware.begin(), not_hardware.end(), canonical) != not_hardware.end()) {
+      ++s.not_hardware;
+      continue;
+    }
     ++s.files;
     golden::MmavFile file;
     std::string error;
@@ -98,13 +107,14 @@ std::string specials_text(std::uint32_t seen) {
 // A reason the verdict is not PASS, under the JUnit test case that fails for it. Every reason
 // appears in the text, as a <failure> in the JUnit and as an entry of the JSON's "failures".
 struct Reason {
-  std::string group;    // the test case: recorded_mma, recordings, saved_cases, campaign
+  std::string group;    // the test case: evidence, recorded_mma, recordings, saved_cases, campaign
   std::string message;  // one line
   std::vector<std::string> details;
 };
 
 // The JUnit test cases that are not an entry point's, in order: (group, classname, name).
 constexpr const char* kGroups[][3] = {
+    {"evidence", "verify.evidence", "files_match_their_manifests_and_are_hardware"},
     {"recorded_mma", "verify.recorded_mma", "sm90_model_vs_hardware"},
     {"recordings", "verify.recordings", "emulator_vs_gpu_recordings"},
     {"saved_cases", "verify.saved_cases", "case_files_read_and_replayed"},
@@ -121,6 +131,7 @@ struct CoverageReport {
 };
 
 struct VerifyOutcome {
+  EvidenceReport evidence;
   MmaSummary mma;
   RecordingsResult rec;
   bool recordings_replayed = false;
@@ -218,6 +229,9 @@ std::string json_report(const VerifyOutcome& v, const std::string& backend, cons
   j["seed"] = opt.seed;
   j["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
   j["seconds"] = r.seconds;
+  j["evidence"] = {{"folders", v.evidence.folders}, {"manifests", v.evidence.manifests},
+                   {"files_checked", v.evidence.files}, {"problems", v.evidence.failures},
+                   {"not_hardware", v.evidence.simulated}, {"notes", v.evidence.notes}};
   j["recorded_mma"] = {{"files", v.mma.files}, {"dot_products", v.mma.dots}, {"mismatches", v.mma.mismatches},
                        {"unreadable", v.mma.unreadable}};
   j["recordings"] = {{"replayed", v.recordings_replayed}, {"files", v.rec.files}, {"cases", v.rec.cases},
@@ -418,11 +432,27 @@ int run_verify(const VerifyArgs& a) {
   std::fputs(identity_text(id).c_str(), stdout);
   if (!data.path.empty()) std::printf("%s\n", golden::escaped(data_dir_line(data)).c_str());
 
+  // 0. The evidence itself: the data folder's files against their manifests, and nothing the
+  //    simulation made counted as hardware (golden/include/w8a16/golden/manifest.hpp).
+  {
+    std::vector<std::string> read = mma_roots;
+    read.insert(read.end(), recordings.begin(), recordings.end());
+    read.insert(read.end(), case_paths.begin(), case_paths.end());
+    v.evidence = check_evidence(data.path, read);
+    std::printf("evidence (manifests): %" PRIu64 " folders, %" PRIu64 " manifests, %" PRIu64 " files checked, %zu problems\n",
+                v.evidence.folders, v.evidence.manifests, v.evidence.files, v.evidence.failures.size());
+    for (const std::string& p : v.evidence.failures) std::printf("  FAIL %s\n", p.c_str());
+    for (const std::string& n : v.evidence.notes) std::printf("  note: %s\n", n.c_str());
+  }
+
   // 1. Recorded MMAs: the emulator's tensor-core model against the hardware.
-  v.mma = replay_recorded_mmas(mma_roots);
+  std::vector<std::string> not_counted = v.evidence.failed;
+  not_counted.insert(not_counted.end(), v.evidence.simulated.begin(), v.evidence.simulated.end());
+  v.mma = replay_recorded_mmas(mma_roots, not_counted);
   std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
-              " mismatches, %" PRIu64 " unreadable\n",
-              v.mma.files, v.mma.dots, v.mma.mismatches, v.mma.unreadable);
+              " mismatches, %" PRIu64 " unreadable%s\n",
+              v.mma.files, v.mma.dots, v.mma.mismatches, v.mma.unreadable,
+              v.mma.not_hardware ? (", " + std::to_string(v.mma.not_hardware) + " failing the evidence check not counted").c_str() : "");
   for (const std::string& p : v.mma.problems) std::printf("  %s\n", p.c_str());
   std::fflush(stdout);  // before the progress lines on stderr
 
@@ -445,7 +475,9 @@ int run_verify(const VerifyArgs& a) {
     ro.device = on_gpu ? launchers[0].get() : nullptr;
     ro.shard_index = opt.shard_index;
     ro.shard_count = opt.shard_count;
-    v.rec = replay_recordings(recordings, ro);
+    // A recording the evidence check failed (cut, changed, not listed) is named there and not read
+    // again; one the simulation made is replayed as what it is, and its evidence FAIL stands.
+    v.rec = replay_recordings(without_failed(recordings, ".rec", v.evidence), ro);
     if (v.rec.status == kExitUsage) return usage(v.rec.error);
     v.recordings_replayed = true;
     std::fflush(stdout);
@@ -588,6 +620,7 @@ int run_verify(const VerifyArgs& a) {
   auto fail = [&](const std::string& group, const std::string& message, std::vector<std::string> details = {}) {
     v.reasons.push_back({group, message, std::move(details)});
   };
+  for (const std::string& p : v.evidence.failures) fail("evidence", p);
   if (v.mma.dots == 0) fail("recorded_mma", "no recorded MMA was replayed (no .mmav file under the --mma-dir folders)");
   if (v.mma.mismatches || v.mma.unreadable)
     fail("recorded_mma",

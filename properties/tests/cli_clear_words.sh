@@ -25,7 +25,13 @@ mkdir -p "$data/mma" "$data/cases" "$data/recordings"
 cp "$src/golden/mma/h200/h200_10_targeted.mmav" "$data/mma/"
 cp "$src/golden/cases/boundaries.case" "$data/cases/"
 printf '%s\n' 'case/1 w8a16_gemv_batch4_strided m=3 n=7 k=640 a_row_stride=648 c_row_stride=9 dist=specials seed=0x0000000000000042 gen=1' > "$work/one.case"
-"$cli" record --source sim --cases "$work/one.case" --out "$data/recordings/sim.rec" > /dev/null 2>&1
+# Its recording: the first case of the H200's (a simulation recording is not hardware evidence, and
+# verify fails on it), as version 1 upgraded with its count; then the folders' evidence manifests.
+{ sed -n '1,/^digest: /p' "$src/golden/recordings/h200.rec" | sed 's/^w8a16check-recording 2$/w8a16check-recording 1/'
+  grep -m 1 '^out ' "$src/golden/recordings/h200.rec"; } > "$work/one_v1.rec"
+"$cli" upgrade-recording "$work/one_v1.rec" --cases 1 --out "$data/recordings/h200_first.rec" > /dev/null 2>&1
+"$cli" manifest --write "$data/mma" "$data/cases" "$data/recordings" --source hardware \
+  --from "golden/mma/h200/h200_10_targeted.mmav, copied" > /dev/null 2>&1
 env -u W8A16_DATA_DIR "$cli" verify --backend sim --cases 4 --no-save --no-coverage --data-dir "$data" > "$work/out" 2>&1
 rc=$?
 head -8 "$work/out" > "$work/first"

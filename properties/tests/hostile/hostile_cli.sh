@@ -91,7 +91,7 @@ sed 's/^w8a16check-recording 2$/w8a16check-recording 1/; /^end /d' "$work/small.
 # A recording that names a case no machine here can run (digest only: more than 4096 outputs).
 sed '/^out /d; /^end /d; s/^w8a16check-recording 2$/w8a16check-recording 1/' "$work/small.rec" > "$work/huge_v1.rec"
 printf 'out 0x0000000000000000 2147483648 - %s\n' "$huge_case" >> "$work/huge_v1.rec"
-"$cli" upgrade-recording "$work/huge_v1.rec" --out "$work/huge.rec" > /dev/null 2>&1
+"$cli" upgrade-recording "$work/huge_v1.rec" --cases 1 --out "$work/huge.rec" > /dev/null 2>&1
 "$py" - "$work" "$src" <<'EOF'
 import os, struct, sys
 work, src = sys.argv[1], sys.argv[2]
@@ -224,7 +224,7 @@ run record.out_under_a_file 2 "afile/sub/x.rec|Not a directory|cannot" -- "$cli"
 run run_operands.out_dev_full 2 "--out /dev/full: cannot write: .*No space left" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out /dev/full
 run run_operands.out_missing_folder 2 "--out .*missing/o.bin: the folder .*does not exist" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out "$work/missing/o.bin"
 run upgrade_recording.out_dev_full 2 "--out /dev/full: is a character device" -- "$cli" upgrade-recording "$work/v1.rec" --out /dev/full
-run upgrade_recording.writes_version_2 0 "version 2, every header and out line byte for byte" -- "$cli" upgrade-recording "$work/v1.rec" --out "$work/v1_up.rec"
+run upgrade_recording.writes_version_2 0 "version 2, every header and out line byte for byte" -- "$cli" upgrade-recording "$work/v1.rec" --cases 1 --out "$work/v1_up.rec"
 run upgrade_recording.result_replays_verified 0 "1 recorded cases: emulator 0 differ" -- "$cli" replay --backend sim --recordings "$work/v1_up.rec"
 
 # ---- reports that agree with the verdict: every FAIL reason is a failure in both reports -------
