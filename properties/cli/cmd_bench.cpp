@@ -34,6 +34,8 @@
 #include "w8a16/bench/cublas.hpp"
 #include "w8a16/bench/inputs.hpp"
 #include "w8a16/bench/measure.hpp"
+#include "w8a16/golden/case.hpp"
+#include "w8a16/properties/launcher.hpp"
 #include "w8a16/bench/timer.hpp"
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/cuda_backend.hpp"
@@ -334,6 +336,17 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         if (planned.ok()) {
           r.kernel = planned.plan.kernel_name;
           r.body = device::body_name(planned.plan.body);
+          // One deadline for the row's launches (the check launch, the warm-up, reps x batches timed
+          // and the stability launch), each held to a case of this shape's (launcher.hpp).
+          golden::Case shape_case;
+          shape_case.m = m, shape_case.n = sh.n, shape_case.k = sh.k, shape_case.c_row_stride = sh.n;
+          const double deadline = props::deadline_policy().seconds(shape_case, backend->name()) *
+                                  (4.0 + static_cast<double>(a.reps) * (a.batches + 1));
+          const props::DeadlineGuard guard(props::HangReport{
+              shape_case, planned.plan, deadline,
+              "HANG: bench: m=" + std::to_string(m) + " n=" + std::to_string(sh.n) + " k=" + std::to_string(sh.k) +
+                  "\n  " + props::launch_text(planned.plan) + "\n  the row's launches did not complete within " +
+                  std::to_string(static_cast<long long>(deadline)) + " s"});
           const bench::Measurement meas = bench::measure_plan(*backend, *session, planned.plan, ops, expected, opt);
           r.launched = meas.launched;
           r.check = meas.check;
@@ -432,6 +445,7 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-cublas", a->no_cublas, "skip the cuBLAS comparison");
   cmd->add_flag("--no-graph", a->no_graph, "time launches issued one by one instead of graph replays");
   add_module_option(cmd, &a->module);
+  add_deadline_option(cmd);
   cmd->add_option("--max-bytes", a->limits.max_bytes, "refuse shapes whose host buffers need more memory than this (bytes)")
       ->transform(whole_number(1, UINT64_MAX))
       ->capture_default_str();
