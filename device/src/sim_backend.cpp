@@ -191,6 +191,9 @@ Status SimBackend::execute(const Plan& p) {
         plans_.push_back(p);
         return Status::success();
       case InjectedFault::crash:
+        // The default action, not a sanitizer's handler (which would exit with a status instead):
+        // the process dies of the signal, as it does when a driver crashes outside any handler.
+        std::signal(SIGSEGV, SIG_DFL);
         std::raise(SIGSEGV);
         return Status::error(Errc::context_lost, what);
     }
