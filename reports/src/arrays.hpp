@@ -52,9 +52,14 @@ inline double physical_memory_bytes() {
 // a different dtype is a TypeError.
 template <class T>
 py::array any_layout_array(const py::handle& obj, const char* name) {
-  if (!py::isinstance<py::array>(obj))
+  if (!py::isinstance<py::array>(obj)) {
+    // A numpy scalar's type is named like the dtype ("got uint16"), which reads as if it were right.
+    const bool scalar = py::isinstance(obj, py::module_::import("numpy").attr("generic"));
     throw py::type_error(std::string(name) + " must be a numpy array of dtype " + dtype_name<T>() + ", got " +
-                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+                         (scalar ? "a numpy scalar of type " : "") +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))) +
+                         (scalar ? " (np.asarray makes it a 0-d array)" : ""));
+  }
   auto arr = py::reinterpret_borrow<py::array>(obj);
   const py::dtype want = py::dtype::of<T>();
   if (arr.dtype().kind() != want.kind() || arr.dtype().itemsize() != want.itemsize() ||
@@ -127,6 +132,36 @@ inline std::uint32_t checked_u32(py::ssize_t v, const std::string& what) {
   if (v < 0 || v > static_cast<py::ssize_t>(UINT32_MAX))
     throw py::value_error(what + " = " + std::to_string(v) + " is out of range (0.." + std::to_string(UINT32_MAX) + ")");
   return static_cast<std::uint32_t>(v);
+}
+
+// A Python integer argument (an int or anything with __index__, never a bool or a float) within
+// [lo, hi]: a TypeError or a ValueError naming it, never pybind11's generic "incompatible function
+// arguments" or a RuntimeError from a failed cast of an integer too large for 64 bits.
+inline long long checked_int(const py::handle& obj, const char* name, long long lo, long long hi,
+                             const std::string& range_note = "") {
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw py::type_error(std::string(name) + " must be an integer, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0 || v < lo || v > hi)
+    throw py::value_error(std::string(name) + " = " + std::string(py::str(index)) + " is out of range (" +
+                          (range_note.empty() ? std::to_string(lo) + ".." + std::to_string(hi) : range_note) + ")");
+  return v;
+}
+
+// The most worker threads one call may start: more than the cores of any machine these calls are
+// made on. Each thread reserves its stack (8 MiB by default), so a count in the thousands exhausts
+// a limited address space or process count for no speed.
+inline constexpr long long kMaxThreads = 1024;
+
+// A `threads` argument: 0 (one per core) or 1..kMaxThreads.
+inline unsigned checked_threads(const py::handle& obj) {
+  return static_cast<unsigned>(
+      checked_int(obj, "threads", 0, kMaxThreads, "0 for one thread per core, or 1.." + std::to_string(kMaxThreads)));
 }
 
 }  // namespace w8a16::py_bind

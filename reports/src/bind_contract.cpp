@@ -24,10 +24,11 @@ Contract parse_contract(const std::string& text) {
 // An optional pitch argument: None -> fallback; an integer otherwise (TypeError naming it).
 py::ssize_t optional_pitch(const py::object& obj, py::ssize_t fallback, const char* name) {
   if (obj.is_none()) return fallback;
-  if (!py::isinstance<py::int_>(obj) && !py::hasattr(obj, "__index__"))
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
     throw py::type_error(std::string(name) + " must be an integer or None, got " +
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
-  return py::int_(obj).cast<py::ssize_t>();
+  // The pitch checks below refuse any value past the arrays; this bound only keeps the cast exact.
+  return static_cast<py::ssize_t>(checked_int(obj, name, PY_SSIZE_T_MIN, PY_SSIZE_T_MAX, "at most 2^63 - 1"));
 }
 
 // K from W's shape: a positive multiple of 128 (one scale block = one fold point).
@@ -49,7 +50,8 @@ std::uint16_t element(Contract contract, ref::Arch arch, const ref::GemmView& v,
 py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
                                 const std::string& contract_name, const std::string& arch_name,
                                 const py::object& a_row_stride_obj, const py::object& c_row_stride_obj,
-                                unsigned threads) {
+                                const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w");
   const py::array sv = any_layout_array<float>(s_obj, "s");
@@ -154,7 +156,8 @@ py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, co
 
 py::array_t<std::uint16_t> gemm_columns(const py::object& a, const py::object& w, const py::object& s,
                                         const std::string& contract_name, const std::string& arch_name,
-                                        unsigned threads) {
+                                        const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   const Contract contract = parse_contract(contract_name);
   const ref::Arch arch = parse_arch_arg(arch_name);
   return per_column<std::uint16_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
@@ -165,7 +168,8 @@ py::array_t<std::uint16_t> gemm_columns(const py::object& a, const py::object& w
 // The canonical fold's FP32 accumulator before the final BF16 rounding (NUMERICS.md 2.1), per
 // selected column: lets the audit check the accumulation bound without the output rounding.
 py::array_t<std::uint32_t> canonical_acc_columns(const py::object& a, const py::object& w, const py::object& s,
-                                                 const std::string& arch_name, unsigned threads) {
+                                                 const std::string& arch_name, const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   const ref::Arch arch = parse_arch_arg(arch_name);
   return per_column<std::uint32_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
     return ref::canonical_acc_bits(v, arch, i, 0, v.k_steps());
@@ -175,7 +179,8 @@ py::array_t<std::uint32_t> canonical_acc_columns(const py::object& a, const py::
 // The GEMV order's FP32 accumulator (lane 0 after the butterfly, NUMERICS.md 2.2) before the BF16
 // rounding, per selected column: the audit checks the GEMV's accumulation bound on it.
 py::array_t<std::uint32_t> gemv_acc_columns(const py::object& a, const py::object& w, const py::object& s,
-                                            unsigned threads) {
+                                            const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   return per_column<std::uint32_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
     return ref::gemv_acc_bits(v, i, 0);
   });

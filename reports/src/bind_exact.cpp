@@ -48,7 +48,8 @@ void check_operands(const py::array& a, const py::array& w, const py::array& s, 
 }
 
 // exact(a [M, >=K], w [N, K], s [ceil(N/128), K/128]) -> (float64 [M, N], uint16 [M, N]).
-Result exact(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, unsigned threads) {
+Result exact(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w");
   const py::array sv = any_layout_array<float>(s_obj, "s");
@@ -84,7 +85,9 @@ Result exact(const py::object& a_obj, const py::object& w_obj, const py::object&
 }
 
 // The exact counterpart of gemm_columns(): each column brings its W row and its S row.
-Result exact_columns(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, unsigned threads) {
+Result exact_columns(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
+                     const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_rows");
   const py::array sv = any_layout_array<float>(s_obj, "s_rows");

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "arrays.hpp"
 #include "w8a16/golden/files.hpp"
+#include "w8a16/golden/manifest.hpp"
 #include "w8a16/golden/mmav.hpp"
 
 namespace w8a16::py_bind {
@@ -100,9 +102,33 @@ void write_mmav(const std::string& path, const py::object& a, const py::object& 
     throw py::value_error("path: cannot write " + golden::shown(path) + ": " + error);
 }
 
+// A folder of evidence checked against its manifests (manifest.hpp check_tree), as verify checks
+// the data folder it reads: the audit holds the recordings and order probes it shows to the same rules.
+py::dict check_evidence(const std::string& path, bool require_manifest) {
+  golden::TreeCheck t;
+  golden::check_tree(path, require_manifest, &t);
+  auto list_of = [](const std::vector<std::string>& v) {
+    py::list out;
+    for (const std::string& x : v) out.append(x);
+    return out;
+  };
+  py::dict d;
+  d["problems"] = list_of(t.problems);
+  d["simulated"] = list_of(t.simulated);
+  d["failed"] = list_of(t.failed);
+  d["folders"] = t.folders;
+  d["manifests"] = t.manifests;
+  d["files"] = t.files;
+  return d;
+}
+
 }  // namespace
 
 void bind_golden(py::module_& m) {
+  m.def("check_evidence", &check_evidence, py::arg("path"), py::arg("require_manifest") = true,
+        "A folder of evidence and the folders it lists, checked against their evidence manifests "
+        "(golden/include/w8a16/golden/manifest.hpp) -> dict(problems, simulated, failed: lists of str, "
+        "folders, manifests, files: counts)");
   m.def("read_mmav", &read_mmav, py::arg("path"),
         ".mmav file -> dict(kind, a [n,16,16] u16, bt [n,8,16] u16, c [n,16,8] u32, d [n,16,8] u32)");
   m.def("parse_mmav", &parse_mmav, py::arg("data"), "bytes of a .mmav file -> the dict read_mmav returns");

@@ -86,7 +86,8 @@ Walk walk_of(const py::array& x, const std::vector<py::ssize_t>& lead) {
 // index, as one lane's element of mma.sync m16n8k16. Operands of any layout are read in place;
 // the element count is a std::size_t (it may pass 2^32).
 py::array_t<std::uint32_t> mma(const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
-                               const std::string& arch_name, unsigned threads) {
+                               const std::string& arch_name, const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
   const py::array a = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array b = any_layout_array<std::uint16_t>(b_obj, "b");
   const py::array c = any_layout_array<std::uint32_t>(c_obj, "c");

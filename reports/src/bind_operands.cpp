@@ -18,18 +18,24 @@ std::vector<T> flat(const py::object& obj, const char* name) {
 }
 
 // A patched bundle: row r of A is `base` with A[r, patch_cols[r, p]] = patch_bits[r, p].
-std::uint64_t write_operand_bundle(const std::string& path, const std::string& entry, py::ssize_t m, py::ssize_t n,
-                                   py::ssize_t k, py::ssize_t launches, const py::object& base,
-                                   const py::object& patch_cols, const py::object& patch_bits, const py::object& w,
-                                   const py::object& s, py::ssize_t a_row_stride, py::ssize_t c_row_stride) {
+// A count the bundle stores in 32 bits: an integer in 0..2^32 - 1 (TypeError / ValueError naming it).
+std::uint32_t u32_arg(const py::object& obj, const char* name) {
+  return static_cast<std::uint32_t>(checked_int(obj, name, 0, UINT32_MAX));
+}
+
+std::uint64_t write_operand_bundle(const std::string& path, const std::string& entry, const py::object& m,
+                                   const py::object& n, const py::object& k, const py::object& launches,
+                                   const py::object& base, const py::object& patch_cols, const py::object& patch_bits,
+                                   const py::object& w, const py::object& s, const py::object& a_row_stride,
+                                   const py::object& c_row_stride) {
   golden::BundleSource src;
   src.entry = entry;
-  src.m = checked_u32(m, "m");
-  src.n = checked_u32(n, "n");
-  src.k = checked_u32(k, "k");
-  src.launches = checked_u32(launches, "launches");
-  src.a_row_stride = checked_u32(a_row_stride, "a_row_stride");
-  src.c_row_stride = checked_u32(c_row_stride, "c_row_stride");
+  src.m = u32_arg(m, "m");
+  src.n = u32_arg(n, "n");
+  src.k = u32_arg(k, "k");
+  src.launches = u32_arg(launches, "launches");
+  src.a_row_stride = u32_arg(a_row_stride, "a_row_stride");
+  src.c_row_stride = u32_arg(c_row_stride, "c_row_stride");
   const py::array cols = any_layout_array<std::uint32_t>(patch_cols, "patch_cols");
   require_ndim(cols, 2, "patch_cols", "[launches * m, patches_per_row]");
   src.patches_per_row = checked_u32(cols.shape(1), "patches_per_row");

@@ -68,18 +68,53 @@ std::uint64_t outputs_digest(const py::object& used_obj) {
 }
 
 // An item of read_recording()'s outputs back as the C++ record it was read from.
-golden::RecordedOutput recorded_from_dict(const py::dict& d) {
+// A key of `d` (a dict): ValueError when missing, so that a hand-made dict is told what it lacks.
+py::object key_of(const py::dict& d, const char* key, const std::string& where) {
+  if (!d.contains(key))
+    throw py::value_error(where + " has no '" + key + "': pass an item of read_recording()['outputs']");
+  return d[key];
+}
+
+py::dict dict_of(const py::object& obj, const std::string& where) {
+  if (!py::isinstance<py::dict>(obj))
+    throw py::type_error(where + " must be a dict (an item of read_recording()['outputs']), got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  return py::reinterpret_borrow<py::dict>(obj);
+}
+
+std::uint64_t u64_of(const py::object& obj, const char* name) {
+  // An unsigned 64-bit count or digest: what the recording holds, never a value cast modulo 2^64.
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw py::type_error(std::string(name) + " must be an integer, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  const py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!v) throw py::error_already_set();
+  const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+  if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error(std::string(name) + " = " + std::string(py::str(v)) + " is out of range (0..2^64 - 1)");
+  }
+  return u;
+}
+
+golden::RecordedOutput recorded_from_dict(const py::object& obj) {
   golden::RecordedOutput o;
   std::string error;
-  const py::dict c = d["case"].cast<py::dict>();
-  if (!golden::parse_case(c["line"].cast<std::string>(), &o.c, &error)) throw py::value_error("recorded: " + error);
-  o.digest = d["digest"].cast<std::uint64_t>();
-  o.outputs = d["outputs"].cast<std::uint64_t>();
+  const py::dict d = dict_of(obj, "recorded");
+  const py::dict c = dict_of(key_of(d, "case", "recorded"), "recorded['case']");
+  const py::object line = key_of(c, "line", "recorded['case']");
+  if (!py::isinstance<py::str>(line))
+    throw py::type_error("recorded['case']['line'] must be a str, got " +
+                         std::string(py::str(py::type::of(line).attr("__name__"))));
+  if (!golden::parse_case(line.cast<std::string>(), &o.c, &error)) throw py::value_error("recorded: " + error);
+  o.digest = u64_of(key_of(d, "digest", "recorded"), "recorded['digest']");
+  o.outputs = u64_of(key_of(d, "outputs", "recorded"), "recorded['outputs']");
   if (o.outputs != std::uint64_t{o.c.m} * o.c.n)
     throw py::value_error("recorded: outputs = " + std::to_string(o.outputs) + ", the case has m * n = " +
                           std::to_string(std::uint64_t{o.c.m} * o.c.n));
-  if (!d["bits"].is_none()) {
-    auto bits = checked_array<std::uint16_t>(d["bits"], "recorded['bits']");
+  const py::object bits_obj = key_of(d, "bits", "recorded");
+  if (!bits_obj.is_none()) {
+    auto bits = checked_array<std::uint16_t>(bits_obj, "recorded['bits']");
     if (static_cast<std::uint64_t>(bits.size()) != o.outputs)
       throw py::value_error("recorded['bits']: " + std::to_string(bits.size()) + " values, the case has " +
                             std::to_string(o.outputs) + " outputs");
@@ -88,7 +123,7 @@ golden::RecordedOutput recorded_from_dict(const py::dict& d) {
   return o;
 }
 
-py::dict verdict(const py::dict& recorded, const py::object& used_obj) {
+py::dict verdict(const py::object& recorded, const py::object& used_obj) {
   const golden::RecordedOutput o = recorded_from_dict(recorded);
   std::vector<std::uint16_t> used;
   if (!used_obj.is_none()) {

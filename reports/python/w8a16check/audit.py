@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -182,11 +184,46 @@ def device_order_section(root=None) -> dict:
     if not devices:
         res["note"] = f"no device order recording under {shown} (golden/order/README.md says how to make one)"
     for d in devices:
-        rec = order.recover_dir(str(d))
+        try:
+            rec = order.recover_dir(str(d))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # A manifest that does not read is a failed recording, shown and counted, not a traceback.
+            rec = {"directory": str(d), "all_match": False, "results": [],
+                   "error": f"{d / 'manifest.json'} cannot be read: {exc!r}"}
+            res.setdefault("unreadable", []).append(rec["error"])
         rec["device"] = d.name
         rec["run"] = provenance.order_run_gpu(d / "run.log")
         res["devices"].append(rec)
     res["all_match"] = bool(devices) and all(r["all_match"] for r in res["devices"])
+    return res
+
+
+def data_evidence(recordings=None, order_root=None) -> dict:
+    """The data folder's evidence that the device sections read (recordings/ and order/, when no
+    --recordings or --order-dir replaces them), held to its evidence manifests as verify holds it
+    (golden/include/w8a16/golden/manifest.hpp). A folder that is missing, holds no recording, or
+    whose files differ from their manifest, is a problem: a report with nothing checked is no PASS."""
+    uses = [name for name, given in (("recordings", recordings), ("order", order_root)) if not given]
+    data = _paths.data_dir() if uses else None
+    res = {"data_dir": str(data) if data is not None else None, "folders": [], "problems": []}
+    if not uses or data is None:
+        return res
+    source = "W8A16_DATA_DIR" if os.environ.get("W8A16_DATA_DIR") else "the checkout's golden/"
+    if not data.is_dir():
+        res["problems"].append(f"data folder {data} ({source}) is not a folder: it holds none of the evidence "
+                               "the device sections read")
+        return res
+    for name in uses:
+        folder = data / name
+        res["folders"].append(str(folder))
+        if not folder.is_dir():
+            res["problems"].append(f"{folder}: missing from the data folder ({source})")
+            continue
+        if name == "recordings" and not recordings_mod.find_recordings([folder]):
+            res["problems"].append(f"{folder}: holds no device recording (.rec)")
+        if name == "order" and not any((d / "manifest.json").is_file() for d in folder.glob("*")):
+            res["problems"].append(f"{folder}: holds no device order recording (a folder with manifest.json)")
+        res["problems"].extend(_core.check_evidence(str(folder), True)["problems"])
     return res
 
 
@@ -197,6 +234,9 @@ def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, r
     from . import report  # matplotlib is needed only to write the report
 
     t0 = time.time()
+    evidence = data_evidence(recordings, order_root)
+    for problem in evidence["problems"]:
+        log(f"audit: evidence: {problem}")
     configs, hists, worst, raw_shape = [], {}, [], {}
     for dist in dists:
         hists[dist] = {}
@@ -236,6 +276,7 @@ def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, r
         "device_order": device_order,
         "device_recordings": device_recordings,
         "tiers": recordings_mod.tiers(_core.bodies(), device_recordings, device_order),
+        "evidence": evidence,
     }
     summary["commit"] = summary["provenance"]["commit"] or summary["provenance"]["core_build_commit"]
     summary["gpu"] = summary["provenance"]["gpus"]
@@ -304,8 +345,11 @@ def verdict(summary: dict) -> dict:
     if dr["mismatches"] or dr["mismatching_cases"]:
         problems.append(f"device recordings: {dr['mismatches']} outputs in {dr['mismatching_cases']} cases differ "
                         "from the contract their entry point must meet")
+    for bad in dr.get("unreadable", []) + do.get("unreadable", []):
+        problems.append(f"device evidence that cannot be read: {bad}")
     if do["found"] and not do["all_match"]:
         problems.append("a kernel's tree recovered on a device differs from its contract's, or a probe failed")
+    problems.extend(f"evidence: {p}" for p in summary.get("evidence", {}).get("problems", []))
     return {"ok": not problems, "problems": problems}
 
 
@@ -340,11 +384,84 @@ def replay(n_total: int, k: int, dist: str, seed: int, m: int, n: int) -> dict:
     return rec
 
 
+# Limits of the command line's numbers: the audit computes every sampled column of every row in
+# full, so these only keep a typo from asking for hours or for more memory than any machine has.
+MAX_ROWS = 1 << 16
+MAX_N = (1 << 32) - 1
+MAX_K = 1 << 24
+
+
+def _int(text: str, what: str, lo: int, hi: int) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise ValueError(f"{what}: {text!r} is not an integer") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{what}: {v} is out of range ({lo}..{hi})")
+    return v
+
+
+def parse_rows(text: str) -> list[int]:
+    rows = [_int(v.strip(), "--rows", 1, MAX_ROWS) for v in text.split(",") if v.strip()]
+    if not rows:
+        raise ValueError("--rows: no M value given (e.g. --rows 1,16,64)")
+    return rows
+
+
+def parse_shapes(text: str) -> list[tuple[int, int]]:
+    shapes = []
+    for item in (v.strip() for v in text.split(";")):
+        if not item:
+            continue
+        parts = item.lower().split("x")
+        if len(parts) != 2:
+            raise ValueError(f"--shapes: {item!r} is not NxK (e.g. 12288x2048)")
+        n = _int(parts[0], f"--shapes {item}: N", 1, MAX_N)
+        k = _int(parts[1], f"--shapes {item}: K", 256, MAX_K)
+        if k % 256:
+            raise ValueError(f"--shapes {item}: K = {k} must be a multiple of 256 (the audit's distributions "
+                             "pair the two halves of K)")
+        shapes.append((n, k))
+    if not shapes:
+        raise ValueError("--shapes: no shape given (e.g. --shapes '12288x2048;2048x4096')")
+    return shapes
+
+
+def check_out_dir(out: str) -> None:
+    """--out is made and written to before the computation: a folder that cannot be written fails at
+    once, not after minutes of work."""
+    if not out:
+        raise ValueError("--out: an empty path")
+    path = pathlib.Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".audit-write-check-"):
+            pass
+    except FileExistsError:
+        raise ValueError(f"--out {out}: exists and is not a folder") from None
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+
+
+def check_inputs(recordings, order_dir) -> None:
+    """Paths the user named, and the data folder named by W8A16_DATA_DIR, must exist: a typo is an
+    error, never an audit that silently checked nothing."""
+    for path in recordings or []:
+        if not os.path.exists(path):
+            raise ValueError(f"--recordings {path}: no such file or folder")
+    if order_dir is not None and not os.path.isdir(order_dir):
+        raise ValueError(f"--order-dir {order_dir}: no such folder")
+    env = os.environ.get("W8A16_DATA_DIR")
+    if env and not (recordings and order_dir) and not os.path.isdir(env):
+        raise ValueError(f"W8A16_DATA_DIR={env}: no such folder (it must be a data folder: golden/ with "
+                         "recordings/ and order/)")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m w8a16check.audit", description=__doc__.splitlines()[0])
     p.add_argument("--out", help="output folder (created)")
     p.add_argument("--seed", type=int, default=8)
-    p.add_argument("--columns", type=int, default=256, help="output columns sampled per shape")
+    p.add_argument("--columns", type=int, default=256, help="output columns sampled per shape (at least 2)")
     p.add_argument("--rows", default=",".join(map(str, ROWS)), help="M values, comma-separated")
     p.add_argument("--dists", default=",".join(data.DISTRIBUTIONS))
     p.add_argument("--shapes", default=";".join(f"{n}x{k}" for n, k in SHAPES), help="NxK;NxK;...")
@@ -356,20 +473,39 @@ def main(argv=None) -> int:
     if args.replay:
         n_total, k, dist, seed, m, n = args.replay
         try:
-            print(json.dumps(replay(int(n_total), int(k), dist, int(seed), int(m), int(n)), indent=2))
+            if dist not in data.DISTRIBUTIONS:
+                raise ValueError(f"unknown distribution {dist!r} (known: {', '.join(data.DISTRIBUTIONS)})")
+            rec = replay(_int(n_total, "N", 1, MAX_N), _int(k, "K", 256, MAX_K), dist, _int(seed, "SEED", 0, 2**63 - 1),
+                         _int(m, "M_ROW", 0, MAX_ROWS - 1), _int(n, "N_COL", 0, MAX_N - 1))
         except ValueError as exc:
             p.error(f"--replay: {exc}")
+        print(json.dumps(rec, indent=2))
         return 0
-    if not args.out:
+    if args.out is None:
         p.error("--out DIR is required (or --replay)")
-    shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(";") if s]
-    rows = [int(v) for v in args.rows.split(",") if v]
-    dists = [d for d in args.dists.split(",") if d]
-    for d in dists:
-        if d not in data.DISTRIBUTIONS:
-            p.error(f"--dists: unknown distribution {d!r} (known: {', '.join(data.DISTRIBUTIONS)})")
-    summary = run(args.out, shapes, rows, dists, args.seed, args.columns, recordings=args.recordings,
-                  order_root=args.order_dir)
+    try:
+        shapes = parse_shapes(args.shapes)
+        rows = parse_rows(args.rows)
+        if not 0 <= args.seed <= 2**63 - 1:
+            raise ValueError(f"--seed: {args.seed} is out of range (0..{2**63 - 1})")
+        if args.columns < 2:
+            raise ValueError(f"--columns: {args.columns} must be at least 2 (columns 0 and N-1 are always sampled)")
+        dists = [d for d in args.dists.split(",") if d]
+        if not dists:
+            raise ValueError(f"--dists: no distribution given (known: {', '.join(data.DISTRIBUTIONS)})")
+        for d in dists:
+            if d not in data.DISTRIBUTIONS:
+                raise ValueError(f"--dists: unknown distribution {d!r} (known: {', '.join(data.DISTRIBUTIONS)})")
+        check_inputs(args.recordings, args.order_dir)
+        check_out_dir(args.out)
+    except ValueError as exc:
+        p.error(str(exc))
+    try:
+        summary = run(args.out, shapes, rows, dists, args.seed, args.columns, recordings=args.recordings,
+                      order_root=args.order_dir)
+    except OSError as exc:  # the report's folder filled up or went away after the check above
+        print(f"{p.prog}: error: {exc}", file=sys.stderr)
+        return 2
     t = summary["totals"]
     print(f"audit: {t['outputs']} outputs in {summary['seconds']} s; identical share {t['identical_share']:.4f}; "
           f"bound violations {t['bound_violations']}; report {args.out}/report.html")

@@ -25,6 +25,9 @@ def write_bundle(path, entry: str, m: int, n: int, k: int, launches: int, base: 
                  patch_cols: np.ndarray, patch_bits: np.ndarray, w: np.ndarray, s: np.ndarray,
                  a_row_stride: int | None = None, c_row_stride: int | None = None) -> int:
     """A patched bundle: row r of A is `base` with A[r, patch_cols[r, p]] = patch_bits[r, p]. Returns its size."""
+    for name, x in (("base", base), ("patch_cols", patch_cols), ("patch_bits", patch_bits), ("w", w), ("s", s)):
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}")
     a_row_stride = k if a_row_stride is None else a_row_stride
     c_row_stride = n if c_row_stride is None else c_row_stride
     rows = launches * m

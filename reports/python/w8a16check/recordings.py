@@ -167,7 +167,14 @@ def section(paths=None, max_macs: int = MAX_MACS, repo: str | None = None) -> di
     paths = [rel(p) for p in paths]
     res = {"searched": [str(p) for p in paths], "found": bool(files), "max_macs": max_macs,
            "replay_command": "build/bin/w8a16check replay --recordings golden/recordings",
-           "files": [check_file(f, max_macs) | {"path": rel(f)} for f in files]}
+           "files": [], "unreadable": []}
+    for f in files:
+        try:
+            res["files"].append(check_file(f, max_macs) | {"path": rel(f)})
+        except ValueError as exc:
+            # A recording its reader refuses (cut, corrupt) is a failure the verdict names, never a
+            # traceback and never a file left out quietly.
+            res["unreadable"].append(f"{rel(f)}: {exc}")
     if not files:
         res["note"] = "no device recording found under " + ", ".join(res["searched"])
     res["mismatches"] = sum(f["mismatches"] for f in res["files"])

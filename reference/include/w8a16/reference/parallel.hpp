@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -34,7 +35,13 @@ void parallel_for(Index count, unsigned threads, Body&& body) {
   };
   std::vector<std::thread> pool;
   pool.reserve(t - 1);
-  for (unsigned i = 1; i < t; ++i) pool.emplace_back(worker);
+  // A thread the system refuses (its stack past an address-space limit, a process limit) leaves
+  // the work to the threads already running: destroying the pool with joinable threads in it, as
+  // an escaping exception would, ends the process.
+  try {
+    for (unsigned i = 1; i < t; ++i) pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+  }
   worker();
   for (auto& th : pool) th.join();
 }
