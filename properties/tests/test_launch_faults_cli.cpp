@@ -185,6 +185,18 @@ TEST(LaunchFaults, TheSimulationInWorkersAgreesWithTheSimulationInProcess) {
   EXPECT_EQ(y["launches"]["worker_processes"], 1);
 }
 
+TEST(LaunchFaults, ARefusedModuleReplacesAnEarlierPassReport) {
+  const fs::path dir = temp_dir("module");
+  std::ofstream(dir / "verify.json") << "{\"verdict\": \"PASS\"}\n";
+  std::ofstream(dir / "cut.fatbin", std::ios::binary) << std::string("\x50\xED\x55\xBA\x01\x00\x10\x00", 8);
+  const CliRun r = cli_with("", "verify --module '" + (dir / "cut.fatbin").string() + "' --data-dir '" + kData +
+                                    "' --json '" + (dir / "verify.json").string() + "'");
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "verify.json"));
+  EXPECT_EQ(j["verdict"], "ERROR") << j.dump();
+  EXPECT_NE(j["why_not_pass"].dump().find("cut.fatbin"), std::string::npos) << j.dump();
+}
+
 TEST(LaunchFaults, BadDeadlinesAndInjectionsAreUsageErrors) {
   for (const char* d : {"0", "-1", "abc", "nan", "1e9", ""}) {
     const CliRun r = cli_with("", std::string("verify --backend sim --launch-deadline '") + d + "' --cases 0");
