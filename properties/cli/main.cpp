@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = kExitPass;
   for (auto& add : command_registry()) add(app, &exit_code);
+  refuse_empty_values(&app);
 
   // CLI11 says only "A subcommand is required" for a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(app, argv[1])) {
