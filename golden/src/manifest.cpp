@@ -563,6 +563,16 @@ bool write_manifest_tree(const std::string& dir, const ManifestSource& fallback,
     all.emplace_back(d, std::move(m));
     todo.insert(todo.end(), sub.rbegin(), sub.rend());
   }
+  // Every manifest must read back before any is written: a writer never leaves a file its own
+  // reader refuses.
+  for (const auto& [d, m] : all) {
+    Manifest back;
+    const fs::path path = d / std::string(kManifestFileName);
+    if (!parse_manifest(format_manifest(m), shown(path.string()), &back, error)) {
+      *error += " (in what would have been written: nothing was written)";
+      return false;
+    }
+  }
   for (const auto& [d, m] : all) {
     const fs::path path = d / std::string(kManifestFileName);
     if (!write_file_atomic(path.string(), format_manifest(m), error)) {

@@ -324,8 +324,16 @@ bool read_recording_file(const std::string& path, Recording* out, std::string* e
 }
 
 bool write_recording_file(const std::string& path, const Recording& r, std::string* error) {
+  // What is written must read back: a case given twice, or a header value the reader refuses (empty,
+  // a control byte), is refused here rather than left in a file every reader then rejects.
+  const std::string text = format_recording(r);
+  Recording back;
   std::string why;
-  if (!write_file_atomic(path, format_recording(r), &why)) {
+  if (!parse_recording(text, shown(path), &back, &why)) {
+    *error = why + " (in what would have been written: nothing was written)";
+    return false;
+  }
+  if (!write_file_atomic(path, text, &why)) {
     *error = shown(path) + ": " + why;
     return false;
   }

@@ -254,6 +254,27 @@ int run_probe(const ProbeArgs& a) {
       }
       files.emplace_back(file_name(v, r), std::move(f));
     }
+  // What is written must read back: each file parsed as its reader will parse it, and the identity
+  // that goes into MANIFEST.txt's one-line fields printable, before anything is written.
+  for (const auto& [name, f] : files) {
+    const std::vector<std::uint8_t> bytes = golden::serialize_mmav(f);
+    golden::MmavFile back;
+    std::string error;
+    if (!golden::parse_mmav(bytes.data(), bytes.size(), &back, &error)) {
+      std::fprintf(stderr, "probe: %s would not read back: %s\nprobe: nothing was written\n", name.c_str(),
+                   golden::escaped(error).c_str());
+      return 2;
+    }
+  }
+  for (const std::string* field : {&id.name, &id.compute_capability, &id.driver, &id.cuda}) {
+    bool printable = !field->empty();
+    for (const char ch : *field) printable = printable && static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7F;
+    if (!printable) {
+      std::fprintf(stderr, "probe: the device's identity %s is empty or holds a control byte: MANIFEST.txt could not "
+                           "hold it\nprobe: nothing was written\n", golden::quote(*field).c_str());
+      return 2;
+    }
+  }
   fs::create_directories(dir, ec);
   if (ec) {
     std::fprintf(stderr, "probe: cannot create %s: %s\n", golden::shown(dir.string()).c_str(), ec.message().c_str());
@@ -298,8 +319,11 @@ int run_probe(const ProbeArgs& a) {
       std::printf("probe: wrote %s (%s); the folder above lists its folders: `w8a16check manifest --write %s`\n",
                   golden::shown(mpath).c_str(), source->is_hardware() ? "source=hardware" : "source=simulation",
                   golden::shown(out_root).c_str());
-    else
+    else {
+      // Without it verify counts every file just written as added to the evidence: a FAIL later.
       std::fprintf(stderr, "probe: the evidence manifest was not written: %s\n", error.c_str());
+      return 2;
+    }
   }
 
   // Replay what is now on disk (read back, so the files themselves are what is checked).

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,24 @@ int run_record(const RecordArgs& a) {
     return usage(text + std::to_string(loaded.errors.size()) + " case file errors: nothing was recorded");
   }
   if (loaded.cases.empty()) return usage("no case found under the --cases paths: nothing to record");
+  {
+    // A recording holds each case once (its reader refuses a case recorded twice): refused before
+    // anything runs, naming both lines.
+    std::map<std::string, std::size_t> first;
+    std::string twice;
+    std::size_t dups = 0;
+    for (std::size_t i = 0; i < loaded.cases.size(); ++i) {
+      const auto [at, fresh] = first.emplace(golden::format_case(loaded.cases[i]), i);
+      if (fresh) continue;
+      if (++dups <= 5)
+        twice += loaded.sources[i] + ": the same case as " + loaded.sources[at->second] +
+                 (loaded.sources[i] == loaded.sources[at->second] ? " (a file named twice in --cases)" : "") + "\n";
+    }
+    if (dups > 5) twice += "... and " + std::to_string(dups - 5) + " more\n";
+    if (dups)
+      return usage(twice + std::to_string(dups) + (dups == 1 ? " case" : " cases") + " given twice: a recording holds each case once (its readers "
+                   "refuse one recorded twice); nothing was recorded");
+  }
   const std::string over = over_limits(loaded.cases, loaded.sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
   if (a.out.empty()) return usage("--out FILE.rec is required");
@@ -118,6 +137,13 @@ int run_record(const RecordArgs& a) {
   rec.header.driver = id.driver;
   rec.header.cuda = id.cuda;
   rec.header.commit = kGitCommit;
+  {
+    // The header must read back too (no empty value, no control byte), before hours of launches.
+    golden::Recording back;
+    std::string why;
+    if (!golden::parse_recording(golden::format_recording(rec), golden::shown(a.out), &back, &why))
+      return usage("the recording's header would not read back: " + why + "; nothing was recorded");
+  }
   std::size_t differ = 0;
   for (std::size_t i = 0; i < loaded.cases.size(); ++i) {
     const golden::Case& c = loaded.cases[i];

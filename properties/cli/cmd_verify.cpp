@@ -365,7 +365,7 @@ int run_verify(const VerifyArgs& a) {
   const bool need_data = a.mma_roots.empty() || (a.saved && a.case_paths.empty()) ||
                          (a.replay_recordings && a.recordings.empty());
   const DataDir data = find_data_dir(a.data_dir);
-  if (data.path.empty() && (need_data || !a.data_dir.empty())) return usage(golden::escaped(data.error));
+  if (data.path.empty() && (need_data || !a.data_dir.empty())) return usage(data.error);
   std::vector<std::string> mma_roots = a.mma_roots, case_paths = a.case_paths, recordings = a.recordings;
   if (mma_roots.empty()) mma_roots.push_back((fs::path(data.path) / "mma").string());
   if (a.replay_recordings && recordings.empty()) recordings.push_back((fs::path(data.path) / "recordings").string());
@@ -378,7 +378,7 @@ int run_verify(const VerifyArgs& a) {
     for (const std::string& p : *list)
       if (!fs::exists(p, ec))
         return usage(golden::shown(p) + ": no such file or folder" +
-                     (data.path.empty() ? "" : " (" + golden::escaped(data_dir_line(data)) + ")"));
+                     (data.path.empty() ? "" : " (" + data_dir_line(data) + ")"));
   // The saved cases are read and costed before anything runs: a case no machine here can run is
   // refused with the limit that stops it, not started.
   const LoadedCases saved = load_cases(case_paths);
@@ -430,7 +430,7 @@ int run_verify(const VerifyArgs& a) {
               opt.seed, opt.cases, opt.shard_index, opt.shard_count);
   print_scope(on_gpu, mma_roots, recordings, a.replay_recordings);
   std::fputs(identity_text(id).c_str(), stdout);
-  if (!data.path.empty()) std::printf("%s\n", golden::escaped(data_dir_line(data)).c_str());
+  if (!data.path.empty()) std::printf("%s\n", data_dir_line(data).c_str());
 
   // 0. The evidence itself: the data folder's files against their manifests, and nothing the
   //    simulation made counted as hardware (golden/include/w8a16/golden/manifest.hpp).

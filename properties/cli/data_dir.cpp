@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "w8a16/golden/files.hpp"
+
 namespace w8a16::cli {
 namespace {
 namespace fs = std::filesystem;
@@ -28,7 +30,7 @@ std::string source_dir_in_cache(const fs::path& cache) {
 
 DataDir named(const std::string& path, const std::string& how) {
   std::error_code ec;
-  if (!fs::is_directory(path, ec)) return {"", how, how + " " + path + ": no such folder"};
+  if (!fs::is_directory(path, ec)) return {"", how, how + " " + golden::shown(path) + ": no such folder"};
   return {fs::absolute(path, ec).lexically_normal().string(), how, ""};
 }
 
@@ -45,8 +47,8 @@ DataDir find_data_dir(const std::string& option) {
     const fs::path bin = exe.parent_path();
     const fs::path installed = (bin / W8A16_BIN_TO_DATADIR / "w8a16check" / "golden").lexically_normal();
     if (fs::is_directory(installed, ec))
-      return {installed.string(), "install prefix " + bin.parent_path().string(), ""};
-    looked = installed.string();
+      return {installed.string(), "install prefix " + golden::shown(bin.parent_path().string()), ""};
+    looked = golden::shown(installed.string());
     fs::path dir = bin;
     for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path()) {
       const fs::path cache = dir / "CMakeCache.txt";
@@ -57,8 +59,8 @@ DataDir find_data_dir(const std::string& option) {
       const std::string src = source_dir_in_cache(cache);
       const fs::path golden = fs::path(src) / "golden";
       if (!src.empty() && fs::is_directory(golden, ec))
-        return {golden.lexically_normal().string(), "source tree of build tree " + dir.string(), ""};
-      looked += ", " + (src.empty() ? cache.string() + " (names no w8a16check source tree)" : golden.string());
+        return {golden.lexically_normal().string(), "source tree of build tree " + golden::shown(dir.string()), ""};
+      looked += ", " + (src.empty() ? golden::shown(cache.string()) + " (names no w8a16check source tree)" : golden::shown(golden.string()));
       break;
     }
   }
@@ -67,6 +69,6 @@ DataDir find_data_dir(const std::string& option) {
                       "); pass --data-dir DIR or set W8A16_DATA_DIR to a w8a16check golden/ folder"};
 }
 
-std::string data_dir_line(const DataDir& d) { return "data: " + d.path + " (" + d.how + ")"; }
+std::string data_dir_line(const DataDir& d) { return "data: " + golden::shown(d.path) + " (" + d.how + ")"; }
 
 }  // namespace w8a16::cli

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "report_files.hpp"
+#include "w8a16/golden/files.hpp"
 #include "w8a16/reference/mma.hpp"
 #include "w8a16/version.hpp"
 #if W8A16_HAVE_CUDA
@@ -96,7 +98,7 @@ RunIdentity run_identity(const device::Backend& backend) {
 std::string identity_text(const RunIdentity& id) {
   return "w8a16check " + id.version + " (commit " + id.commit + ")\ngpu: " + id.gpu.name +
          (id.backend == "cuda" ? " (compute capability " + id.gpu.compute_capability + ", driver " + id.gpu.driver +
-                                     ", CUDA " + id.gpu.cuda + "), module " + id.module
+                                     ", CUDA " + id.gpu.cuda + "), module " + golden::shown(id.module)
                                : std::string()) +
          "\nemulator policy: " + id.policy + ", " + id.policy_note + "\n";
 }
@@ -110,20 +112,10 @@ void add_identity_json(nlohmann::json* j, const RunIdentity& id) {
   (*j)["module"] = id.module;
   (*j)["emulator_policy"] = {{"name", id.policy}, {"verified_for_this_device", id.policy_verified},
                              {"note", id.policy_note}};
+  add_run_json(j);
 }
 
 std::string identity_junit_properties(const RunIdentity& id) {
-  auto esc = [](const std::string& s) {
-    std::string o;
-    for (char ch : s) {
-      if (ch == '&') o += "&amp;";
-      else if (ch == '<') o += "&lt;";
-      else if (ch == '>') o += "&gt;";
-      else if (ch == '"') o += "&quot;";
-      else o += ch;
-    }
-    return o;
-  };
   const std::pair<const char*, std::string> props[] = {
       {"w8a16check.version", id.version},     {"w8a16check.commit", id.commit},
       {"backend", id.backend},                {"gpu.name", id.gpu.name},
@@ -132,8 +124,8 @@ std::string identity_junit_properties(const RunIdentity& id) {
       {"emulator_policy", id.policy},         {"emulator_policy.verified_for_this_device", id.policy_verified ? "true" : "false"},
       {"emulator_policy.note", id.policy_note}};
   std::string s = "  <properties>\n";
-  for (const auto& [k, v] : props) s += std::string("    <property name=\"") + k + "\" value=\"" + esc(v) + "\"/>\n";
-  return s + "  </properties>\n";
+  for (const auto& [k, v] : props) s += std::string("    <property name=\"") + k + "\" value=\"" + xml_text(v) + "\"/>\n";
+  return s + run_junit_properties() + "  </properties>\n";
 }
 
 }  // namespace w8a16::cli

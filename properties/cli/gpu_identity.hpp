@@ -35,9 +35,10 @@ struct RunIdentity {
 RunIdentity run_identity(const device::Backend& backend);
 // Lines for the text report ("w8a16check 0.1.0 (commit ...)", "gpu: ...", "emulator policy: ...").
 std::string identity_text(const RunIdentity& id);
-// j["w8a16check"], j["gpu"], j["module"], j["emulator_policy"].
+// j["w8a16check"], j["gpu"], j["module"], j["emulator_policy"], and which run wrote the report
+// (report_files.hpp add_run_json: j["run"], j["report_schema_version"]).
 void add_identity_json(nlohmann::json* j, const RunIdentity& id);
-// <properties> for a JUnit <testsuite>.
+// <properties> for a JUnit <testsuite>, the run's among them (report_files.hpp run_junit_properties).
 std::string identity_junit_properties(const RunIdentity& id);
 
 }  // namespace w8a16::cli

@@ -64,6 +64,7 @@ std::string subcommand_path(const CLI::App& app) {
 
 int main(int argc, char** argv) {
   using namespace w8a16::cli;
+  start_run(argc, argv);
   CLI::App app{"w8a16check: verification harness for block-scaled W8A16 GEMM kernels\n"
                "(BF16 activations x FP8-E4M3 weights, FP32 scales per 128x128 block, BF16 output).\n"
                "Exit status, every subcommand: 0 pass; 1 a mismatch or a failed check; 2 a usage or input "
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = kExitPass;
   for (auto& add : command_registry()) add(app, &exit_code);
+  refuse_empty_values(&app);
 
   // CLI11 says only "A subcommand is required" for a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(app, argv[1])) {

@@ -81,6 +81,20 @@ CLI::Validator finite_number(double lo, double hi) {
       range);
 }
 
+void refuse_empty_values(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options()) {
+    if (opt->get_type_size() == 0) continue;  // a flag: it takes no value
+    const std::string name = opt->get_name().empty() ? std::string("this option") : opt->get_name();
+    opt->check(CLI::Validator(
+        [name](const std::string& s) -> std::string {
+          if (!s.empty()) return {};
+          return "an empty value: give " + name + " a value, or leave it out";
+        },
+        ""));
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(sub);
+}
+
 void add_limit_options(CLI::App* cmd, WorkLimits* limits) {
   cmd->add_option("--max-macs", limits->max_macs,
                   "refuse any case of more multiply-adds (m*n*k) than this: the emulator computes each on the CPU")

@@ -28,6 +28,12 @@ bool parse_whole_number(const std::string& text, std::uint64_t* out);
 // A finite decimal number in [lo, hi]: NaN, infinities and out-of-range values are refused.
 CLI::Validator finite_number(double lo, double hi);
 
+// Every option of `app` and of its subcommands, at any depth, that takes a value (flags excepted,
+// positionals included) refuses an empty one: "--json: an empty value ...", exit 2. Without it an
+// explicit `--json ""` or `--data-dir ""` reads as the option left out, and the run goes on doing
+// something the user did not ask for. Called once, after every subcommand has registered.
+void refuse_empty_values(CLI::App* app);
+
 // The work limits of the commands that run cases: no case starts whose multiply-adds or host
 // memory exceed them; the command refuses, names the case and says how to raise the limit.
 // Defaults fit a laptop: 2^34 multiply-adds (four times the largest committed case, the model

@@ -3,12 +3,15 @@
 #include "report_files.hpp"
 
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -35,7 +38,86 @@ std::string& last_error() {
 
 std::string where(const Report& r, const std::string& path) { return r.command + ": " + r.option + " " + golden::shown(path); }
 
+RunInfo make_run_info() {
+  RunInfo r;
+  std::random_device rd;
+  char hex[40];
+  std::snprintf(hex, sizeof hex, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  r.id = hex;
+  struct timeval tv {};
+  ::gettimeofday(&tv, nullptr);
+  const std::time_t secs = tv.tv_sec;
+  struct tm utc {};
+  ::gmtime_r(&secs, &utc);
+  char when[64];
+  const std::size_t n = std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(when + n, sizeof when - n, ".%03dZ", static_cast<int>(tv.tv_usec / 1000));
+  r.started_utc = when;
+  char host[HOST_NAME_MAX + 1] = {};
+  r.host = ::gethostname(host, sizeof host - 1) == 0 && host[0] ? golden::escaped(host, 255) : "unknown";
+  return r;
+}
+
+RunInfo& run_info_mutable() {
+  static RunInfo r = make_run_info();
+  return r;
+}
+
+// A UTF-8 sequence XML 1.0 can hold, starting at s[i]: its length, or 0 when the bytes there are not
+// valid UTF-8, with *cp set to U+FFFE or U+FFFF when that is why (and left alone otherwise).
+std::size_t xml_char_at(const std::string& s, std::size_t i, std::uint32_t* cp) {
+  const auto b = [&](std::size_t j) { return static_cast<unsigned char>(s[j]); };
+  const unsigned char c = b(i);
+  std::size_t len;
+  std::uint32_t v, min;
+  if (c >= 0xC2 && c <= 0xDF) len = 2, v = c & 0x1F, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, v = c & 0x0F, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, v = c & 0x07, min = 0x10000;
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (std::size_t j = 1; j < len; ++j) {
+    if ((b(i + j) & 0xC0) != 0x80) return 0;
+    v = v << 6 | (b(i + j) & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  if (v == 0xFFFE || v == 0xFFFF) {
+    *cp = v;  // three bytes, valid UTF-8, but not a character XML 1.0 allows
+    return 0;
+  }
+  return len;
+}
+
 }  // namespace
+
+void start_run(int argc, char** argv) {
+  RunInfo& r = run_info_mutable();
+  std::string line;
+  // Each word cut at 400 bytes and at most 64 words: a report names the run, it does not archive
+  // every argument of a command line of 100 kB.
+  for (int i = 0; i < argc && i < 64; ++i) line += (i ? " " : "") + golden::shown(argv[i] ? argv[i] : "", 400);
+  if (argc > 64) line += " ... (" + std::to_string(argc) + " words)";
+  r.command_line = line;
+}
+
+const RunInfo& run_info() { return run_info_mutable(); }
+
+void add_run_json(nlohmann::json* j) {
+  const RunInfo& r = run_info();
+  (*j)["report_schema_version"] = kReportSchemaVersion;
+  (*j)["run"] = {{"id", r.id}, {"started_utc", r.started_utc}, {"host", r.host}, {"command_line", r.command_line}};
+}
+
+std::string run_junit_properties() {
+  const RunInfo& r = run_info();
+  const std::pair<const char*, std::string> props[] = {{"report.schema_version", std::to_string(kReportSchemaVersion)},
+                                                       {"run.id", r.id},
+                                                       {"run.started_utc", r.started_utc},
+                                                       {"run.host", r.host},
+                                                       {"run.command_line", r.command_line}};
+  std::string s;
+  for (const auto& [k, v] : props) s += std::string("    <property name=\"") + k + "\" value=\"" + xml_text(v) + "\"/>\n";
+  return s;
+}
 
 CLI::Option* add_report_option(CLI::App* cmd, const std::string& name, const std::shared_ptr<Report>& report,
                                const std::string& description) {
@@ -61,9 +143,27 @@ int usage_error(const std::string& command, const std::string& message) {
 
 std::string xml_text(const std::string& s) {
   std::string o;
-  char buf[8];
-  for (const char ch : s) {
+  char buf[16];
+  for (std::size_t i = 0; i < s.size();) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      std::uint32_t cp = 0;
+      const std::size_t len = xml_char_at(s, i, &cp);
+      if (len != 0) {
+        o.append(s, i, len);
+        i += len;
+      } else if (cp == 0xFFFE || cp == 0xFFFF) {
+        std::snprintf(buf, sizeof buf, "\\u{%04X}", static_cast<unsigned>(cp));
+        o += buf;
+        i += 3;
+      } else {
+        std::snprintf(buf, sizeof buf, "\\x%02X", c);
+        o += buf;
+        ++i;
+      }
+      continue;
+    }
     switch (ch) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;
@@ -77,6 +177,7 @@ std::string xml_text(const std::string& s) {
           o += ch;
         }
     }
+    ++i;
   }
   return o;
 }
@@ -91,6 +192,7 @@ std::string status_report(ReportFormat format, const std::string& command, const
     j["why_not_pass"] = {why};
     j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR" ? "error" : verdict == "FAIL" ? "hang" : "incomplete"}, {"why", why}}});
     j["w8a16check"] = {{"version", kVersion}, {"commit", kGitCommit}};
+    add_run_json(&j);
     // dump() with replace: invalid UTF-8 in a quoted path must not make the report unwritable.
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
@@ -99,7 +201,7 @@ std::string status_report(ReportFormat format, const std::string& command, const
          xml_text(command) + "\" tests=\"1\" failures=\"0\" errors=\"1\">\n  <properties>\n    <property "
          "name=\"w8a16check.version\" value=\"" + xml_text(kVersion) + "\"/>\n    <property name=\"w8a16check.commit\" "
          "value=\"" + xml_text(kGitCommit) + "\"/>\n    <property name=\"verdict\" value=\"" + xml_text(verdict) +
-         "\"/>\n  </properties>\n  <testcase classname=\"" + xml_text(command) + ".run\" name=\"" + name +
+         "\"/>\n" + run_junit_properties() + "  </properties>\n  <testcase classname=\"" + xml_text(command) + ".run\" name=\"" + name +
          "\">\n    <error message=\"" + xml_text(verdict + ": " + why) + "\">" + xml_text(why) +
          "</error>\n  </testcase>\n</testsuite>\n</testsuites>\n";
 }
@@ -113,12 +215,9 @@ bool begin_report(Report* report, std::string* error) {
   }
   struct stat st;
   if (::stat(report->path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return true;  // a device or FIFO
-  char when[64] = "?";
-  const std::time_t now = std::time(nullptr);
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   const std::string text = status_report(report->format, report->command, "INCOMPLETE",
-                                         "the run that writes this report started at " + std::string(when) +
-                                             " (process " + std::to_string(::getpid()) +
+                                         "run " + run_info().id + ", which writes this report, started at " +
+                                             run_info().started_utc + " (process " + std::to_string(::getpid()) +
                                              ") and has not finished: it is still running, or was stopped");
   if (!golden::write_file_atomic(report->path, text, &why)) {
     *error = where(*report, report->path) + ": " + why;

@@ -8,10 +8,33 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 namespace w8a16::cli {
 
 enum class ReportFormat { json, junit };
+
+// The version of what every report (JSON and JUnit) holds; raised when a field changes meaning or
+// goes away, so that a reader can refuse a report it does not understand.
+inline constexpr int kReportSchemaVersion = 1;
+
+// Which run wrote a report: two runs given one --json path each replace the other's file whole
+// (written by rename), and these say whose it is. One value per process, fixed at its start, so
+// the INCOMPLETE placeholder, an ERROR report and the final report of one run carry the same id.
+struct RunInfo {
+  std::string id;            // 128 random bits, 32 lower-case hex digits
+  std::string started_utc;   // ISO 8601, "2025-01-31T12:34:56.789Z"
+  std::string host;          // gethostname(), escaped (golden::escaped)
+  std::string command_line;  // argv, each word as golden::shown writes it, joined by spaces
+};
+// Called once by main before parsing; run_info() before it knows no command line.
+void start_run(int argc, char** argv);
+const RunInfo& run_info();
+// j["run"] = {id, started_utc, host, command_line} and j["report_schema_version"].
+void add_run_json(nlohmann::json* j);
+// The same as JUnit <property> lines (run.id, run.started_utc, run.host, run.command_line,
+// report.schema_version), each indented for <properties>.
+std::string run_junit_properties();
 
 struct Report {
   std::string command;  // "verify"
@@ -54,8 +77,10 @@ bool settle_reports(int exit_status, const std::string& why);
 std::string status_report(ReportFormat format, const std::string& command, const std::string& verdict,
                           const std::string& why);
 
-// Text for XML attributes and character data: & < > " escaped, and characters XML 1.0 cannot hold
-// (control bytes other than tab and newline) written as \xHH.
+// Text for XML attributes and character data, well-formed XML 1.0 whatever the bytes: & < > "
+// escaped; what XML 1.0 cannot hold written out instead: control bytes other than tab and newline
+// and every byte of invalid UTF-8 (overlong, a surrogate, past U+10FFFF, cut short) as \xHH, the
+// noncharacters U+FFFE and U+FFFF as \u{FFFE} and \u{FFFF}. Valid UTF-8 otherwise passes as it is.
 std::string xml_text(const std::string& s);
 
 }  // namespace w8a16::cli

@@ -55,6 +55,8 @@ run() {
     why="output does not match /$regex/"
   elif printf '%s' "$out" | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
     why="output holds a raw control byte (user input must be escaped)"
+  elif ! printf '%s' "$out" | iconv -f UTF-8 -t UTF-8 > /dev/null 2>&1; then
+    why="output is not valid UTF-8 (user input must be escaped)"
   elif [ "${#out}" -gt 60000 ]; then
     why="output is ${#out} bytes: long input must be cut"
   else
@@ -292,6 +294,134 @@ run quote.long_argument_is_cut 2 "\(cut: 100[0-9]{3} bytes\)" -- "$cli" replay -
 run quote.bidi_override_in_an_entry 2 "unknown --entry 'gemv\\\\u\{202E\}batch4'" -- "$cli" verify --backend sim --entry "$rtl"
 run quote.control_bytes_in_a_path 2 "no such file" -- "$cli" vectors "$work/$esc.mmav"
 run quote.long_option_value 2 "\(cut: 100[0-9]{3} bytes\)" -- "$cli" verify --cases "$long"
+
+# ---- what a writer writes, its readers read: refused before anything is written ---------------
+printf '%s\n%s\n' "$small_case" "$small_case" > "$work/dup.case"
+run record.duplicated_case_line 2 "dup.case:2: the same case as .*dup.case:1" -- \
+  "$cli" record --source sim --cases "$work/dup.case" --out "$work/dup.rec"
+run record.case_file_named_twice 2 "small.case:1 \\(a file named twice in --cases\\)" -- \
+  "$cli" record --source sim --cases "$work/small.case" "$work/small.case" --out "$work/dup.rec"
+[ -e "$work/dup.rec" ] && { broken=$((broken + 1)); echo "BROKEN  record.duplicated_case_line: it wrote $work/dup.rec"; }
+
+# ---- an option given an empty value is a usage error naming it --------------------------------
+# empty NAME OPTION COMMAND...: COMMAND with OPTION "" appended must exit 2 naming OPTION (a number's
+# own validator may say so first).
+empty() {
+  local name=$1 opt=$2
+  shift 2
+  run "empty.$name" 2 "${opt}: (an empty value|'' is not a (whole|finite) number)" -- "$@" "$opt" ""
+}
+for o in --json --junit --module --data-dir --mma-dir --recordings-from --cases-from --entry --dist --backend --shard \
+         --launch-deadline --time-budget --cases; do
+  empty "verify$o" "$o" "$cli" verify --backend sim
+done
+for o in --recordings --gpu --module --backend; do empty "replay$o" "$o" "$cli" replay "$work/small.case"; done
+for o in --module --backend; do empty "repro$o" "$o" "$cli" repro "$work/small.case"; done
+for o in --cases --out --source --module; do empty "record$o" "$o" "$cli" record --source sim --cases "$work/small.case" --out "$work/e.rec"; done
+for o in --in --out --entry --backend --module; do
+  empty "run_operands$o" "$o" "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out "$work/o.bin"
+done
+for o in --out --data-dir --source --instruction --seed; do empty "probe$o" "$o" "$cli" probe --source sim --out "$work/probe"; done
+for o in --json --module --shapes; do empty "bench$o" "$o" "$cli" bench; done
+for o in --write --check --source --from; do empty "manifest$o" "$o" "$cli" manifest; done
+empty upgrade_recording--out --out "$cli" upgrade-recording "$work/v1.rec"
+empty vectors--arch --arch "$cli" vectors "$d/mma/h200/h200_10_targeted.mmav"
+run empty.replay_positional 2 "CASES: an empty value" -- "$cli" replay --backend sim ""
+run empty.vectors_positional 2 "FILE: an empty value" -- "$cli" vectors ""
+run empty.upgrade_recording_positional 2 "IN: an empty value" -- "$cli" upgrade-recording "" --out "$work/u2.rec"
+run empty.json_with_equals 2 "--json: (an empty value|1 required TEXT missing)" -- "$cli" verify --json=
+run empty.one_of_several 2 "--mma-dir: an empty value" -- "$cli" verify --backend sim --mma-dir "$d/mma" ""
+run empty.json_beside_a_junit 2 "--json: an empty value" --report "$work/e1.xml" -- "$cli" verify "${quick[@]}" --junit "$work/e1.xml" --json ""
+
+# ---- paths with escapes, newlines and invalid UTF-8: escaped in what is printed and in reports ---
+nl_dir="$work/new"$'\n'"line"
+bad_dir="$work/bad"$'\xff\xfe'"utf"$'\u202e'
+mkdir -p "$nl_dir" "$bad_dir"
+printf 'case/1 nonsense\n' > "$bad_dir/e$esc.case"
+run paths.newline_in_a_missing_path 2 "new\\\\nline/missing" --report "$work/p1.json" --report "$work/p1.xml" -- \
+  "$cli" verify "${quick[@]}" --cases-from "$nl_dir/missing" --json "$work/p1.json" --junit "$work/p1.xml"
+run paths.invalid_utf8_in_a_case_file 1 "bad\\\\xFF\\\\xFEutf\\\\u\{202E\}/e\\\\x1B\[31mred\\\\x07.case'?:1" -- \
+  "$cli" verify "${vq[@]}" --cases 1 --cases-from "$bad_dir" --json "$work/p2.json" --junit "$work/p2.xml"
+run paths.report_path_in_a_missing_folder 2 "--json '.*new\\\\nline/x/r.json': the folder '.*new\\\\nline/x' does not exist" -- \
+  "$cli" verify "${quick[@]}" --json "$nl_dir/x/r.json"
+run paths.data_dir_with_escapes 2 "--data-dir '.*bad\\\\xFF\\\\xFEutf\\\\u\{202E\}/missing': no such folder" -- \
+  "$cli" verify --backend sim --data-dir "$bad_dir/missing"
+run paths.record_out_with_a_newline 0 "wrote 1 outputs to '.*new\\\\nline/r.rec'" -- \
+  "$cli" record --source sim --cases "$work/small.case" --out "$nl_dir/r.rec"
+run paths.probe_out_with_invalid_utf8 0 "wrote 11 files to '.*bad\\\\xFF\\\\xFEutf" -- \
+  "$cli" probe --source sim --cases 1 --out "$bad_dir/probe"
+
+# ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
+# A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report
+# it leaves while it runs and the final one must carry one run id.
+"$py" - "$cli" "$work" "$small_case" "$d/mma/h200/h200_10_targeted.mmav" <<'EOF' > "$work/incomplete.txt" 2>&1
+import json, os, subprocess, sys, time
+cli, work, case, mma = sys.argv[1:5]
+path = os.path.join(work, "hang.json")
+open(path, "w").write('{"verdict": "PASS"}\n')
+env = dict(os.environ, W8A16_SIM_INJECT="hang:w8a16_gemv_batch4_strided")
+p = subprocess.Popen([cli, "verify", "--backend", "sim", "--no-save", "--no-coverage", "--no-recordings", "--cases", "0",
+                      "--mma-dir", mma, "--cases-from", os.path.join(work, "small.case"), "--launch-deadline", "2",
+                      "--json", path], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+seen = None
+while p.poll() is None and seen is None:
+    try:
+        j = json.load(open(path))
+        if j.get("verdict") == "INCOMPLETE": seen = j["run"]["id"]
+    except (ValueError, KeyError, OSError):
+        pass
+    time.sleep(0.01)
+p.wait(timeout=120)
+final = json.load(open(path))
+if seen is None: print("never saw the INCOMPLETE report")
+elif final.get("run", {}).get("id") != seen: print(f"INCOMPLETE run id {seen}, final {final.get('run', {}).get('id')}")
+elif final.get("verdict") == "INCOMPLETE": print("the final report still says INCOMPLETE")
+EOF
+runs=$((runs + 1))
+if [ -s "$work/incomplete.txt" ]; then
+  broken=$((broken + 1)); printf 'BROKEN  reports.incomplete_and_final_share_a_run_id: %s\n' "$(head -c 500 "$work/incomplete.txt")"
+else
+  echo "ok      reports.incomplete_and_final_share_a_run_id"
+fi
+# Two runs of one command line: each report says which run wrote it.
+"$cli" verify "${vq[@]}" --cases 1 --json "$work/two1.json" --junit "$work/two1.xml" > /dev/null 2>&1
+"$cli" verify "${vq[@]}" --cases 1 --json "$work/two2.json" --junit "$work/two2.xml" > /dev/null 2>&1
+"$cli" bench --json "$work/bench.json" > /dev/null 2>&1
+runs=$((runs + 1))
+why=$("$py" - "$work" <<'EOF'
+import glob, json, os, re, sys
+import xml.etree.ElementTree as ET
+work = sys.argv[1]
+problems, ids = [], {}
+for x in sorted(glob.glob(os.path.join(work, "*.xml"))):
+    if "STALE-REPORT" in open(x, "rb").read().decode("utf-8", "replace"): continue
+    try:
+        props = {p.get("name"): p.get("value") for p in ET.parse(x).iter("property")}
+    except ET.ParseError as e:
+        problems.append(f"{os.path.basename(x)}: not XML: {e}"); continue
+    if not re.fullmatch(r"[0-9a-f]{32}", props.get("run.id") or ""): problems.append(f"{os.path.basename(x)}: run.id {props.get('run.id')!r}")
+    for k in ("run.started_utc", "run.host", "run.command_line", "report.schema_version"):
+        if not props.get(k): problems.append(f"{os.path.basename(x)}: no {k}")
+    ids[x[:-4]] = props.get("run.id")
+for jp in sorted(glob.glob(os.path.join(work, "*.json"))):
+    try:
+        j = json.load(open(jp))
+    except ValueError as e:
+        problems.append(f"{os.path.basename(jp)}: not JSON: {e}"); continue
+    if j.get("stale"): continue
+    run = j.get("run", {})
+    if not re.fullmatch(r"[0-9a-f]{32}", run.get("id", "")): problems.append(f"{os.path.basename(jp)}: run.id {run.get('id')!r}")
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", run.get("started_utc", "")): problems.append(f"{os.path.basename(jp)}: started_utc {run.get('started_utc')!r}")
+    if not run.get("host") or "verify" not in run.get("command_line", "") and "bench" not in run.get("command_line", ""): problems.append(f"{os.path.basename(jp)}: host or command line missing")
+    if j.get("report_schema_version") != 1: problems.append(f"{os.path.basename(jp)}: report_schema_version {j.get('report_schema_version')!r}")
+    if jp[:-5] in ids and ids[jp[:-5]] != run.get("id"): problems.append(f"{os.path.basename(jp)}: another run id than its JUnit")
+for a, b in (("two1", "two2"),):
+    ja, jb = (json.load(open(os.path.join(work, n + ".json"))) for n in (a, b))
+    if ja["run"]["id"] == jb["run"]["id"]: problems.append("two runs wrote one run id")
+print("; ".join(problems))
+EOF
+)
+if [ -n "$why" ]; then broken=$((broken + 1)); printf 'BROKEN  reports.parse_and_name_their_run: %s\n' "$why"; else echo "ok      reports.parse_and_name_their_run"; fi
 
 echo "hostile_cli: $runs runs, $broken broken"
 [ "$broken" -eq 0 ]

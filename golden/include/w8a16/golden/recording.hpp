@@ -116,6 +116,8 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
 // A regular file of at most kMaxInputFileBytes (files.hpp), parsed; errors start with the path.
 bool read_recording_file(const std::string& path, Recording* out, std::string* error);
 // Writes format_recording(r) atomically (files.hpp write_file_atomic): a failure leaves `path` as it was.
+// The text is parsed first, and what parse_recording() refuses (a case recorded twice, an empty or
+// control-byte header value) is an error and nothing is written.
 bool write_recording_file(const std::string& path, const Recording& r, std::string* error);
 // A version-1 text as version 2: every byte as it was except the version on the magic line, with the
 // trailer appended (and a final '\n' before it if the text lacked one); the result is parsed again
