@@ -478,7 +478,13 @@ int run_verify(const VerifyArgs& a) {
     // A recording the evidence check failed (cut, changed, not listed) is named there and not read
     // again; one the simulation made is replayed as what it is, and its evidence FAIL stands.
     v.rec = replay_recordings(without_failed(recordings, ".rec", v.evidence), ro);
-    if (v.rec.status == kExitUsage) return usage(v.rec.error);
+    // A recording that cannot be read is evidence that fails, as an unreadable .mmav or .case is:
+    // a FAIL naming it, with the reports (other input errors, a case over the limits, stay exit 2).
+    if (v.rec.status == kExitUsage && !v.rec.unreadable) return usage(v.rec.error);
+    if (v.rec.status == kExitUsage) {
+      std::printf("FAIL recordings: %s\n", v.rec.error.c_str());
+      v.rec.failures.push_back(v.rec.error);
+    }
     v.recordings_replayed = true;
     std::fflush(stdout);
   }
@@ -627,7 +633,8 @@ int run_verify(const VerifyArgs& a) {
          std::to_string(v.mma.mismatches) + " recorded MMA mismatches, " + std::to_string(v.mma.unreadable) +
              " unreadable files",
          v.mma.problems);
-  if (v.recordings_replayed && v.rec.cases == 0 && opt.shard_count == 1)
+  if (v.rec.unreadable) fail("recordings", "a recording could not be read: " + v.rec.error);
+  else if (v.recordings_replayed && v.rec.cases == 0 && opt.shard_count == 1)
     fail("recordings", "no recorded GPU output was replayed");
   if (v.rec.emulator_differ || v.rec.device_differ)
     fail("recordings",

@@ -23,10 +23,11 @@ std::string differs(const golden::RecordedOutput& want, const std::vector<std::u
   return golden::recorded_verdict_text(want, &got, golden::recorded_verdict(want, &got));
 }
 
-RecordingsResult input_error(const std::string& why) {
+RecordingsResult input_error(const std::string& why, bool unreadable = false) {
   RecordingsResult r;
   r.status = 2;
   r.error = why;
+  r.unreadable = unreadable;
   return r;
 }
 
@@ -45,7 +46,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       if (!errors.empty()) {
         std::string all;
         for (const std::string& e : errors) all += (all.empty() ? "" : "\n") + e;
-        return input_error(all);
+        return input_error(all, true);
       }
       if (found.empty()) return input_error(golden::shown(p) + ": no .rec file in this folder: nothing to check");
       files.insert(files.end(), found.begin(), found.end());
@@ -62,11 +63,11 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
   RecordingsResult res;
   for (std::size_t f = 0; f < files.size(); ++f) {
     std::string error;
-    if (!golden::read_recording_file(files[f], &recs[f], &error)) return input_error(error);
+    if (!golden::read_recording_file(files[f], &recs[f], &error)) return input_error(error, true);
     if (!opt.gpu.empty() && !golden::recording_is_from_gpu(recs[f], opt.gpu, &error))
       return input_error(golden::shown(files[f]) + ": " + golden::escaped(error) + " (--gpu " + golden::quote(opt.gpu) + ")");
     if (recs[f].outputs.empty())
-      return input_error(golden::shown(files[f]) + ": the recording holds no case: nothing to check");
+      return input_error(golden::shown(files[f]) + ": the recording holds no case: nothing to check", true);
     if (!recs[f].length_verified)
       res.notes.push_back(golden::shown(files[f]) + ": recording version " + std::to_string(recs[f].header.version) +
                           ": unverifiable length (it has no trailer, so a copy cut after any case line would read "

@@ -24,6 +24,7 @@ struct RecordingsOptions {
 struct RecordingsResult {
   int status = 0;                      // 0 all equal, 1 some output differs, 2 an input error (nothing ran)
   std::string error;                   // for status 2: why, one message per line
+  bool unreadable = false;             // status 2 because a recording could not be read as one
   std::size_t files = 0, cases = 0, emulator_differ = 0, device_differ = 0;
   std::vector<std::string> failures;   // one per differing case: what differs and the case line
   std::vector<std::string> notes;      // e.g. a version-1 file's unverifiable length

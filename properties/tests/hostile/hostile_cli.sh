@@ -151,7 +151,7 @@ run upgrade_recording.fifo 2 "fifo.rec: is a FIFO" -- "$cli" upgrade-recording "
 run upgrade_recording.folder 2 "empty: is a folder" -- "$cli" upgrade-recording "$work/empty" --out "$work/u.rec"
 run verify.cases_from_fifo 1 "case file error: .*fifo.case: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-recordings --cases-from "$work/fifo.case"
 run verify.mma_dir_dev_zero 1 "/dev/zero: is a character device" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-recordings --no-saved --mma-dir /dev/zero
-run verify.recordings_fifo 2 "fifo.rec: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-saved --recordings-from "$work/fifo.rec"
+run verify.recordings_fifo 1 "fifo.rec: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-saved --recordings-from "$work/fifo.rec"
 run verify.data_dir_not_a_folder 2 "no such folder" -- "$cli" verify --backend sim --data-dir /dev/zero
 run probe.out_is_a_file 2 "cannot create .*afile/.*Not a directory" -- "$cli" probe --source sim --out "$work/afile" --cases 1
 run module.folder 2 "module|CUDA backend" -- "$cli" replay --module "$work/empty" "$work/small.case"
