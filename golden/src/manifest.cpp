@@ -441,6 +441,10 @@ bool parse_manifest(std::string_view text, const std::string& source_name, Manif
       e.from = std::string(rest.substr(5));
       for (char ch : e.from)
         if (ch < ' ' || ch > '~') return fail("from= holds a byte that is not printable ASCII");
+      // The writer never ends the text with a space (one_line): read it the same way, so that
+      // what is read writes back as the same line.
+      while (!e.from.empty() && e.from.back() == ' ') e.from.pop_back();
+      if (e.from.empty()) return fail("from=<text> expected last");
     } else {
       return fail("unknown line " + quote(line, 60) + " (file or folder expected)");
     }
