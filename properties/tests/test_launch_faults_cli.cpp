@@ -91,7 +91,8 @@ TEST(LaunchFaults, AFaultOrACrashFailsExactlyTheCasesOfItsKernelAndEveryOtherCas
       EXPECT_NE(why.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << why;
     } else {
       EXPECT_EQ(kernel, "w8a16_gemv_batch16_strided") << f.dump();
-      EXPECT_NE(why.find("the launch worker died during the launch (killed by signal 11"), std::string::npos) << why;
+      // SIGSEGV; a sanitizer's own handler may end the process with another signal instead.
+      EXPECT_NE(why.find("the launch worker died during the launch (killed by signal "), std::string::npos) << why;
     }
     EXPECT_NE(why.find("kernel " + kernel + ", grid ("), std::string::npos) << why;  // the case names its launch
   }
