@@ -83,27 +83,6 @@ bool write_in_place(const std::string& path, const struct stat& st, std::string_
   return true;
 }
 
-// UTF-8 decoding for quote(): the code point at s[i] and its length, or length 0 when the bytes
-// there are not valid UTF-8 (overlong, a surrogate, past U+10FFFF, cut short).
-std::size_t utf8_at(std::string_view s, std::size_t i, std::uint32_t* cp) {
-  const auto b = [&](std::size_t j) { return static_cast<unsigned char>(s[j]); };
-  const unsigned char c = b(i);
-  std::size_t len;
-  std::uint32_t v, min;
-  if (c >= 0xC2 && c <= 0xDF) len = 2, v = c & 0x1F, min = 0x80;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3, v = c & 0x0F, min = 0x800;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4, v = c & 0x07, min = 0x10000;
-  else return 0;
-  if (i + len > s.size()) return 0;
-  for (std::size_t j = 1; j < len; ++j) {
-    if ((b(i + j) & 0xC0) != 0x80) return 0;
-    v = v << 6 | (b(i + j) & 0x3F);
-  }
-  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return len;
-}
-
 // Code points that show nothing, look like a space, or reorder the text around them (Unicode
 // Cf and Zs less U+0020, the C1 controls, variation selectors, tags, noncharacters).
 bool invisible(std::uint32_t cp) {
@@ -170,6 +149,28 @@ std::size_t escape(std::string_view s, std::size_t max_bytes, bool quoted, std::
 }
 
 }  // namespace
+
+// UTF-8 decoding (files.hpp): the code point at s[i] and its length, or length 0 when the bytes
+// there are not valid UTF-8 (overlong, a surrogate, past U+10FFFF, cut short).
+std::size_t utf8_at(std::string_view s, std::size_t i, std::uint32_t* cp) {
+  const auto b = [&](std::size_t j) { return static_cast<unsigned char>(s[j]); };
+  const unsigned char c = b(i);
+  std::size_t len;
+  std::uint32_t v, min;
+  if (c >= 0xC2 && c <= 0xDF) len = 2, v = c & 0x1F, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, v = c & 0x0F, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, v = c & 0x07, min = 0x10000;
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (std::size_t j = 1; j < len; ++j) {
+    if ((b(i + j) & 0xC0) != 0x80) return 0;
+    v = v << 6 | (b(i + j) & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return len;
+}
+
 
 std::string path_kind(const std::string& path) {
   struct stat st;

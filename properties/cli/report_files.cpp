@@ -66,20 +66,9 @@ RunInfo& run_info_mutable() {
 // A UTF-8 sequence XML 1.0 can hold, starting at s[i]: its length, or 0 when the bytes there are not
 // valid UTF-8, with *cp set to U+FFFE or U+FFFF when that is why (and left alone otherwise).
 std::size_t xml_char_at(const std::string& s, std::size_t i, std::uint32_t* cp) {
-  const auto b = [&](std::size_t j) { return static_cast<unsigned char>(s[j]); };
-  const unsigned char c = b(i);
-  std::size_t len;
-  std::uint32_t v, min;
-  if (c >= 0xC2 && c <= 0xDF) len = 2, v = c & 0x1F, min = 0x80;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3, v = c & 0x0F, min = 0x800;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4, v = c & 0x07, min = 0x10000;
-  else return 0;
-  if (i + len > s.size()) return 0;
-  for (std::size_t j = 1; j < len; ++j) {
-    if ((b(i + j) & 0xC0) != 0x80) return 0;
-    v = v << 6 | (b(i + j) & 0x3F);
-  }
-  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  std::uint32_t v = 0;
+  const std::size_t len = golden::utf8_at(s, i, &v);
+  if (len == 0) return 0;
   if (v == 0xFFFE || v == 0xFFFF) {
     *cp = v;  // three bytes, valid UTF-8, but not a character XML 1.0 allows
     return 0;

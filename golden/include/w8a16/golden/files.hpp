@@ -47,6 +47,9 @@ bool check_writable(const std::string& path, std::string* error);
 // invalid UTF-8 and invisible or direction-changing code points (zero-width spaces, bidi overrides,
 // the BOM, ...) are written as \n, \t, \xHH or \u{XXXX}; a quote or backslash is escaped. Text
 // longer than max_bytes is cut at a character boundary and followed by "... (cut: N bytes)".
+// The code point at s[i] and its length in bytes, or 0 when the bytes there are not valid UTF-8
+// (overlong, a surrogate, past U+10FFFF, cut short); quote() and the reports' XML text use it.
+std::size_t utf8_at(std::string_view s, std::size_t i, std::uint32_t* cp);
 std::string quote(std::string_view text, std::size_t max_bytes = 200);
 // A path or name for a message: as it is when it holds only characters that need no quoting
 // (letters, digits, printable UTF-8 and . _ - / + , : = @ % ~) and is at most max_bytes long; else
