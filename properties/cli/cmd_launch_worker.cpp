@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // `w8a16check launch-worker` (internal, not listed): the process that launches cases for
 // props::IsolatedLauncher (properties/launcher.hpp). It reads case lines on standard input and
-// answers on standard output in the launcher's protocol; everything else it prints goes to
+// their operands from the launcher's inputs file (--inputs-fd), and answers on standard output in the launcher's protocol; everything else it prints goes to
 // standard error, so that nothing but the protocol reaches the pipe.
 #include <unistd.h>
 
@@ -20,6 +20,7 @@ namespace {
 struct WorkerArgs {
   std::string backend = "cuda", module;
   int gpu = 0;
+  int inputs_fd = -1;
 };
 
 int run_worker(const WorkerArgs& a) {
@@ -32,7 +33,7 @@ int run_worker(const WorkerArgs& a) {
     if (::write(out, line.data(), line.size()) < 0) return kExitUsage;
     return kExitUsage;
   }
-  const int rc = props::serve_cases(*backend, 0, out);
+  const int rc = props::serve_cases(*backend, 0, out, a.inputs_fd);
   std::fflush(stdout);
   std::fflush(stderr);
   // After a sticky error the context is unusable: no destructor may wait on it.
@@ -46,6 +47,7 @@ void add_launch_worker(CLI::App& app, int* exit_code) {
   cmd->add_option("--backend", a->backend, "cuda or sim");
   cmd->add_option("--module", a->module, "the module file");
   cmd->add_option("--gpu", a->gpu, "the GPU's ordinal");
+  cmd->add_option("--inputs-fd", a->inputs_fd, "the descriptor of the launcher's inputs file")->required();
   cmd->callback([a, exit_code] { *exit_code = run_worker(*a); });
 }
 

@@ -527,6 +527,8 @@ int run_verify(const VerifyArgs& a) {
     if (!v.rec.hang.empty()) o.saved.clear(), o.aimed.clear(), o.cases = 0;
     o.shard_index = opt.shard_index + opt.shard_count * j;
     o.shard_count = opt.shard_count * g;
+    // The host's cores are shared by the GPUs' campaigns.
+    o.threads = std::max(1u, (std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1u) / g);
     threads.emplace_back([&, j, o] {
       // An exception must reach main (a message and exit 2), not std::terminate.
       try {

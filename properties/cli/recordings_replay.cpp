@@ -12,6 +12,7 @@
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/recording.hpp"
+#include "w8a16/properties/case_pipeline.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
 namespace w8a16::cli {
@@ -89,78 +90,28 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     return std::to_string(done.load()) + " of " + std::to_string(planned) + " recorded cases replayed";
   });
   for (const std::string& n : res.notes) std::printf("note: %s\n", n.c_str());
-  std::size_t index = 0;
-  for (std::size_t f = 0; f < files.size(); ++f) {
+  // This shard's cases, in file order; each file's lines are printed as its cases come back.
+  struct Item {
+    std::size_t file, pos;  // the recording and the case's position in it
+  };
+  std::vector<Item> items;
+  {
+    std::size_t index = 0;
+    for (std::size_t f = 0; f < files.size(); ++f)
+      for (std::size_t i = 0; i < recs[f].outputs.size(); ++i)
+        if (index++ % count == opt.shard_index) items.push_back({f, i});
+  }
+  std::size_t printed = 0;  // files whose header line is out
+  std::size_t file_emu_bad = 0, file_dev_bad = 0, file_run = 0;
+  auto header = [&](std::size_t f) {
     const golden::RecordingHeader& h = recs[f].header;
     std::printf("recording %s: %s (compute capability %s, driver %s, CUDA %s, commit %s), %zu cases%s\n",
                 golden::shown(files[f]).c_str(), golden::escaped(h.gpu).c_str(),
                 golden::escaped(h.compute_capability).c_str(), golden::escaped(h.driver).c_str(),
                 golden::escaped(h.cuda).c_str(), golden::escaped(h.commit).c_str(), recs[f].outputs.size(),
                 recs[f].length_verified ? ", length verified by its trailer" : ", UNVERIFIABLE length (version 1)");
-    std::size_t file_emu_bad = 0, file_dev_bad = 0, file_run = 0;
-    for (const golden::RecordedOutput& o : recs[f].outputs) {
-      if (index++ % count != opt.shard_index) continue;
-      ++file_run;
-      golden::CaseInputs in;
-      std::string why;
-      const std::string line = golden::format_case(o.c);
-      if (!golden::regenerate_inputs(o.c, &in, &why)) {
-        std::printf("FAIL %s\n  inputs: %s\n", line.c_str(), why.c_str());
-        res.failures.push_back(golden::shown(files[f]) + ": inputs: " + why + "\n  " + line);
-        ++file_emu_bad;
-        ++done;
-        continue;
-      }
-      const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, props::expected_output(o.c, in));
-      const std::string emu = differs(o, emulated);
-      std::vector<std::uint16_t> on_device;
-      std::string dev;
-      if (opt.device) {
-        const props::Launched got = opt.device->launch(o.c, in);
-        const std::string where = got.planned ? "\n  " + props::launch_text(got.plan) : "";
-        if (got.status.ok()) {
-          on_device = golden::used_outputs(o.c, got.c_bits);
-          dev = differs(o, on_device);
-        } else if (got.status.code == device::Errc::launch_timeout) {
-          // Every later launch could hang as long: the replay stops at the case that hung.
-          res.hang = golden::shown(files[f]) + " case " + std::to_string(&o - recs[f].outputs.data() + 1) + ": " + line +
-                     "\n  HANG: " + got.status.message + where;
-          std::printf("HANG %s\n", res.hang.c_str());
-          res.failures.push_back(res.hang);
-          ++file_dev_bad;
-          ++done;
-          break;
-        } else if (got.status.code == device::Errc::context_lost) {
-          ++res.faulted;
-          dev = "FAULT: " + got.status.message + where;
-        } else {
-          dev = "launch failed: " + got.status.message;
-        }
-      }
-      if (!emu.empty()) {
-        ++file_emu_bad;
-        // repro compares a backend with this same emulator: it reproduces nothing here unless the
-        // device ran and its bytes differ from the emulator's.
-        const bool repro_shows = opt.device && !on_device.empty() && on_device != emulated;
-        std::printf("FAIL emulator vs recording: %s\n  %s\n", emu.c_str(), line.c_str());
-        if (repro_shows)
-          std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
-        else
-          std::printf("  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
-                      "no difference, as it compares a backend with this same emulator)\n",
-                      opt.device ? ", and this device agrees with the emulator" : "");
-        res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
-      }
-      if (opt.device && !dev.empty()) {
-        ++file_dev_bad;
-        const bool repro_shows = !on_device.empty() && on_device != emulated;
-        std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt.device->name(), dev.c_str(), line.c_str());
-        if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
-        res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs recording: " + dev +
-                               "\n  " + line);
-      }
-      ++done;
-    }
+  };
+  auto summary = [&] {
     std::printf("  emulator: %zu of %zu cases differ from the recording\n", file_emu_bad, file_run);
     if (opt.device)
       std::printf("  device (%s): %zu of %zu cases differ from the recording\n", opt.device->name(), file_dev_bad,
@@ -170,8 +121,85 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     res.emulator_differ += file_emu_bad;
     res.device_differ += file_dev_bad;
     res.cases += file_run;
-    if (!res.hang.empty()) break;
-  }
+    file_emu_bad = file_dev_bad = file_run = 0;
+  };
+  // Files before f are finished (their summaries printed), and f's header is out.
+  auto reach = [&](std::size_t f) {
+    while (printed <= f) {
+      if (printed > 0) summary();
+      header(printed++);
+    }
+  };
+
+  props::PipelineSteps steps;
+  steps.done = [&](std::size_t j, props::CaseWork& w) {
+    const std::size_t f = items[j].file;
+    const golden::RecordedOutput& o = recs[f].outputs[items[j].pos];
+    reach(f);
+    ++file_run;
+    ++done;
+    const std::string line = golden::format_case(o.c);
+    if (!w.input_error.empty()) {
+      std::printf("FAIL %s\n  inputs: %s\n", line.c_str(), w.input_error.c_str());
+      res.failures.push_back(golden::shown(files[f]) + ": inputs: " + w.input_error + "\n  " + line);
+      ++file_emu_bad;
+      return true;
+    }
+    const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, w.expected);
+    const std::string emu = differs(o, emulated);
+    std::vector<std::uint16_t> on_device;
+    std::string dev;
+    if (w.launched) {
+      const props::Launched& got = w.got;
+      const std::string where = got.planned ? "\n  " + props::launch_text(got.plan) : "";
+      if (got.status.ok()) {
+        on_device = golden::used_outputs(o.c, got.c_bits);
+        dev = differs(o, on_device);
+      } else if (got.status.code == device::Errc::launch_timeout) {
+        // Every later launch could hang as long: the replay stops at the case that hung (the
+        // pipeline launches nothing after it).
+        res.hang = golden::shown(files[f]) + " case " + std::to_string(items[j].pos + 1) + ": " + line +
+                   "\n  HANG: " + got.status.message + where;
+        std::printf("HANG %s\n", res.hang.c_str());
+        res.failures.push_back(res.hang);
+        ++file_dev_bad;
+        return false;
+      } else if (got.status.code == device::Errc::context_lost) {
+        ++res.faulted;
+        dev = "FAULT: " + got.status.message + where;
+      } else {
+        dev = "launch failed: " + got.status.message;
+      }
+    }
+    if (!emu.empty()) {
+      ++file_emu_bad;
+      // repro compares a backend with this same emulator: it reproduces nothing here unless the
+      // device ran and its bytes differ from the emulator's.
+      const bool repro_shows = opt.device && !on_device.empty() && on_device != emulated;
+      std::printf("FAIL emulator vs recording: %s\n  %s\n", emu.c_str(), line.c_str());
+      if (repro_shows)
+        std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
+      else
+        std::printf("  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
+                    "no difference, as it compares a backend with this same emulator)\n",
+                    opt.device ? ", and this device agrees with the emulator" : "");
+      res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
+    }
+    if (opt.device && !dev.empty()) {
+      ++file_dev_bad;
+      const bool repro_shows = !on_device.empty() && on_device != emulated;
+      std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt.device->name(), dev.c_str(), line.c_str());
+      if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
+      res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs recording: " + dev +
+                             "\n  " + line);
+    }
+    return true;
+  };
+  props::run_case_pipeline(
+      items.size(), [&](std::size_t j) { return recs[items[j].file].outputs[items[j].pos].c; }, opt.device, steps);
+  // Every file is named, those with no case in this shard too; after a hang, none past its file.
+  if (res.hang.empty() && !files.empty()) reach(files.size() - 1);
+  if (printed > 0) summary();
   res.files = files.size();
   std::printf("%zu recorded cases: emulator %zu differ, device %s\n", res.cases, res.emulator_differ,
               opt.device ? (std::to_string(res.device_differ) + " differ").c_str() : "not run");

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The campaign loop: each case regenerated, launched, compared bit for bit, tallied.
+// The campaign: each case regenerated, launched, compared bit for bit, tallied, in order.
 #include "w8a16/properties/campaign.hpp"
 
 #include <algorithm>
 #include <chrono>
 
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/case_pipeline.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
 namespace w8a16::props {
@@ -13,24 +14,22 @@ namespace {
 
 enum class Ran { pass, fail, fault, hang };
 
-// One case: its tally, its coverage cell and, when it fails, why.
-Ran run_one(CaseLauncher& launcher, const golden::Case& c, EntryTally* t, CoverageTable* coverage, std::string* why,
-            std::uint64_t* mismatched) {
+// One case's result: its tally, its coverage cell and, when it fails, why.
+Ran judge(const CaseWork& w, const char* launcher_name, EntryTally* t, CoverageTable* coverage, std::string* why,
+          std::uint64_t* mismatched) {
+  const golden::Case& c = w.c;
   ++t->cases;
-  golden::CaseInputs in;
-  std::string error;
-  if (!golden::regenerate_inputs(c, &in, &error)) {
+  if (!w.input_error.empty()) {
     ++t->errors;
-    *why = "inputs: " + error;
+    *why = "inputs: " + w.input_error;
     return Ran::fail;
   }
-  const std::uint32_t specials = golden::special_classes(c, in);
-  t->specials_seen |= specials;
-  const Launched got = launcher.launch(c, in);
+  t->specials_seen |= w.specials;
+  const Launched& got = w.got;
   if (got.planned) {
     CoverageCell& cell = (*coverage)[CoverageKey{c.entry, got.plan.body, configuration_of(got.plan)}];
     ++cell.cases;
-    cell.specials_seen |= specials;
+    cell.specials_seen |= w.specials;
     cell.planned_without += c.without != 0;
   }
   if (!got.status.ok()) {
@@ -41,13 +40,13 @@ Ran run_one(CaseLauncher& launcher, const golden::Case& c, EntryTally* t, Covera
       return Ran::hang;
     }
     if (got.status.code == device::Errc::context_lost) {
-      *why = "FAULT: " + std::string(launcher.name()) + ": " + got.status.message + where;
+      *why = "FAULT: " + std::string(launcher_name) + ": " + got.status.message + where;
       return Ran::fault;
     }
-    *why = std::string(launcher.name()) + ": " + got.status.message;
+    *why = std::string(launcher_name) + ": " + got.status.message;
     return Ran::fail;
   }
-  const Comparison cmp = compare_output(c, expected_output(c, in), got.c_bits);
+  const Comparison cmp = compare_output(c, w.expected, got.c_bits);
   t->bytes_compared += cmp.bytes_compared;
   if (cmp.equal()) return Ran::pass;
   ++t->mismatching_cases;
@@ -57,6 +56,12 @@ Ran run_one(CaseLauncher& launcher, const golden::Case& c, EntryTally* t, Covera
   for (const std::string& d : cmp.details) *why += "; " + d;
   return Ran::fail;
 }
+
+// A case of this shard: which list it comes from and its index there.
+struct Item {
+  enum Kind { saved, aimed, drawn } kind;
+  std::uint64_t index;
+};
 
 }  // namespace
 
@@ -75,67 +80,74 @@ CampaignResult run_campaign(CaseLauncher& launcher, const CampaignOptions& opt,
   const std::uint32_t count = opt.shard_count == 0 ? 1 : opt.shard_count;
   auto mine = [&](std::uint64_t i) { return i % count == opt.shard_index; };
 
+  std::vector<Item> items;
+  for (std::uint64_t i = 0; i < opt.saved.size(); ++i)
+    if (mine(i)) items.push_back({Item::saved, i});
+  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i)
+    if (mine(i)) items.push_back({Item::aimed, i});
+  for (std::uint64_t i = 0; i < opt.cases; ++i)
+    if (mine(i)) items.push_back({Item::drawn, i}), ++r.drawn_planned;
   CampaignProgress p;
-  for (std::uint64_t i = 0; i < opt.saved.size(); ++i) p.planned += mine(i);
-  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) p.planned += mine(i);
-  for (std::uint64_t i = 0; i < opt.cases; ++i) r.drawn_planned += mine(i);
-  p.planned += r.drawn_planned;
+  p.planned = items.size();
 
-  // False when the case was not run: after a hang, or with the context lost for good.
-  auto one = [&](const golden::Case& c, const std::string& source) {
-    if (r.stopped_by_hang) {
-      ++r.not_run_after_hang;
+  auto case_at = [&](std::size_t j) {
+    const Item& x = items[j];
+    return x.kind == Item::saved   ? opt.saved[x.index]
+           : x.kind == Item::aimed ? opt.aimed[x.index].c
+                                   : draw_case_seeded(opt.seed, x.index, opt.draw);
+  };
+  auto source = [&](std::size_t j) {
+    const Item& x = items[j];
+    if (x.kind == Item::saved)
+      return x.index < opt.saved_sources.size() ? opt.saved_sources[x.index] : "saved #" + std::to_string(x.index);
+    if (x.kind == Item::aimed)
+      return "aimed #" + std::to_string(x.index) + " (" + coverage_key_text(opt.aimed[x.index].target) + ")";
+    return "drawn #" + std::to_string(x.index);
+  };
+
+  bool lost = false;
+  PipelineSteps steps;
+  steps.before = [&](std::size_t j) {
+    if (opt.max_failures != 0 && r.failures.size() >= opt.max_failures) {
+      r.stopped_by_failures = true;
+      return false;
+    }
+    if (items[j].kind == Item::drawn && opt.time_budget_s > 0 && elapsed() >= opt.time_budget_s) {
+      r.stopped_by_budget = true;
       return false;
     }
     if (!launcher.usable()) {
-      ++r.not_run_lost_context;
+      lost = true;  // nothing can run this case or the later ones
       return false;
     }
+    return true;
+  };
+  steps.done = [&](std::size_t j, CaseWork& w) {
     std::string why;
     std::uint64_t mismatched = 0;
-    p.current = &c;
-    const Ran ran = run_one(launcher, c, &r.per_entry[c.entry], &r.coverage, &why, &mismatched);
-    if (ran != Ran::pass) r.failures.push_back({c, source, why, mismatched});
+    p.current = &w.c;
+    const Ran ran = judge(w, launcher.name(), &r.per_entry[w.c.entry], &r.coverage, &why, &mismatched);
+    const std::string from = source(j);
+    if (ran != Ran::pass) r.failures.push_back({w.c, from, why, mismatched});
     if (ran == Ran::fault) ++r.faulted;
     if (ran == Ran::hang) {
       r.stopped_by_hang = true;
-      r.hang = source + ": " + golden::format_case(c) + "\n  " + why;
+      r.hang = from + ": " + golden::format_case(w.c) + "\n  " + why;
     }
+    (items[j].kind == Item::saved ? r.saved_run : items[j].kind == Item::aimed ? r.aimed_run : r.drawn_run) += 1;
     ++p.done;
     p.failures = r.failures.size();
     p.seconds = elapsed();
     if (progress) progress(p);
+    p.current = nullptr;
     return true;
   };
-  auto enough_failures = [&] {
-    if (opt.max_failures == 0 || r.failures.size() < opt.max_failures) return false;
-    r.stopped_by_failures = true;
-    return true;
-  };
-  for (std::uint64_t i = 0; i < opt.saved.size(); ++i) {
-    if (!mine(i)) continue;
-    if (enough_failures()) break;
-    r.saved_run += one(opt.saved[i], i < opt.saved_sources.size() ? opt.saved_sources[i] : "saved #" + std::to_string(i));
-  }
-  for (std::uint64_t i = 0; i < opt.aimed.size(); ++i) {
-    if (!mine(i)) continue;
-    if (enough_failures()) break;
-    r.aimed_run += one(opt.aimed[i].c, "aimed #" + std::to_string(i) + " (" + coverage_key_text(opt.aimed[i].target) + ")");
-  }
-  for (std::uint64_t i = 0; i < opt.cases; ++i) {
-    if (!mine(i)) continue;
-    if (enough_failures()) break;
-    if (opt.time_budget_s > 0 && elapsed() >= opt.time_budget_s) {
-      r.stopped_by_budget = true;
-      break;
-    }
-    if (r.stopped_by_hang || !launcher.usable()) {
-      // The drawn cases left are counted, not drawn: nothing could run them.
-      (r.stopped_by_hang ? r.not_run_after_hang : r.not_run_lost_context) += 1;
-      continue;
-    }
-    r.drawn_run += one(draw_case_seeded(opt.seed, i, opt.draw), "drawn #" + std::to_string(i));
-  }
+  PipelineOptions po;
+  po.threads = opt.threads;
+  const PipelineResult pr = run_case_pipeline(items.size(), case_at, &launcher, steps, po);
+  // The cases that did not run for want of a device are counted, never coverage gaps.
+  if (pr.end == PipelineEnd::hang) r.not_run_after_hang = items.size() - pr.handed;
+  else if (lost) r.not_run_lost_context = items.size() - pr.handed;
   r.seconds = elapsed();
   r.worker_starts = launcher.restarts();
   return r;

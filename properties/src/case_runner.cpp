@@ -56,10 +56,15 @@ device::Planned plan_case(const golden::Case& c, const device::KernelRegistry& r
   return device::plan_launch(call, reg, limits);
 }
 
-Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
+OperandView operand_view(const golden::CaseInputs& in) {
+  return OperandView{in.a_bits.data(), in.a_bits.size(), in.w_e4m3.data(), in.w_e4m3.size(), in.s_f32.data(),
+                     in.s_f32.size()};
+}
+
+Launched launch_case(device::Backend& backend, const golden::Case& c, const OperandView& in,
                      const std::function<void(const device::Plan&)>& before_execute) {
   Launched r;
-  const std::size_t a_bytes = in.a_bits.size() * 2, w_bytes = in.w_e4m3.size(), s_bytes = in.s_f32.size() * 4;
+  const std::size_t a_bytes = in.a_count * 2, w_bytes = in.w_count, s_bytes = in.s_count * 4;
   std::vector<std::uint16_t> c_init = golden::guarded_sentinel_output(c);
   const std::size_t c_bytes = c_init.size() * 2;
   auto a = backend.allocate(a_bytes, &r.status);
@@ -70,9 +75,9 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const gold
   if (!s) return r;
   auto out = backend.allocate(c_bytes, &r.status);
   if (!out) return r;
-  if (!(r.status = a->upload(in.a_bits.data(), a_bytes)).ok()) return r;
-  if (!(r.status = w->upload(in.w_e4m3.data(), w_bytes)).ok()) return r;
-  if (!(r.status = s->upload(in.s_f32.data(), s_bytes)).ok()) return r;
+  if (!(r.status = a->upload(in.a, a_bytes)).ok()) return r;
+  if (!(r.status = w->upload(in.w, w_bytes)).ok()) return r;
+  if (!(r.status = s->upload(in.s, s_bytes)).ok()) return r;
   if (!(r.status = out->upload(c_init.data(), c_bytes)).ok()) return r;
   // Launcher::launch's path (plan_launch, then execute) over the case's registry.
   const CaseRegistry registry(backend.registry(), c.without);

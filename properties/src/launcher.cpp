@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "w8a16/golden/case.hpp"
+#include "w8a16/golden/files.hpp"
 
 extern char** environ;
 
@@ -113,9 +115,26 @@ std::string hang_text(const golden::Case& c, const device::Plan* plan, double de
 }
 
 // ---- the pipe protocol between the launcher and its worker ----------------------------------
-// worker -> launcher: "ready\n"; per case "launching\n" (the plan is about to execute), then
-// "result <errc> <planned 0|1> <elements> <message bytes>\n", the message, the elements of C
-// (uint16, host order: both ends are this binary). launcher -> worker: the case line and "\n".
+// launcher -> worker: per case "case <A bytes> <W bytes> <S bytes> <case line>\n", with A, W and S
+// (in that order, host order: both ends are this binary) already written at offset 0 of the
+// inputs file, a memfd the worker holds as kInputsFd: the operands are regenerated once, by the
+// launcher, and cross no pipe. worker -> launcher: "ready\n"; per case "launching\n" (the plan is
+// about to execute), then "result <errc> <planned 0|1> <elements> <message bytes>\n", the
+// message, the elements of C (uint16).
+constexpr int kInputsFd = 3;
+
+bool pwrite_all(int fd, const void* data, std::size_t n, off_t offset) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, p, n, offset);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+    offset += w;
+  }
+  return true;
+}
 
 bool write_all(int fd, const void* data, std::size_t n) {
   const char* p = static_cast<const char*>(data);
@@ -241,11 +260,22 @@ Launched InProcessLauncher::launch(const golden::Case& c, const golden::CaseInpu
 IsolatedLauncher::IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits)
     : spec_(std::move(spec)), registry_(registry), limits_(limits) {}
 
-IsolatedLauncher::~IsolatedLauncher() { stop(true); }
+IsolatedLauncher::~IsolatedLauncher() {
+  stop(true);
+  if (inputs_fd_ >= 0) ::close(inputs_fd_);
+}
 
 bool IsolatedLauncher::start(std::string* why) {
   // A worker that died must not take this process with it when the next request is written.
   ::signal(SIGPIPE, SIG_IGN);
+  if (inputs_fd_ < 0) {
+    inputs_fd_ = ::memfd_create("w8a16-case-inputs", MFD_CLOEXEC);
+    if (inputs_fd_ < 0) {
+      *why = std::string("memfd_create: ") + std::strerror(errno);
+      return false;
+    }
+    inputs_size_ = 0;
+  }
   int to[2], from[2];
   if (::pipe2(to, O_CLOEXEC) != 0) {
     *why = std::string("pipe: ") + std::strerror(errno);
@@ -261,8 +291,11 @@ bool IsolatedLauncher::start(std::string* why) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, to[0], 0);
   posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, inputs_fd_, kInputsFd);  // dup2 clears close-on-exec
+  std::vector<std::string> args = spec_.argv;
+  args.insert(args.end(), {"--inputs-fd", std::to_string(kInputsFd)});
   std::vector<char*> argv;
-  for (std::string& a : spec_.argv) argv.push_back(a.data());
+  for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
   const int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
@@ -334,7 +367,6 @@ std::string IsolatedLauncher::exit_text() {
 }
 
 Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInputs& in) {
-  (void)in;  // the worker regenerates the same operands from the case line
   Launched r;
   const device::Planned planned = plan_case(c, registry_, limits_);
   auto fail = [&](device::Errc code, const std::string& why) {
@@ -352,7 +384,19 @@ Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInput
       return fail(device::Errc::context_lost, "the launch worker could not start: " + why);
     }
   }
-  const std::string line = golden::format_case(c) + "\n";
+  const std::size_t a_bytes = in.a_bits.size() * 2, w_bytes = in.w_e4m3.size(), s_bytes = in.s_f32.size() * 4;
+  const std::uint64_t total = a_bytes + w_bytes + s_bytes;
+  if (total > inputs_size_) {
+    if (::ftruncate(inputs_fd_, static_cast<off_t>(total)) != 0)
+      return fail(device::Errc::backend_error, std::string("the inputs file: ftruncate: ") + std::strerror(errno));
+    inputs_size_ = total;
+  }
+  if (!pwrite_all(inputs_fd_, in.a_bits.data(), a_bytes, 0) ||
+      !pwrite_all(inputs_fd_, in.w_e4m3.data(), w_bytes, static_cast<off_t>(a_bytes)) ||
+      !pwrite_all(inputs_fd_, in.s_f32.data(), s_bytes, static_cast<off_t>(a_bytes + w_bytes)))
+    return fail(device::Errc::backend_error, std::string("the inputs file: write: ") + std::strerror(errno));
+  const std::string line = "case " + std::to_string(a_bytes) + " " + std::to_string(w_bytes) + " " +
+                           std::to_string(s_bytes) + " " + golden::format_case(c) + "\n";
   if (!write_all(to_, line.data(), line.size())) {
     stop(true);
     return fail(device::Errc::context_lost, "the launch worker ended before it took the case (" + exit_text() + ")");
@@ -403,7 +447,7 @@ Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInput
   return r;
 }
 
-int serve_cases(device::Backend& backend, int in_fd, int out_fd) {
+int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd) {
   auto say = [&](const std::string& s) { return write_all(out_fd, s.data(), s.size()); };
   if (!say("ready\n")) return 1;
   std::string buffer, line;
@@ -413,16 +457,39 @@ int serve_cases(device::Backend& backend, int in_fd, int out_fd) {
     golden::Case c;
     std::string error;
     Launched got;
-    golden::CaseInputs in;
-    if (!golden::parse_case(line, &c, &error)) {
-      got.status = device::Status::error(device::Errc::backend_error, "launch worker: the case line: " + error);
-      if (!say("launching\n")) return 1;
-    } else if (!golden::regenerate_inputs(c, &in, &error)) {
-      got.status = device::Status::error(device::Errc::backend_error, "launch worker: inputs: " + error);
+    unsigned long long a_bytes = 0, w_bytes = 0, s_bytes = 0;
+    int used = 0;
+    void* map = MAP_FAILED;
+    std::size_t total = 0;
+    if (std::sscanf(line.c_str(), "case %llu %llu %llu %n", &a_bytes, &w_bytes, &s_bytes, &used) != 3 || used <= 0 ||
+        !golden::parse_case(line.substr(static_cast<std::size_t>(used)), &c, &error)) {
+      got.status = device::Status::error(device::Errc::backend_error, "launch worker: the case line: " +
+                                                                          (error.empty() ? golden::escaped(line) : error));
+    } else if (a_bytes != 2ull * c.m * c.a_row_stride || w_bytes != std::uint64_t{c.n} * c.k ||
+               s_bytes != 4ull * ((c.n + 127) / 128) * (c.k / 128)) {
+      got.status = device::Status::error(device::Errc::backend_error,
+                                         "launch worker: the operand sizes do not match the case line");
+    } else {
+      total = static_cast<std::size_t>(a_bytes + w_bytes + s_bytes);
+      map = ::mmap(nullptr, total, PROT_READ, MAP_SHARED, inputs_fd, 0);
+      if (map == MAP_FAILED)
+        got.status = device::Status::error(device::Errc::backend_error,
+                                           std::string("launch worker: the inputs file: mmap: ") + std::strerror(errno));
+    }
+    if (map == MAP_FAILED) {
       if (!say("launching\n")) return 1;
     } else {
+      const auto* base = static_cast<const unsigned char*>(map);
+      OperandView in;
+      in.a = reinterpret_cast<const std::uint16_t*>(base);
+      in.a_count = a_bytes / 2;
+      in.w = base + a_bytes;
+      in.w_count = w_bytes;
+      in.s = reinterpret_cast<const float*>(base + a_bytes + w_bytes);
+      in.s_count = s_bytes / 4;
       bool said = false;
       got = launch_case(backend, c, in, [&](const device::Plan&) { said = say("launching\n"); });
+      ::munmap(map, total);
       if (!said && !say("launching\n")) return 1;
     }
     const std::string head = "result " + std::to_string(static_cast<unsigned>(got.status.code)) + " " +

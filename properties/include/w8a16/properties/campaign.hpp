@@ -25,6 +25,7 @@ struct CampaignOptions {
   std::vector<std::string> saved_sources;          // where each saved case came from ("file:line")
   std::vector<AimedCase> aimed;                    // then the coverage cases (coverage_plan), all of them
   std::uint64_t max_failures = 0;                  // > 0: start no case after this many failed
+  unsigned threads = 0;  // the host threads that regenerate and emulate cases ahead (case_pipeline.hpp); 0: every core
 };
 
 struct EntryTally {
@@ -68,8 +69,10 @@ struct CampaignResult {
   std::uint64_t worker_starts = 0;         // worker processes started (IsolatedLauncher)
 };
 
-// Runs every case of this shard on `backend` against the emulator (case_runner.hpp); `progress`
-// is called after each case.
+// Runs every case of this shard through `launcher` against the emulator (case_runner.hpp), in
+// order: saved, aimed, drawn. The cases' operands and expected bytes are prepared on a pool of
+// threads while earlier cases launch (case_pipeline.hpp); the result does not depend on the
+// thread count. `progress` is called after each case, in order.
 CampaignResult run_campaign(CaseLauncher& launcher, const CampaignOptions& opt,
                             const std::function<void(const CampaignProgress&)>& progress);
 // The same in this process (InProcessLauncher over `backend`).

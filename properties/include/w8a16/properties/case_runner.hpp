@@ -45,6 +45,18 @@ struct Launched {
   std::vector<std::uint16_t> c_bits;
 };
 
+// A case's operands wherever they live: golden::CaseInputs, or the launch worker's mapping of the
+// inputs its launcher wrote (launcher.hpp). Counts are elements.
+struct OperandView {
+  const std::uint16_t* a = nullptr;
+  std::size_t a_count = 0;
+  const std::uint8_t* w = nullptr;
+  std::size_t w_count = 0;
+  const float* s = nullptr;
+  std::size_t s_count = 0;
+};
+OperandView operand_view(const golden::CaseInputs& in);
+
 // The one launch path of the campaign, the replays, repro and the GPU tests: allocates A, W and S
 // at their exact sizes (a read past an operand leaves its allocation) and C with its guard rows,
 // uploads the inputs, fills C with the sentinel (case_inputs.hpp), plans the case's entry point
@@ -53,8 +65,12 @@ struct Launched {
 // nothing and C comes back as the sentinel.
 // before_execute, when given, is called with the plan right before it executes (the launchers
 // start a launch's deadline there).
-Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
+Launched launch_case(device::Backend& backend, const golden::Case& c, const OperandView& in,
                      const std::function<void(const device::Plan&)>& before_execute = {});
+inline Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
+                            const std::function<void(const device::Plan&)>& before_execute = {}) {
+  return launch_case(backend, c, operand_view(in), before_execute);
+}
 
 // The plan launch_case would make for c on a backend with this registry and these limits
 // (planning validates and sizes; it reads no memory, so the addresses are placeholders).

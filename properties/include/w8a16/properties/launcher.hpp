@@ -7,7 +7,7 @@
 //                      the process through the hang handler (it writes the reports first), and
 //                      after a sticky error the launcher runs nothing more (the context is lost).
 //   IsolatedLauncher   each case in a worker process (`w8a16check launch-worker`), the same
-//                      launch_case there; a hang is timed here and the worker killed, a sticky
+//                      launch_case there over the operands regenerated here; a hang is timed here and the worker killed, a sticky
 //                      error or a crash ends that worker and the next case starts a fresh one, so
 //                      only the culprit fails.
 #pragma once
@@ -124,13 +124,15 @@ class IsolatedLauncher final : public CaseLauncher {
   std::string buffer_;  // bytes read from the worker and not yet consumed
   std::uint64_t started_ = 0;
   unsigned failed_starts_ = 0;
+  int inputs_fd_ = -1;  // the memfd the case's operands are written to; every worker holds it
+  std::uint64_t inputs_size_ = 0;
   bool broken_ = false;
 };
 
 // The worker's loop (`w8a16check launch-worker`): "ready", then for every case line read from
-// in_fd, "launching" right before the kernel runs and the result (status, whether it was planned,
-// C). After a sticky error it returns (its context is lost): the caller exits. Returns 0 at the
-// end of input.
-int serve_cases(device::Backend& backend, int in_fd, int out_fd);
+// in_fd, with its operands read from inputs_fd (the launcher's memfd), "launching" right before
+// the kernel runs and the result (status, whether it was planned, C). After a sticky error it
+// returns (its context is lost): the caller exits. Returns 0 at the end of input.
+int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd);
 
 }  // namespace w8a16::props
