@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -130,7 +131,14 @@ struct CoverageReport {
   std::uint64_t aimed = 0, aimed_without = 0;  // coverage cases, and those planned with kernels taken away
 };
 
+// Seconds each part of the run took, in the order they run.
+struct StageTimes {
+  double evidence = 0, recorded_mma = 0, recordings = 0, cases = 0, total = 0;
+};
+
 struct VerifyOutcome {
+  StageTimes times;
+  bool quick = false;
   EvidenceReport evidence;
   MmaSummary mma;
   RecordingsResult rec;
@@ -229,6 +237,9 @@ std::string json_report(const VerifyOutcome& v, const std::string& backend, cons
   j["seed"] = opt.seed;
   j["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
   j["seconds"] = r.seconds;
+  j["mode"] = v.quick ? "quick" : "full";
+  j["stage_seconds"] = {{"evidence", v.times.evidence}, {"recorded_mma", v.times.recorded_mma},
+                        {"recordings", v.times.recordings}, {"cases", v.times.cases}, {"total", v.times.total}};
   j["evidence"] = {{"folders", v.evidence.folders}, {"manifests", v.evidence.manifests},
                    {"files_checked", v.evidence.files}, {"problems", v.evidence.failures},
                    {"not_hardware", v.evidence.simulated}, {"notes", v.evidence.notes}};
@@ -280,6 +291,8 @@ struct VerifyArgs {
   bool replay_recordings = true;         // --no-recordings
   std::string module;                    // --module
   std::uint64_t cases = 1000;
+  bool quick = false;               // --quick: the gate's campaign (the quick coverage plan, kQuickCases drawn)
+  bool cases_given = false;         // --cases was given (it then wins over --quick's count)
   std::uint64_t seed = 1;
   double time_budget_s = 0;
   std::string backend = "auto";
@@ -296,6 +309,10 @@ struct VerifyArgs {
 };
 
 int usage(const std::string& message) { return usage_error("verify", message); }
+
+// `--quick`'s drawn cases: with the saved cases and the quick coverage plan they caught every
+// planted kernel bug of tools/gpu-mutants (docs/JOURNAL.md).
+constexpr std::uint64_t kQuickCases = 200;
 
 // What this run compares, in its first lines: a reader must not take the simulation for hardware.
 void print_scope(bool on_gpu, const std::vector<std::string>& mma_roots, const std::vector<std::string>& recordings,
@@ -324,7 +341,7 @@ void print_scope(bool on_gpu, const std::vector<std::string>& mma_roots, const s
 
 int run_verify(const VerifyArgs& a) {
   props::CampaignOptions opt;
-  opt.cases = a.cases;
+  opt.cases = a.quick && !a.cases_given ? kQuickCases : a.cases;
   opt.seed = a.seed;
   opt.time_budget_s = a.time_budget_s;
   opt.max_failures = a.max_failures;
@@ -413,6 +430,17 @@ int run_verify(const VerifyArgs& a) {
   // shows the order; on the simulation, whose values are the emulator's by construction and whose
   // findings are the geometry's, every special class only.
   VerifyOutcome v;
+  v.quick = a.quick;
+  using Clock = std::chrono::steady_clock;
+  const auto run_start = Clock::now();
+  auto stage_start = run_start;
+  // The seconds since the last call (or the run's start).
+  auto lap = [&] {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - stage_start).count();
+    stage_start = now;
+    return s;
+  };
   CoverageReport& cov = v.cov;
   cov.checked = a.coverage;
   if (a.coverage) {
@@ -422,12 +450,13 @@ int run_verify(const VerifyArgs& a) {
                                      props::coverage_distributions(on_gpu), opt.seed, &unreached);
     for (const props::CoverageKey& k : unreached)
       cov.gaps.push_back("no aimed shape reaches " + props::coverage_key_text(k) + " (coverage.cpp aimed_shapes)");
+    if (a.quick) opt.aimed = props::quick_coverage_plan(opt.aimed);
     cov.aimed = opt.aimed.size();
     for (const props::AimedCase& x : opt.aimed) cov.aimed_without += x.c.without != 0;
   }
 
-  std::printf("w8a16check verify: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n", note.c_str(),
-              opt.seed, opt.cases, opt.shard_index, opt.shard_count);
+  std::printf("w8a16check verify%s: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n",
+              a.quick ? " --quick (the gate)" : "", note.c_str(), opt.seed, opt.cases, opt.shard_index, opt.shard_count);
   print_scope(on_gpu, mma_roots, recordings, a.replay_recordings);
   std::fputs(identity_text(id).c_str(), stdout);
   if (!data.path.empty()) std::printf("%s\n", data_dir_line(data).c_str());
@@ -438,7 +467,9 @@ int run_verify(const VerifyArgs& a) {
     std::vector<std::string> read = mma_roots;
     read.insert(read.end(), recordings.begin(), recordings.end());
     read.insert(read.end(), case_paths.begin(), case_paths.end());
+    lap();
     v.evidence = check_evidence(data.path, read);
+    v.times.evidence = lap();
     std::printf("evidence (manifests): %" PRIu64 " folders, %" PRIu64 " manifests, %" PRIu64 " files checked, %zu problems\n",
                 v.evidence.folders, v.evidence.manifests, v.evidence.files, v.evidence.failures.size());
     for (const std::string& p : v.evidence.failures) std::printf("  FAIL %s\n", p.c_str());
@@ -449,6 +480,7 @@ int run_verify(const VerifyArgs& a) {
   std::vector<std::string> not_counted = v.evidence.failed;
   not_counted.insert(not_counted.end(), v.evidence.simulated.begin(), v.evidence.simulated.end());
   v.mma = replay_recorded_mmas(mma_roots, not_counted);
+  v.times.recorded_mma = lap();
   std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
               " mismatches, %" PRIu64 " unreadable%s\n",
               v.mma.files, v.mma.dots, v.mma.mismatches, v.mma.unreadable,
@@ -477,7 +509,9 @@ int run_verify(const VerifyArgs& a) {
     ro.shard_count = opt.shard_count;
     // A recording the evidence check failed (cut, changed, not listed) is named there and not read
     // again; one the simulation made is replayed as what it is, and its evidence FAIL stands.
+    lap();
     v.rec = replay_recordings(without_failed(recordings, ".rec", v.evidence), ro);
+    v.times.recordings = lap();
     // A recording that cannot be read is evidence that fails, as an unreadable .mmav or .case is:
     // a FAIL naming it, with the reports (other input errors, a case over the limits, stay exit 2).
     if (v.rec.status == kExitUsage && !v.rec.unreadable) return usage(v.rec.error);
@@ -539,6 +573,8 @@ int run_verify(const VerifyArgs& a) {
     });
   }
   for (std::thread& t : threads) t.join();
+  v.times.cases = lap();
+  v.times.total = std::chrono::duration<double>(Clock::now() - run_start).count();
   for (const std::exception_ptr& e : thrown)
     if (e) std::rethrow_exception(e);
   for (const CampaignResult& part : parts) props::merge_campaign_result(&v.r, part);
@@ -608,6 +644,8 @@ int run_verify(const VerifyArgs& a) {
                   ? ("a HANG, " + std::to_string(r.not_run_after_hang) + " not run after it").c_str()
                   : "no hang",
               r.worker_starts);
+  std::printf("time: evidence %.1f s, recorded MMAs %.1f s, recordings %.1f s, cases %.1f s; %.1f s in all\n",
+              v.times.evidence, v.times.recorded_mma, v.times.recordings, v.times.cases, v.times.total);
   for (const props::CaseFailure& f : r.failures) {
     const bool hung = f.why.rfind("HANG", 0) == 0;
     std::printf("%s %s: %s\n  %s\n", hung ? "HANG" : "FAIL", f.source.c_str(), golden::format_case(f.c).c_str(),
@@ -725,7 +763,14 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-failures", a->max_failures, "start no case after this many have failed (0: no limit)")
       ->transform(whole_number(0, UINT64_MAX))
       ->capture_default_str();
-  cmd->callback([a, exit_code] { *exit_code = run_verify(*a); });
+  cmd->add_flag("--quick", a->quick,
+                "the gate's campaign (README \"The gate\"): the saved cases, the quick coverage plan (every cell "
+                "with every special class, every body with every kind of order data) and " +
+                    std::to_string(kQuickCases) + " drawn cases unless --cases says otherwise");
+  cmd->callback([a, exit_code, cmd] {
+    a->cases_given = cmd->count("--cases") > 0;
+    *exit_code = run_verify(*a);
+  });
 }
 
 W8A16_COMMAND(add_verify);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <map>
 #include <set>
 
 #include "w8a16/device/sim_backend.hpp"
@@ -198,3 +199,27 @@ TEST(Coverage, theCampaignFillsTheTableFromThePlansItRan) {
 }
 
 }  // namespace
+
+// The gate's plan keeps every cell's every_special case and gives every body every kind of order
+// data in some cell, with fewer cases than the full plan.
+TEST(Coverage, theQuickPlanKeepsEveryCellAndGivesEveryBodyEveryKindOfOrderData) {
+  const auto dists = props::coverage_distributions(true);
+  const auto plan = props::coverage_plan(device::StaticRegistry::all_present(), device::DeviceLimits::h200(), kEntries,
+                                         dists, 1, nullptr);
+  const auto quick = props::quick_coverage_plan(plan);
+  EXPECT_LT(quick.size(), plan.size() / 2);
+  std::set<props::CoverageKey> with_specials, all_cells;
+  std::map<device::Body, std::set<golden::Distribution>> kinds;
+  for (const props::AimedCase& a : plan) all_cells.insert(a.target);
+  for (const props::AimedCase& a : quick) {
+    if (a.c.dist == golden::Distribution::every_special) with_specials.insert(a.target);
+    kinds[a.target.body].insert(a.c.dist);
+  }
+  EXPECT_EQ(with_specials, all_cells);
+  for (const auto& [body, seen] : kinds)
+    EXPECT_EQ(seen.size(), dists.size()) << device::body_name(body) << " meets " << seen.size() << " kinds";
+  // Cheapest first, as the plan, and each case is the plan's own (same line).
+  for (std::size_t i = 1; i < quick.size(); ++i)
+    EXPECT_LE(std::uint64_t{quick[i - 1].c.m} * quick[i - 1].c.n * quick[i - 1].c.k,
+              std::uint64_t{quick[i].c.m} * quick[i].c.n * quick[i].c.k);
+}

@@ -80,6 +80,13 @@ std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, con
                                      const std::vector<golden::Distribution>& dists, std::uint64_t seed,
                                      std::vector<CoverageKey>* unreached);
 
+// The gate's share of a coverage plan (`verify --quick`): in every cell its every_special case
+// (so every cell and every special class is still covered), and of the data that shows the order
+// (fold_ties, zero_signs, cancelling_steps, nan_codes) one kind per cell, rotating over each
+// body's cells so that every body meets every kind; a body with fewer cells than kinds keeps all
+// of them in each cell. Cheapest first, as the plan.
+std::vector<AimedCase> quick_coverage_plan(const std::vector<AimedCase>& plan);
+
 // The cells of `expected` with no case, and those whose cases lack special classes, as lines
 // naming each ("empty: ..." / "missing special classes ...: ...").
 std::vector<std::string> coverage_gaps(const std::vector<CoverageKey>& expected, const CoverageTable& table);
