@@ -17,6 +17,7 @@
 #include "report_files.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/files.hpp"
+#include "w8a16/properties/case_pipeline.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
 namespace w8a16::cli {
@@ -97,31 +98,26 @@ int run_replay(const ReplayArgs& a) {
   std::size_t failed = 0;
   std::atomic<std::size_t> done{0};
   Heartbeat beat("replay", [&] { return std::to_string(done.load()) + " of " + std::to_string(all.cases.size()) + " cases done"; });
-  for (std::size_t i = 0; i < all.cases.size(); ++i) {
-    const golden::Case& c = all.cases[i];
-    golden::CaseInputs in;
-    std::string why;
-    bool ok = golden::regenerate_inputs(c, &in, &why);
-    std::vector<std::uint16_t> expected;
-    props::Launched got;
-    if (ok) {
-      got = launcher->launch(c, in);
-      if (!got.status.ok()) {
-        ok = false;
-        why = std::string(got.status.code == device::Errc::launch_timeout ? "HANG: "
-                          : got.status.code == device::Errc::context_lost ? "FAULT: " : "") +
-              got.status.message + (got.planned ? "\n  " + props::launch_text(got.plan) : "");
-      } else {
-        expected = props::expected_output(c, in);
-        const props::Comparison cmp = props::compare_output(c, expected, got.c_bits, 3);
-        ok = cmp.equal();
-        why = std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.bytes_compared / 2) + " elements differ";
-        for (const std::string& d : cmp.details) why += "; " + d;
-      }
+  props::PipelineSteps steps;
+  steps.done = [&](std::size_t i, props::CaseWork& w) {
+    const golden::Case& c = w.c;
+    const props::Launched& got = w.got;
+    bool ok = w.input_error.empty();
+    std::string why = w.input_error;
+    if (ok && !got.status.ok()) {
+      ok = false;
+      why = std::string(got.status.code == device::Errc::launch_timeout ? "HANG: "
+                        : got.status.code == device::Errc::context_lost ? "FAULT: " : "") +
+            got.status.message + (got.planned ? "\n  " + props::launch_text(got.plan) : "");
+    } else if (ok) {
+      const props::Comparison cmp = props::compare_output(c, w.expected, got.c_bits, 3);
+      ok = cmp.equal();
+      why = std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.bytes_compared / 2) + " elements differ";
+      for (const std::string& d : cmp.details) why += "; " + d;
     }
     failed += !ok;
     ++done;
-    const bool hung = got.status.code == device::Errc::launch_timeout;
+    const bool hung = w.launched && got.status.code == device::Errc::launch_timeout;
     std::printf("%s %s\n  %s\n", ok ? "PASS" : hung ? "HANG" : "FAIL", all.sources[i].c_str(), golden::format_case(c).c_str());
     if (!ok) {
       std::printf("  %s\n", why.c_str());
@@ -130,10 +126,13 @@ int run_replay(const ReplayArgs& a) {
       std::printf("  explain: w8a16check repro --backend %s%s '%s'\n", backend->name(),
                   a.module.empty() ? "" : (" --module " + golden::shown(a.module)).c_str(), golden::format_case(c).c_str());
     }
-    if (hung) {
-      std::printf("replay: stopped at the case that hung: %zu cases not run\n", all.cases.size() - i - 1);
-      return kExitFail;
-    }
+    return true;
+  };
+  const props::PipelineResult pr =
+      props::run_case_pipeline(all.cases.size(), [&](std::size_t i) { return all.cases[i]; }, launcher.get(), steps);
+  if (pr.end == props::PipelineEnd::hang) {  // every later launch could hang as long
+    std::printf("replay: stopped at the case that hung: %zu cases not run\n", all.cases.size() - pr.handed);
+    return kExitFail;
   }
   std::printf("%zu cases, %zu failed\n", all.cases.size(), failed);
   return failed == 0 ? rec_status : kExitFail;
