@@ -95,7 +95,7 @@ __device__ __forceinline__ void e4m3x4_to_bf16_frag(uint32_t codes, uint32_t (&b
 // s|eeee|mmm placed as BF16 bits s|0000eeee|mmm0000 is its value times 2^-120, subnormal codes
 // included (both formats' subnormals scale the same way), so multiplying by 2^120 restores it
 // exactly (every E4M3 value is a BF16 value; mul.rn.bf16x2 keeps subnormal inputs). Checked on
-// the H200 against e4m3x4_to_bf16_frag for all 65,536 code pairs (PERF_NOTES.md, the harness of
+// the H200 against e4m3x4_to_bf16_frag for all 65,536 code pairs (docs/JOURNAL.md, the harness of
 // this kernel's experiments), and through every row-tile case of device/tests/gpu.
 // NaN codes (0x7F, 0xFF) come out as +-480, NOT NaN: the caller ORs `nan_probe` over the codes it
 // decodes and, when e4m3_nan_seen() says so, decodes again with e4m3x4_to_bf16_frag.

@@ -76,10 +76,9 @@ inline constexpr std::uint32_t kM64SmemBytes = 0;
 //           kTcRowsWideMinCtas wide strips; 4 stages up to 32 rows, 2 above (the registers allow
 //           two CTAs an SM, and 2 stages measured as fast as 3 or 4).
 // The width and stage counts are the fastest measured on the H200 at each (rows, N) band; the
-// tables behind every threshold: device/kernels/PERF_NOTES.md, "What moved the numbers (... strip
-// widths)".
+// tables behind every threshold: docs/JOURNAL.md, "What moved the numbers (... strip widths)".
 // Rows are staged in blocks of 8: 1, 2, 4, 6 or 8 blocks, the fewest of those that hold M (6 at
-// 33..48 rows: the same PERF_NOTES.md tables).
+// 33..48 rows: the same tables).
 inline constexpr std::uint32_t kTcRowsMaxRows = 64;
 inline constexpr std::uint32_t kTcRowsSmallMaxRows = 32;  // w8a16_tc_rows; above: w8a16_tc_rows_m64
 inline constexpr std::uint32_t kTcRowsNarrowMaxRows = 16;

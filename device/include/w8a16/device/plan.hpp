@@ -85,7 +85,7 @@ constexpr bool tc_rows_takes(std::uint32_t m, std::uint32_t n, std::uint32_t k) 
 // units per SM; 17..32 rows, wherever the 128-column units fill more than half the SMs; from 33
 // rows every shape. Of its symbols, the 128-column units where they fill more than half the SMs,
 // else the 64-column units (twice as many CTAs). The measurements behind each edge:
-// device/kernels/PERF_NOTES.md, "The Hopper tier's table" and "The Hopper tier: what was measured".
+// device/kernels/PERF_NOTES.md, "The table", and docs/JOURNAL.md, "The Hopper tier: what was measured".
 struct WgChoice {
   bool takes = false;
   WgVariant variant = WgVariant::k64;
