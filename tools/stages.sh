@@ -39,6 +39,16 @@ stage_children_cpu() {
                  printf "%.1f", s }'
 }
 
+# stage_cpu_now: sets stage_cpu to the user+sys seconds of the children this shell waited for so
+# far. `times` must run in this shell itself: a subshell ($(...), a pipe) counts from zero.
+stage_cpu_now() {
+  local f
+  f=$(mktemp)
+  times > "$f"
+  stage_cpu=$(stage_children_cpu < "$f")
+  rm -f "$f"
+}
+
 # stage_record NAME STATUS START END CPU [NOTE]
 stage_record() {
   mkdir -p build
@@ -77,10 +87,10 @@ stage_self() {
   trap 'stage_self_end $?' EXIT
 }
 stage_self_end() {
-  local rc=$1 cpu
-  cpu=$(times | stage_children_cpu)
+  local rc=$1
+  stage_cpu_now
   stage_record "$stage_self_name" "$([ "$rc" -eq 0 ] && echo PASS || echo FAIL)" "$stage_self_start" "$EPOCHREALTIME" \
-    "$cpu" "${stage_self_note:-}$([ "$rc" -eq 0 ] || echo "${stage_self_note:+; }exit $rc")"
+    "$stage_cpu" "${stage_self_note:-}$([ "$rc" -eq 0 ] || echo "${stage_self_note:+; }exit $rc")"
   [ "$rc" -eq 0 ] || stage_table
 }
 
