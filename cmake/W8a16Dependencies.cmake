@@ -22,11 +22,16 @@ include(GoogleTest)
 
 # One helper for every GoogleTest binary: discovery, labels, visible skips. (JUnit XML comes from
 # the test presets' outputJUnitFile, under the build tree.)
-#   w8a16_add_gtest(TARGET LABELS cpu|slow|gpu [TIMEOUT s])
+#   w8a16_add_gtest(TARGET LABELS cpu|slow|gpu [TIMEOUT s] [COST c])
 function(w8a16_add_gtest target)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT;COST" "LABELS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
+  endif()
+  # COST: ctest starts the tests of higher cost first (a binary of long tests: no core waits on
+  # them at the end of a parallel run).
+  if(NOT ARG_COST)
+    set(ARG_COST 0)
   endif()
   # CMake 3.25's gtest_discover_tests writes PROPERTIES unquoted into its generated script, so a
   # second label would be read as a property name: one label per binary (cpu: fast CPU tests,
@@ -40,6 +45,7 @@ function(w8a16_add_gtest target)
     PROPERTIES
       LABELS "${ARG_LABELS}"
       TIMEOUT ${ARG_TIMEOUT}
+      COST ${ARG_COST}
       # GTEST_SKIP() must show as Skipped in CTest, never as Passed.
       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endfunction()

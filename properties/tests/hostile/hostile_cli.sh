@@ -208,7 +208,11 @@ run cli.missing_required 2 "--in is required|--in.*required" -- "$cli" run-opera
 run cli.help_is_exit_0 0 "Exit status, every subcommand" -- "$cli" --help
 
 # ---- reports and outputs that cannot be written; no stale report -----------------------------
-quick=(--backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+# The runs below check what a campaign does with its reports, its output and its options, not the
+# saved cases: each replays one small saved case, not the 48 of golden/cases (under ASan each of
+# those campaigns took 40 s).
+quick=(--backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
+       --cases-from "$work/small.case")
 run verify.json_to_dev_full 2 "--json /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --json /dev/full
 run verify.junit_to_dev_full 2 "--junit /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --junit /dev/full
 run verify.junit_in_missing_folder 2 "--junit .*missing/v.xml: the folder .*missing does not exist" -- "$cli" verify "${quick[@]}" --junit "$work/missing/v.xml"
@@ -273,19 +277,20 @@ EOF
   fi
 }
 vq=(--backend sim --no-save --no-coverage --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
-vr=(--backend sim --no-save --no-coverage --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+vr=(--backend sim --no-save --no-coverage --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case")
+one_saved=(--cases-from "$work/small.case")
 run verify.malformed_saved_case 1 "verdict: FAIL" -- "$cli" verify "${vq[@]}" --cases 2 --cases-from "$work/cut.case" --json "$work/r1.json" --junit "$work/r1.xml"
 reports_agree reports.malformed_saved_case FAIL "$work/r1.json" "$work/r1.xml" "case file errors"
 grep -q "expected 10 space-separated fields" "$work/r1.xml" || { broken=$((broken + 1)); echo "BROKEN  reports.malformed_saved_case: the JUnit does not name the bad line"; }
 run verify.nothing_checked 1 "not a pass: no case ran" -- "$cli" verify "${vq[@]}" --cases 0 --no-saved --json "$work/r2.json" --junit "$work/r2.xml"
 reports_agree reports.nothing_checked FAIL "$work/r2.json" "$work/r2.xml" "no case ran"
-run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/empty" --json "$work/r3.json" --junit "$work/r3.xml"
+run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/empty" "${one_saved[@]}" --json "$work/r3.json" --junit "$work/r3.xml"
 reports_agree reports.no_recorded_mma FAIL "$work/r3.json" "$work/r3.xml" "no recorded MMA"
-run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/fifo" --json "$work/r4.json" --junit "$work/r4.xml"
+run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/fifo" "${one_saved[@]}" --json "$work/r4.json" --junit "$work/r4.xml"
 reports_agree reports.unreadable_mma FAIL "$work/r4.json" "$work/r4.xml" "unreadable"
 run verify.recording_that_differs 1 "emulator 1 differ" -- "$cli" verify "${vr[@]}" --recordings-from "$d/examples/one_output_changed.rec" --json "$work/r5.json" --junit "$work/r5.xml"
 reports_agree reports.recording_that_differs FAIL "$work/r5.json" "$work/r5.xml" "recorded cases differ from the emulator"
-run verify.pass 0 "verdict: PASS" -- "$cli" verify "${vq[@]}" --cases 2 --json "$work/r6.json" --junit "$work/r6.xml"
+run verify.pass 0 "verdict: PASS" -- "$cli" verify "${vq[@]}" "${one_saved[@]}" --cases 2 --json "$work/r6.json" --junit "$work/r6.xml"
 reports_agree reports.pass PASS "$work/r6.json" "$work/r6.xml" ""
 
 # ---- user text in messages: escaped and cut -------------------------------------------------
@@ -384,8 +389,8 @@ else
   echo "ok      reports.incomplete_and_final_share_a_run_id"
 fi
 # Two runs of one command line: each report says which run wrote it.
-"$cli" verify "${vq[@]}" --cases 1 --json "$work/two1.json" --junit "$work/two1.xml" > /dev/null 2>&1
-"$cli" verify "${vq[@]}" --cases 1 --json "$work/two2.json" --junit "$work/two2.xml" > /dev/null 2>&1
+"$cli" verify "${vq[@]}" "${one_saved[@]}" --cases 1 --json "$work/two1.json" --junit "$work/two1.xml" > /dev/null 2>&1
+"$cli" verify "${vq[@]}" "${one_saved[@]}" --cases 1 --json "$work/two2.json" --junit "$work/two2.xml" > /dev/null 2>&1
 "$cli" bench --json "$work/bench.json" > /dev/null 2>&1
 runs=$((runs + 1))
 why=$("$py" - "$work" <<'EOF'
