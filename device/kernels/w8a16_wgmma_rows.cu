@@ -77,25 +77,29 @@ struct WgRows {
   static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows, kV);
   static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
   static constexpr std::uint32_t kWeightBytes = kCols * dev::kKBlock;  // the stage's W tile
-  static constexpr std::uint32_t kHalfBytes = kRows * 128;             // rows x 64 BF16
-  static constexpr int kAcc = kRows / 2;                               // 64 x kRows FP32 over 128 threads
+  static constexpr std::uint32_t kHalfBytes = kRows * dev::kWgSwizzleRowBytes;  // rows x 64 BF16
+  // 64 x kRows FP32 over a warpgroup's 128 threads
+  static constexpr int kAcc = dev::kWgWarpgroupCols * kRows / dev::kWgWarpgroupThreads;
   static constexpr std::uint32_t kSlotFloats = kCols * kRows;          // one workspace slot
   static constexpr std::uint32_t kHandoverFloats = dev::kWgWarpgroupCols * kRows;
   static constexpr std::uint32_t kOffHandover = kStages * kStageBytes;
   static constexpr std::uint32_t kOffBarriers = kOffHandover + dev::wgmma_handover_bytes(kRows, kV);
-  // The consumers that release a stage: one arrival per warp of each warpgroup that reads it.
-  static constexpr std::uint32_t kReleases = kN128 ? 8 : 4;
-  // The threads that hold acc: the first consumer, or both.
-  static constexpr std::uint32_t kFolders = kN128 ? 256 : 128;
+  // The consumer warpgroups that read every stage and hold acc: both, or the first (the second
+  // reads every other stage and hands its partial sums to the first).
+  static constexpr std::uint32_t kReaders = kN128 ? dev::kWgConsumers : 1;
+  // The arrivals that release a stage: one per warp of each warpgroup that reads it.
+  static constexpr std::uint32_t kReleases = kReaders * dev::kWgWarpgroupWarps;
+  // The threads that hold acc (the named barrier of the workspace hand-over between CTAs).
+  static constexpr std::uint32_t kFolders = kReaders * dev::kWgWarpgroupThreads;
   static_assert(dev::kWgAlign + kOffBarriers + dev::wgmma_barrier_bytes(kRows, kV) == dev::wgmma_smem_bytes(kRows, kV),
                 "w8a16_wgmma_rows: shared memory layout differs from geometry.hpp");
   static_assert(kStageBytes % dev::kWgAlign == 0 && kHalfBytes % dev::kWgAlign == 0, "swizzle atoms");
   static_assert(kStages >= 2, "at least two stages");
   // setmaxnreg (run): the consumers' increase is paid from the producer's decrease, within the
-  // registers the launch gave the CTA (65,536 / (384 x CTAs per SM), in steps of 8 per thread).
-  static constexpr int kProducerRegs = 24, kConsumerRegs = kV == dev::WgVariant::n128_x2 ? 104 : 240;
-  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <=
-                    384 * (65536 / (384 * dev::wgmma_ctas_per_sm(kV)) / 8 * 8),
+  // registers the launch gave the CTA (geometry.hpp, wgmma_launch_regs).
+  static constexpr int kProducerRegs = dev::kWgProducerRegs, kConsumerRegs = dev::wgmma_consumer_regs(kV);
+  static_assert(dev::kWgWarpgroupThreads * kProducerRegs + dev::kWgConsumers * dev::kWgWarpgroupThreads * kConsumerRegs <=
+                    dev::kWgThreads * dev::wgmma_launch_regs(kV),
                 "setmaxnreg: the consumers would wait forever for registers");
 
   struct Smem {
@@ -111,7 +115,7 @@ struct WgRows {
       return base_addr + kOffBarriers + 8 * (2 * kStages + 2 + h);
     }
     __device__ __forceinline__ std::uint32_t handover(std::uint32_t h) const {
-      return base_addr + kOffHandover + 4 * h * kHandoverFloats;
+      return base_addr + kOffHandover + sizeof(float) * h * kHandoverFloats;
     }
   };
 
@@ -143,7 +147,7 @@ struct WgRows {
     // Row r = row_base + g + 8h (r % 8 == g), window j: its 16-byte chunk sits at chunk j ^ g of the
     // 128-byte row (the TMA's 128-byte swizzle), so the 8 windows are one XOR each away from the
     // thread's base address and the two rows an immediate 1,024 bytes apart.
-    const std::uint32_t base = sm.stage(q) + (row_base + g) * 128 + (g << 4) + ((t >> 1) << 2);
+    const std::uint32_t base = sm.stage(q) + (row_base + g) * dev::kWgSwizzleRowBytes + (g << 4) + ((t >> 1) << 2);
     // Bytes 2t, 2t+1 of a window's first 8 and 2t+8, 2t+9 of its last 8 (the 4-byte words at
     // 4 (t / 2) and 8 + 4 (t / 2)), in that order: the permute takes the low or high half of each.
     const std::uint32_t sel = (t & 1) ? 0x7632u : 0x5410u;
@@ -287,7 +291,7 @@ struct WgRows {
           kn::bar_sync(1, kFolders);
           const float* in = slots + (blockIdx.x - 1) * kSlotFloats + wg * kHandoverFloats;
 #pragma unroll
-          for (int r = 0; r < kAcc; ++r) acc[r] = kn::ld_cg(in + r * 128 + tid);
+          for (int r = 0; r < kAcc; ++r) acc[r] = kn::ld_cg(in + r * dev::kWgWarpgroupThreads + tid);
         } else {
 #pragma unroll
           for (int r = 0; r < kAcc; ++r) acc[r] = 0.0f;  // +0 (NUMERICS.md 2.1)
@@ -300,7 +304,7 @@ struct WgRows {
       if (at.kind == dev::WgPieceKind::head) {
         float* out = slots + blockIdx.x * kSlotFloats + wg * kHandoverFloats;
 #pragma unroll
-        for (int r = 0; r < kAcc; ++r) out[r * 128 + tid] = acc[r];
+        for (int r = 0; r < kAcc; ++r) out[r * dev::kWgWarpgroupThreads + tid] = acc[r];
         __threadfence();
         kn::bar_sync(1, kFolders);
         if (tid == 0 && wg == 0) kn::st_release_gpu(flags + blockIdx.x, 1);
@@ -326,24 +330,24 @@ struct WgRows {
     const dev::WgPieces pc = dev::wgmma_cta_pieces(blockIdx.x, gridDim.x, sh.units, sh.steps);
     const std::uint64_t total = std::uint64_t{sh.units} * sh.steps;
     const auto range = static_cast<std::uint32_t>(total * (blockIdx.x + 1) / gridDim.x - total * blockIdx.x / gridDim.x);
-    const std::uint32_t wg = threadIdx.x / 128, tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    const std::uint32_t wg = threadIdx.x / dev::kWgWarpgroupThreads, tid = threadIdx.x % dev::kWgWarpgroupThreads,
+                        warp = tid / 32, lane = tid % 32;
     if (threadIdx.x == 0) {
       for (std::uint32_t i = 0; i < kStages; ++i) {
         kn::mbar_init(sm.full(i), 1);
         kn::mbar_init(sm.empty(i), kReleases);
       }
-      for (std::uint32_t h = 0; h < 2; ++h) {
-        kn::mbar_init(sm.hfull(h), 128);
-        kn::mbar_init(sm.hempty(h), 128);
+      for (std::uint32_t h = 0; h < dev::kWgHandoverSlots; ++h) {  // every thread of a warpgroup arrives
+        kn::mbar_init(sm.hfull(h), dev::kWgWarpgroupThreads);
+        kn::mbar_init(sm.hempty(h), dev::kWgWarpgroupThreads);
       }
       kn::mbar_fence_init();
     }
     __syncthreads();
-    // Registers (PTX ISA setmaxnreg): the producer needs few, the consumers hold acc, p and two
-    // fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
-    // back, so the CTA's launch allocation must cover the sum (or the increase waits forever):
-    // 128 x 24 + 256 x 240 = 64,512 = 384 x 168 (one CTA per SM), 128 x 24 + 256 x 104 = 29,696
-    // <= 384 x 80 = 30,720 (two CTAs per SM).
+    // Registers (PTX ISA 9.7.17.4, setmaxnreg): the producer needs few, the consumers hold acc, p and
+    // two fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
+    // back, so the CTA's launch allocation must cover the sum (or the increase waits forever; the
+    // budgets and their sums: geometry.hpp, kWgProducerRegs).
     if (wg == 0) {
       kn::regs_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sm, sh, pc, range, wmap, amap);
@@ -374,8 +378,8 @@ struct WgRows {
           if (q + 1 >= range) return;
           const std::uint32_t i = q / 2, h = i & 1;  // the odd step q + 1 is the second consumer's i-th
           kn::mbar_wait(sm.hfull(h), (i / 2) & 1);
-          const std::uint32_t in = sm.handover(h) + 4 * tid;
-          fold.fold(1, [&](int r) { return kn::lds_f32(in + 4 * 128 * r); });
+          const std::uint32_t in = sm.handover(h) + sizeof(float) * tid;
+          fold.fold(1, [&](int r) { return kn::lds_f32(in + sizeof(float) * dev::kWgWarpgroupThreads * r); });
           kn::mbar_arrive(sm.hempty(h));
         }
       } f{Folder(sh, pc, block_scale, output, workspace, tid, 0), sm, range, tid};
@@ -389,9 +393,9 @@ struct WgRows {
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
           const std::uint32_t i = q / 2, h = i & 1;
           if (i >= 2) kn::mbar_wait(sm.hempty(h), (i / 2 - 1) & 1);
-          const std::uint32_t out = sm.handover(h) + 4 * tid;
+          const std::uint32_t out = sm.handover(h) + sizeof(float) * tid;
 #pragma unroll
-          for (int r = 0; r < kAcc; ++r) kn::sts_f32(out + 4 * 128 * r, p[r]);
+          for (int r = 0; r < kAcc; ++r) kn::sts_f32(out + sizeof(float) * dev::kWgWarpgroupThreads * r, p[r]);
           kn::mbar_arrive(sm.hfull(h));
         }
       } f{sm, tid};
@@ -429,12 +433,12 @@ __device__ __forceinline__ void wgmma_rows_body(const float* __restrict__ block_
 
 }  // namespace
 
-// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), 384 threads, wgmma_smem_bytes(m, k64) of dynamic
+// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), kWgThreads = 384 threads, wgmma_smem_bytes(m, k64) of dynamic
 // shared memory; `workspace` holds wgmma_workspace_bytes(m, grid, k64) bytes whose flags are zero;
 // `wmap` is W as a 2-D UINT8 tensor {k, n} with box {128, 64}, `amap` A as a 2-D UINT16 tensor
 // {k, m} (row pitch a_row_stride) with box {64, wgmma_tile_rows(m)}, both in the 128-byte swizzle
 // (the CUDA backend encodes them; device/README.md, the kernel ABI).
-extern "C" __global__ void __launch_bounds__(384, 1)
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::k64))
     w8a16_wgmma_rows(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                      const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                      uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
@@ -447,7 +451,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 
 // The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_smem_bytes(m,
 // n128), wgmma_workspace_bytes(m, grid, n128), `wmap` in boxes of {128, 128}.
-extern "C" __global__ void __launch_bounds__(384, 1)
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128))
     w8a16_wgmma_rows_n128(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                           const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                           uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
@@ -461,7 +465,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 // 128-column units with two CTAs per SM, 1 <= m <= 16: grid (wgmma_ctas(m, n, SMs, n128_x2), 1, 1),
 // wgmma_smem_bytes(m, n128_x2), wgmma_workspace_bytes(m, grid, n128_x2), `wmap` in boxes of
 // {128, 128}.
-extern "C" __global__ void __launch_bounds__(384, 2)
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128_x2))
     w8a16_wgmma_rows_n128_x2(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                              const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                              uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
