@@ -78,6 +78,7 @@ struct WgRows {
   static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
   static constexpr std::uint32_t kWeightBytes = kCols * dev::kKBlock;  // the stage's W tile
   static constexpr std::uint32_t kHalfBytes = kRows * dev::kWgSwizzleRowBytes;  // rows x 64 BF16
+  static constexpr std::uint32_t kSliceBytes = 16 * 2;  // one wgmma's K = 16 BF16 of a row
   // 64 x kRows FP32 over a warpgroup's 128 threads
   static constexpr int kAcc = dev::kWgWarpgroupCols * kRows / dev::kWgWarpgroupThreads;
   static constexpr std::uint32_t kSlotFloats = kCols * kRows;          // one workspace slot
@@ -183,15 +184,18 @@ struct WgRows {
     }
   }
 
-  // 8 chained wgmmas of stage q into p (scale-d 0 on the first: the step's p starts from +0).
+  // 8 chained wgmmas of stage q into p (scale-d 0 on the first: the step's p starts from +0). The
+  // j-th reads K slice j of the row tile: slice j & 3 of half j >> 2 (4 slices per 128-byte row).
   __device__ __forceinline__ static void issue(const Smem& sm, std::uint32_t q, const std::uint32_t (&a)[8][4],
                                                float (&p)[kAcc]) {
+    static_assert(4 * kSliceBytes == dev::kWgSwizzleRowBytes, "four K slices per swizzle row");
     const std::uint32_t act = sm.stage(q) + kWeightBytes;
     kn::wgmma_fence();
     kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
-      kn::WgmmaRs<kRows>::template mma<true>(p, a[j], kn::wgmma_desc_sw128(act + (j >> 2) * kHalfBytes + (j & 3) * 32));
+      kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
+                                             kn::wgmma_desc_sw128(act + (j >> 2) * kHalfBytes + (j & 3) * kSliceBytes));
     kn::wgmma_commit();
   }
 
