@@ -54,6 +54,33 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
+// ---- the state of a ring of mbarrier-guarded buffers (CUTLASS's PipelineState is the model) ---
+// The count-th use of a ring of kSlots buffers takes slot count % kSlots, and its barriers are then
+// in phase count / kSlots: an mbarrier completes one phase per lap of the ring, and try_wait.parity
+// names a phase by its parity (PTX ISA 9.7.13.15.16), so each wait is on (count / kSlots) & 1. The
+// state holds the count and the slot and phase follow from it: the loops that use a ring compare
+// the count with their ranges and step it by one or two. A producer refills a slot once its
+// previous use, one lap back, has been released; in the first lap no use precedes it.
+template <uint32_t kSlots>
+struct PipelineState {
+  uint32_t count;  // uses of the ring before this one
+  __device__ __forceinline__ uint32_t index() const { return count % kSlots; }
+  __device__ __forceinline__ uint32_t phase() const { return (count / kSlots) & 1; }
+  __device__ __forceinline__ bool first_lap() const { return count < kSlots; }
+  // The phase of this slot's previous use (only outside the first lap).
+  __device__ __forceinline__ uint32_t previous_phase() const { return (count / kSlots - 1) & 1; }
+  // The one place a state advances.
+  __device__ __forceinline__ PipelineState& operator+=(uint32_t uses) {
+    count += uses;
+    return *this;
+  }
+  __device__ __forceinline__ PipelineState& operator++() { return *this += 1; }
+  __device__ __forceinline__ PipelineState operator+(uint32_t uses) const {
+    PipelineState later = *this;
+    return later += uses;
+  }
+};
+
 // ---- the tensor memory accelerator (PTX ISA 9.7.9.27, cp.async.bulk.tensor) ---------------------
 // A 2-D box of the tensor `map` at element coordinates (x innermost, y) into shared memory at
 // `dst`, completing `bytes` of the barrier's transaction count. Coordinates past the tensor's
@@ -78,14 +105,50 @@ template <int kPending>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
-// The shared-memory matrix descriptor (PTX ISA 9.7.15.5.1) of a K-major operand in the 128-byte
-// swizzle layout: rows of 128 bytes, 8-row atoms 1,024 bytes apart (the stride byte offset), the
-// leading byte offset unused in this layout (1 by convention). `addr` may sit 32 * j bytes into an
-// atom row to select the j-th 16-element K slice: the hardware applies the swizzle to the address.
-__device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t addr) {
-  return static_cast<uint64_t>((addr & 0x3FFFFu) >> 4) | (uint64_t{1} << 16) | (uint64_t{1024 >> 4} << 32) |
-         (uint64_t{1} << 62);
+// ---- wgmma's shared-memory matrix descriptor (PTX ISA 9.7.15.5.1.2.2, Matrix Descriptor Format) --
+// A 64-bit register operand whose fields the table gives:
+//   bits 13-0   matrix-descriptor-encode(start address)
+//   bits 29-16  matrix-descriptor-encode(leading dimension byte offset)
+//   bits 45-32  matrix-descriptor-encode(stride dimension byte offset)
+//   bits 51-49  matrix base offset (all swizzling modes but none)
+//   bits 63-62  swizzling mode: 0 none, 1 128-byte, 2 64-byte, 3 32-byte
+// with matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4. The fields are named members (CuTe's
+// GmmaDescriptor is a union of bitfields; a plain struct and bits() keep it a constant expression
+// in C++17, so the layout is checked at compile time below).
+enum class WgmmaSwizzle : uint32_t { none = 0, b128 = 1, b64 = 2, b32 = 3 };
+struct WgmmaDescriptor {
+  uint32_t start_address = 0;        // shared-window byte address of the matrix (16-byte aligned)
+  uint32_t leading_byte_offset = 0;  // bytes (PTX ISA 9.7.15.5.1.2.1.1)
+  uint32_t stride_byte_offset = 0;   // bytes (PTX ISA 9.7.15.5.1.2.1.2)
+  uint32_t base_offset = 0;          // 0 when the swizzle pattern starts at its boundary (1,024 B for 128 B)
+  WgmmaSwizzle swizzle = WgmmaSwizzle::none;
+  static constexpr int kStartAddressBit = 0, kLeadingByteOffsetBit = 16, kStrideByteOffsetBit = 32,
+                       kBaseOffsetBit = 49, kSwizzleBit = 62;
+  __host__ __device__ static constexpr uint64_t encode(uint32_t bytes) { return (bytes & 0x3FFFFu) >> 4; }
+  __host__ __device__ constexpr uint64_t bits() const {
+    return encode(start_address) << kStartAddressBit | encode(leading_byte_offset) << kLeadingByteOffsetBit |
+           encode(stride_byte_offset) << kStrideByteOffsetBit | uint64_t{base_offset & 0x7u} << kBaseOffsetBit |
+           uint64_t{static_cast<uint32_t>(swizzle)} << kSwizzleBit;
+  }
+};
+// A K-major operand in the 128-byte swizzle layout: rows of 128 bytes, 8-row atoms 1,024 bytes apart
+// (the stride byte offset), the leading byte offset unused in this layout ("assumed 1": 16 bytes,
+// encoded 1). `addr` may sit 32 * j bytes into an atom row to select the j-th 16-element K slice: the
+// hardware applies the swizzle to the address, and the pattern still starts at the atom's 1,024-byte
+// boundary (the stages are aligned to it), so the base offset stays 0.
+__host__ __device__ constexpr WgmmaDescriptor wgmma_desc_k_major_sw128(uint32_t addr) {
+  WgmmaDescriptor d;
+  d.start_address = addr;
+  d.leading_byte_offset = 16;
+  d.stride_byte_offset = 8 * 128;
+  d.base_offset = 0;
+  d.swizzle = WgmmaSwizzle::b128;
+  return d;
 }
+static_assert(wgmma_desc_k_major_sw128(0).bits() == 0x4000004000010000ull, "matrix descriptor: LBO 1, SBO 64, 128-byte swizzle");
+static_assert(wgmma_desc_k_major_sw128(0x3FFF0u + 0x40000u).bits() == 0x4000004000013FFFull,
+              "matrix descriptor: the start address keeps bits 17-4");
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t addr) { return wgmma_desc_k_major_sw128(addr).bits(); }
 
 // ---- register budget per warpgroup (PTX ISA 9.7.17.4, setmaxnreg) ---------------------------
 template <int kRegs>

@@ -3,6 +3,7 @@
 // wgmma.mma_async fed by the tensor memory accelerator, persistent CTAs over units (geometry.hpp).
 #include <cuda.h>  // CUtensorMap
 
+#include <cstddef>  // offsetof
 #include <cstdint>
 
 #include "w8a16/device/geometry.hpp"
@@ -55,6 +56,43 @@ struct Cursor {
   }
 };
 
+// ---- shared memory, at the 1,024-aligned base (geometry.hpp: wgmma_smem_bytes) ------------------
+using Mbarrier = std::uint64_t;  // an opaque 8-byte, 8-aligned object in shared memory (PTX ISA 9.7.13.15.1)
+static_assert(sizeof(Mbarrier) == dev::kWgMbarrierBytes, "mbarrier size");
+// One pipeline stage: W's step (kCols rows of 128 E4M3 codes, the A operand, decoded in registers)
+// and the row tile's (kRows rows of 128 BF16 as two 64-column halves of 128-byte rows, the B
+// operand), each in the TMA's 128-byte swizzle.
+template <std::uint32_t kWeightBytes, std::uint32_t kHalfBytes>
+struct WgStage {
+  std::uint8_t weight[kWeightBytes];
+  std::uint8_t act[2][kHalfBytes];
+};
+// The barriers of the pipeline (PipelineTmaAsync's roles): full[s], stage s has landed (the producer
+// arrives with its byte count, the TMA unit completes it; the consumers wait); empty[s], stage s is
+// read (one arrival per warp of each consumer that reads it; the producer waits before refilling
+// it); and the 64-column symbol's hand-over ring, handover_full[h], slot h holds the second
+// consumer's partial sums, and handover_empty[h], the first has folded them (128 arrivals each).
+template <std::uint32_t kStages>
+struct WgBarriers {
+  Mbarrier full[kStages];
+  Mbarrier empty[kStages];
+  Mbarrier handover_full[dev::kWgHandoverSlots];
+  Mbarrier handover_empty[dev::kWgHandoverSlots];
+};
+// The stages, the hand-over slots (the 64-column symbol's: kSlotFloats FP32 each, in the second
+// consumer's register order; none for the 128-column ones) and the barriers.
+template <class Stage, std::uint32_t kStages, std::uint32_t kSlotFloats>
+struct WgSharedStorage {
+  Stage stage[kStages];
+  float handover[dev::kWgHandoverSlots][kSlotFloats];
+  WgBarriers<kStages> bar;
+};
+template <class Stage, std::uint32_t kStages>
+struct WgSharedStorage<Stage, kStages, 0> {
+  Stage stage[kStages];
+  WgBarriers<kStages> bar;
+};
+
 // The operand swap (geometry.hpp): per 128-K step, a warpgroup's 64 x 128 E4M3 codes are the A
 // operand of 8 chained wgmma m64nRk16, each thread decoding its A fragments from shared memory into
 // registers, and the row tile's R x 128 BF16 are the B operand, read by wgmma from shared memory.
@@ -77,41 +115,93 @@ struct WgRows {
   static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows, kV);
   static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
   static constexpr std::uint32_t kWeightBytes = kCols * dev::kKBlock;  // the stage's W tile
-  static constexpr std::uint32_t kHalfBytes = kRows * 128;             // rows x 64 BF16
-  static constexpr int kAcc = kRows / 2;                               // 64 x kRows FP32 over 128 threads
+  static constexpr std::uint32_t kHalfBytes = kRows * dev::kWgSwizzleRowBytes;  // rows x 64 BF16
+  static constexpr std::uint32_t kSliceBytes = 16 * 2;  // one wgmma's K = 16 BF16 of a row
+  // 64 x kRows FP32 over a warpgroup's 128 threads
+  static constexpr int kAcc = dev::kWgWarpgroupCols * kRows / dev::kWgWarpgroupThreads;
   static constexpr std::uint32_t kSlotFloats = kCols * kRows;          // one workspace slot
   static constexpr std::uint32_t kHandoverFloats = dev::kWgWarpgroupCols * kRows;
-  static constexpr std::uint32_t kOffHandover = kStages * kStageBytes;
-  static constexpr std::uint32_t kOffBarriers = kOffHandover + dev::wgmma_handover_bytes(kRows, kV);
-  // The consumers that release a stage: one arrival per warp of each warpgroup that reads it.
-  static constexpr std::uint32_t kReleases = kN128 ? 8 : 4;
-  // The threads that hold acc: the first consumer, or both.
-  static constexpr std::uint32_t kFolders = kN128 ? 256 : 128;
-  static_assert(dev::kWgAlign + kOffBarriers + dev::wgmma_barrier_bytes(kRows, kV) == dev::wgmma_smem_bytes(kRows, kV),
+  // The consumer warpgroups that read every stage and hold acc: both, or the first (the second
+  // reads every other stage and hands its partial sums to the first).
+  static constexpr std::uint32_t kReaders = kN128 ? dev::kWgConsumers : 1;
+  // The arrivals that release a stage: one per warp of each warpgroup that reads it.
+  static constexpr std::uint32_t kReleases = kReaders * dev::kWgWarpgroupWarps;
+  // The threads that hold acc (the named barrier of the workspace hand-over between CTAs).
+  static constexpr std::uint32_t kFolders = kReaders * dev::kWgWarpgroupThreads;
+  using Stage = WgStage<kWeightBytes, kHalfBytes>;
+  using Barriers = WgBarriers<kStages>;
+  using Storage = WgSharedStorage<Stage, kStages, dev::wgmma_handover_bytes(kRows, kV) / (dev::kWgHandoverSlots * 4)>;
+  using Stages = kn::PipelineState<kStages>;               // the ring of stages
+  using Slots = kn::PipelineState<dev::kWgHandoverSlots>;  // the hand-over ring
+  // Byte offsets of the Storage's members, as 32-bit shared-window offsets.
+  template <class T>
+  static constexpr std::uint32_t u32(T bytes) { return static_cast<std::uint32_t>(bytes); }
+  static constexpr std::uint32_t kOffStages = u32(offsetof(Storage, stage)), kOffBarriers = u32(offsetof(Storage, bar));
+  static constexpr std::uint32_t kOffHandover = kOffStages + u32(sizeof(Storage::stage));  // the slots, if any
+  static constexpr std::uint32_t kOffWeight = u32(offsetof(Stage, weight)), kOffAct = u32(offsetof(Stage, act)),
+                                 kMbarrierBytes = u32(sizeof(Mbarrier));
+  // The barriers as one array of Mbarrier: where each member's first one sits in it.
+  static constexpr std::uint32_t kFull = u32(offsetof(Barriers, full)) / kMbarrierBytes,
+                                 kEmpty = u32(offsetof(Barriers, empty)) / kMbarrierBytes,
+                                 kHandoverFull = u32(offsetof(Barriers, handover_full)) / kMbarrierBytes,
+                                 kHandoverEmpty = u32(offsetof(Barriers, handover_empty)) / kMbarrierBytes;
+  static_assert(sizeof(Stage) == kStageBytes && offsetof(Stage, act) == kWeightBytes, "stage layout (geometry.hpp)");
+  static_assert(sizeof(Barriers) == dev::wgmma_barrier_bytes(kRows, kV), "barriers (geometry.hpp)");
+  static_assert(dev::kWgAlign + sizeof(Storage) == dev::wgmma_smem_bytes(kRows, kV) &&
+                    kOffBarriers == kStages * kStageBytes + dev::wgmma_handover_bytes(kRows, kV),
                 "w8a16_wgmma_rows: shared memory layout differs from geometry.hpp");
   static_assert(kStageBytes % dev::kWgAlign == 0 && kHalfBytes % dev::kWgAlign == 0, "swizzle atoms");
   static_assert(kStages >= 2, "at least two stages");
   // setmaxnreg (run): the consumers' increase is paid from the producer's decrease, within the
-  // registers the launch gave the CTA (65,536 / (384 x CTAs per SM), in steps of 8 per thread).
-  static constexpr int kProducerRegs = 24, kConsumerRegs = kV == dev::WgVariant::n128_x2 ? 104 : 240;
-  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <=
-                    384 * (65536 / (384 * dev::wgmma_ctas_per_sm(kV)) / 8 * 8),
+  // registers the launch gave the CTA (geometry.hpp, wgmma_launch_regs).
+  static constexpr int kProducerRegs = dev::kWgProducerRegs, kConsumerRegs = dev::wgmma_consumer_regs(kV);
+  static_assert(dev::kWgWarpgroupThreads * kProducerRegs + dev::kWgConsumers * dev::kWgWarpgroupThreads * kConsumerRegs <=
+                    dev::kWgThreads * dev::wgmma_launch_regs(kV),
                 "setmaxnreg: the consumers would wait forever for registers");
 
+  // The Storage at shared-window address `base` (the PTX wrappers take 32-bit shared addresses,
+  // which the compiler cannot derive from a generic pointer), and the pipeline's protocol on it:
+  // each wait names its phase through the ring's state, nowhere else.
   struct Smem {
-    std::uint8_t* base;
-    std::uint32_t base_addr;
-    __device__ __forceinline__ std::uint32_t stage(std::uint32_t q) const { return base_addr + (q % kStages) * kStageBytes; }
-    __device__ __forceinline__ std::uint32_t full(std::uint32_t q) const { return base_addr + kOffBarriers + 8 * (q % kStages); }
-    __device__ __forceinline__ std::uint32_t empty(std::uint32_t q) const {
-      return base_addr + kOffBarriers + 8 * (kStages + q % kStages);
-    }
-    __device__ __forceinline__ std::uint32_t hfull(std::uint32_t h) const { return base_addr + kOffBarriers + 8 * (2 * kStages + h); }
-    __device__ __forceinline__ std::uint32_t hempty(std::uint32_t h) const {
-      return base_addr + kOffBarriers + 8 * (2 * kStages + 2 + h);
-    }
+    std::uint32_t base;
+    __device__ __forceinline__ std::uint32_t stage(Stages st) const { return base + kOffStages + st.index() * kStageBytes; }
+    __device__ __forceinline__ std::uint32_t barrier(std::uint32_t i) const { return base + kOffBarriers + kMbarrierBytes * i; }
+    __device__ __forceinline__ std::uint32_t full(std::uint32_t i) const { return barrier(kFull + i); }
+    __device__ __forceinline__ std::uint32_t empty(std::uint32_t i) const { return barrier(kEmpty + i); }
+    __device__ __forceinline__ std::uint32_t handover_full(std::uint32_t h) const { return barrier(kHandoverFull + h); }
+    __device__ __forceinline__ std::uint32_t handover_empty(std::uint32_t h) const { return barrier(kHandoverEmpty + h); }
     __device__ __forceinline__ std::uint32_t handover(std::uint32_t h) const {
-      return base_addr + kOffHandover + 4 * h * kHandoverFloats;
+      return base + kOffHandover + 4u * h * kHandoverFloats;
+    }
+    // The producer: wait until the consumers released the stage's previous use; arrive on its full
+    // barrier announcing the bytes that the TMA loads, which complete on full_barrier(st), will bring.
+    __device__ __forceinline__ void producer_acquire(Stages st) const {
+      if (!st.first_lap()) kn::mbar_wait(empty(st.index()), st.previous_phase());
+    }
+    __device__ __forceinline__ void producer_expect(Stages st) const { kn::mbar_arrive_expect_tx(full(st.index()), kStageBytes); }
+    __device__ __forceinline__ std::uint32_t full_barrier(Stages st) const { return full(st.index()); }
+    // A consumer: wait until the stage has landed; release it (one arrival per warp) once its
+    // wgmmas have finished.
+    __device__ __forceinline__ void consumer_wait(Stages st) const { kn::mbar_wait(full(st.index()), st.phase()); }
+    __device__ __forceinline__ void consumer_release(Stages st, std::uint32_t lane) const {
+      if (lane == 0) kn::mbar_arrive(empty(st.index()));
+    }
+    // The hand-over ring. The second consumer: wait until the first has folded the slot's previous
+    // use, write(slot address), commit (all 128 threads arrive). The first: wait for the slot,
+    // read(slot address), release it.
+    template <class W>
+    __device__ __forceinline__ void handover_put(Slots hs, W&& write) const {
+      const std::uint32_t h = hs.index();
+      if (!hs.first_lap()) kn::mbar_wait(handover_empty(h), hs.previous_phase());
+      write(handover(h));
+      kn::mbar_arrive(handover_full(h));
+    }
+    template <class R>
+    __device__ __forceinline__ void handover_take(Slots hs, R&& read) const {
+      const std::uint32_t h = hs.index();
+      kn::mbar_wait(handover_full(h), hs.phase());
+      read(handover(h));
+      kn::mbar_arrive(handover_empty(h));
     }
   };
 
@@ -121,29 +211,29 @@ struct WgRows {
     kn::tma_prefetch_map(wmap);
     kn::tma_prefetch_map(amap);
     Cursor cur(pc, sh.steps);
-    for (std::uint32_t q = 0; q < range; ++q, cur.advance()) {
-      if (q >= kStages) kn::mbar_wait(sm.empty(q), (q / kStages - 1) & 1);
+    for (Stages st{0}; st.count < range; ++st, cur.advance()) {
+      sm.producer_acquire(st);
       const StepAt& at = cur.at;
       const auto k0 = static_cast<int32_t>(at.s * dev::kKBlock);
       const auto col0 = static_cast<int32_t>(at.unit / sh.row_tiles * kCols);
       const auto row0 = static_cast<int32_t>(at.unit % sh.row_tiles * kRows);
-      const std::uint32_t dst = sm.stage(q);
-      kn::mbar_arrive_expect_tx(sm.full(q), kStageBytes);
-      kn::tma_load_2d(dst, wmap, k0, col0, sm.full(q));
-      kn::tma_load_2d(dst + kWeightBytes, amap, k0, row0, sm.full(q));
-      kn::tma_load_2d(dst + kWeightBytes + kHalfBytes, amap, k0 + 64, row0, sm.full(q));
+      const std::uint32_t dst = sm.stage(st);
+      sm.producer_expect(st);
+      kn::tma_load_2d(dst + kOffWeight, wmap, k0, col0, sm.full_barrier(st));
+      kn::tma_load_2d(dst + kOffAct, amap, k0, row0, sm.full_barrier(st));
+      kn::tma_load_2d(dst + kOffAct + kHalfBytes, amap, k0 + 64, row0, sm.full_barrier(st));
     }
   }
 
-  // ---- one step of a consumer: decode its 64 W rows of stage q into A fragments ------------------
-  __device__ __forceinline__ static void decode(const Smem& sm, std::uint32_t q, std::uint32_t row_base, std::uint32_t lane,
+  // ---- one step of a consumer: decode its 64 W rows of stage st into A fragments -----------------
+  __device__ __forceinline__ static void decode(const Smem& sm, Stages st, std::uint32_t row_base, std::uint32_t lane,
                                                 std::uint32_t (&a)[8][4]) {
-    kn::mbar_wait(sm.full(q), (q / kStages) & 1);
+    sm.consumer_wait(st);
     const std::uint32_t g = lane / 4, t = lane % 4;
     // Row r = row_base + g + 8h (r % 8 == g), window j: its 16-byte chunk sits at chunk j ^ g of the
     // 128-byte row (the TMA's 128-byte swizzle), so the 8 windows are one XOR each away from the
     // thread's base address and the two rows an immediate 1,024 bytes apart.
-    const std::uint32_t base = sm.stage(q) + (row_base + g) * 128 + (g << 4) + ((t >> 1) << 2);
+    const std::uint32_t base = sm.stage(st) + (row_base + g) * dev::kWgSwizzleRowBytes + (g << 4) + ((t >> 1) << 2);
     // Bytes 2t, 2t+1 of a window's first 8 and 2t+8, 2t+9 of its last 8 (the 4-byte words at
     // 4 (t / 2) and 8 + 4 (t / 2)), in that order: the permute takes the low or high half of each.
     const std::uint32_t sel = (t & 1) ? 0x7632u : 0x5410u;
@@ -179,15 +269,18 @@ struct WgRows {
     }
   }
 
-  // 8 chained wgmmas of stage q into p (scale-d 0 on the first: the step's p starts from +0).
-  __device__ __forceinline__ static void issue(const Smem& sm, std::uint32_t q, const std::uint32_t (&a)[8][4],
+  // 8 chained wgmmas of stage st into p (scale-d 0 on the first: the step's p starts from +0). The
+  // j-th reads K slice j of the row tile: slice j & 3 of half j >> 2 (4 slices per 128-byte row).
+  __device__ __forceinline__ static void issue(const Smem& sm, Stages st, const std::uint32_t (&a)[8][4],
                                                float (&p)[kAcc]) {
-    const std::uint32_t act = sm.stage(q) + kWeightBytes;
+    static_assert(4 * kSliceBytes == dev::kWgSwizzleRowBytes, "four K slices per swizzle row");
+    const std::uint32_t act = sm.stage(st) + kOffAct;
     kn::wgmma_fence();
     kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
-      kn::WgmmaRs<kRows>::template mma<true>(p, a[j], kn::wgmma_desc_sw128(act + (j >> 2) * kHalfBytes + (j & 3) * 32));
+      kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
+                                             kn::wgmma_desc_sw128(act + (j >> 2) * kHalfBytes + (j & 3) * kSliceBytes));
     kn::wgmma_commit();
   }
 
@@ -206,33 +299,34 @@ struct WgRows {
     float p[kAcc];
     if constexpr (!kPipelined) {  // decode, wgmmas, fold, one step after the other
       std::uint32_t a[8][4];
-      for (std::uint32_t q = first; q < range; q += stride) {
-        decode(sm, q, row_base, lane, a);
-        f.next(q);
-        issue(sm, q, a, p);
+      for (Stages st{first}; st.count < range; st += stride) {
+        decode(sm, st, row_base, lane, a);
+        f.next(st.count);
+        issue(sm, st, a, p);
         kn::wgmma_wait<0>();
-        if (lane == 0) kn::mbar_arrive(sm.empty(q));
+        sm.consumer_release(st, lane);
         f.next(range);
-        f.done(q, p);
+        f.done(st.count, p);
       }
       return;
     } else {
       std::uint32_t a0[8][4], a1[8][4];
-      auto turn = [&](std::uint32_t q, const std::uint32_t (&cur)[8][4], std::uint32_t (&nxt)[8][4]) {
-        issue(sm, q, cur, p);
-        const bool more = q + stride < range;
-        if (more) decode(sm, q + stride, row_base, lane, nxt);
-        f.next(more ? q + stride : range);
+      auto turn = [&](Stages st, const std::uint32_t (&cur)[8][4], std::uint32_t (&nxt)[8][4]) {
+        issue(sm, st, cur, p);
+        const Stages later = st + stride;
+        const bool more = later.count < range;
+        if (more) decode(sm, later, row_base, lane, nxt);
+        f.next(more ? later.count : range);
         kn::wgmma_wait<0>();
-        if (lane == 0) kn::mbar_arrive(sm.empty(q));
-        f.done(q, p);
+        sm.consumer_release(st, lane);
+        f.done(st.count, p);
         return more;
       };
-      decode(sm, first, row_base, lane, a0);
+      decode(sm, Stages{first}, row_base, lane, a0);
       f.next(first);
-      for (std::uint32_t q = first;; q += 2 * stride) {
-        if (!turn(q, a0, a1)) break;
-        if (!turn(q + stride, a1, a0)) break;
+      for (Stages st{first};; st += 2 * stride) {
+        if (!turn(st, a0, a1)) break;
+        if (!turn(st + stride, a1, a0)) break;
       }
     }
   }
@@ -287,7 +381,7 @@ struct WgRows {
           kn::bar_sync(1, kFolders);
           const float* in = slots + (blockIdx.x - 1) * kSlotFloats + wg * kHandoverFloats;
 #pragma unroll
-          for (int r = 0; r < kAcc; ++r) acc[r] = kn::ld_cg(in + r * 128 + tid);
+          for (int r = 0; r < kAcc; ++r) acc[r] = kn::ld_cg(in + r * dev::kWgWarpgroupThreads + tid);
         } else {
 #pragma unroll
           for (int r = 0; r < kAcc; ++r) acc[r] = 0.0f;  // +0 (NUMERICS.md 2.1)
@@ -300,7 +394,7 @@ struct WgRows {
       if (at.kind == dev::WgPieceKind::head) {
         float* out = slots + blockIdx.x * kSlotFloats + wg * kHandoverFloats;
 #pragma unroll
-        for (int r = 0; r < kAcc; ++r) out[r * 128 + tid] = acc[r];
+        for (int r = 0; r < kAcc; ++r) out[r * dev::kWgWarpgroupThreads + tid] = acc[r];
         __threadfence();
         kn::bar_sync(1, kFolders);
         if (tid == 0 && wg == 0) kn::st_release_gpu(flags + blockIdx.x, 1);
@@ -322,28 +416,28 @@ struct WgRows {
   __device__ __forceinline__ static void run(std::uint8_t* smem, const float* __restrict__ block_scale,
                                              std::uint16_t* __restrict__ output, const Shape& sh, float* workspace,
                                              const CUtensorMap* wmap, const CUtensorMap* amap) {
-    const Smem sm{smem, kn::smem_addr(smem)};
+    const Smem sm{kn::smem_addr(smem)};
     const dev::WgPieces pc = dev::wgmma_cta_pieces(blockIdx.x, gridDim.x, sh.units, sh.steps);
     const std::uint64_t total = std::uint64_t{sh.units} * sh.steps;
     const auto range = static_cast<std::uint32_t>(total * (blockIdx.x + 1) / gridDim.x - total * blockIdx.x / gridDim.x);
-    const std::uint32_t wg = threadIdx.x / 128, tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    if (threadIdx.x == 0) {
+    const std::uint32_t wg = threadIdx.x / dev::kWgWarpgroupThreads, tid = threadIdx.x % dev::kWgWarpgroupThreads,
+                        warp = tid / 32, lane = tid % 32;
+    if (threadIdx.x == 0) {  // the barriers' arrival counts (WgBarriers)
       for (std::uint32_t i = 0; i < kStages; ++i) {
         kn::mbar_init(sm.full(i), 1);
         kn::mbar_init(sm.empty(i), kReleases);
       }
-      for (std::uint32_t h = 0; h < 2; ++h) {
-        kn::mbar_init(sm.hfull(h), 128);
-        kn::mbar_init(sm.hempty(h), 128);
+      for (std::uint32_t h = 0; h < dev::kWgHandoverSlots; ++h) {  // every thread of a warpgroup arrives
+        kn::mbar_init(sm.handover_full(h), dev::kWgWarpgroupThreads);
+        kn::mbar_init(sm.handover_empty(h), dev::kWgWarpgroupThreads);
       }
       kn::mbar_fence_init();
     }
     __syncthreads();
-    // Registers (PTX ISA setmaxnreg): the producer needs few, the consumers hold acc, p and two
-    // fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
-    // back, so the CTA's launch allocation must cover the sum (or the increase waits forever):
-    // 128 x 24 + 256 x 240 = 64,512 = 384 x 168 (one CTA per SM), 128 x 24 + 256 x 104 = 29,696
-    // <= 384 x 80 = 30,720 (two CTAs per SM).
+    // Registers (PTX ISA 9.7.17.4, setmaxnreg): the producer needs few, the consumers hold acc, p and
+    // two fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
+    // back, so the CTA's launch allocation must cover the sum (or the increase waits forever; the
+    // budgets and their sums: geometry.hpp, kWgProducerRegs).
     if (wg == 0) {
       kn::regs_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sm, sh, pc, range, wmap, amap);
@@ -372,11 +466,11 @@ struct WgRows {
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
           fold.fold(0, [&](int r) { return p[r]; });
           if (q + 1 >= range) return;
-          const std::uint32_t i = q / 2, h = i & 1;  // the odd step q + 1 is the second consumer's i-th
-          kn::mbar_wait(sm.hfull(h), (i / 2) & 1);
-          const std::uint32_t in = sm.handover(h) + 4 * tid;
-          fold.fold(1, [&](int r) { return kn::lds_f32(in + 4 * 128 * r); });
-          kn::mbar_arrive(sm.hempty(h));
+          // The odd step q + 1 is the second consumer's (q / 2)-th.
+          sm.handover_take(Slots{q / 2}, [&](std::uint32_t slot) {
+            const std::uint32_t in = slot + sizeof(float) * tid;
+            fold.fold(1, [&](int r) { return kn::lds_f32(in + sizeof(float) * dev::kWgWarpgroupThreads * r); });
+          });
         }
       } f{Folder(sh, pc, block_scale, output, workspace, tid, 0), sm, range, tid};
       consume(sm, 0, 2, range, 16 * warp, lane, f);
@@ -387,12 +481,11 @@ struct WgRows {
         std::uint32_t tid;
         __device__ __forceinline__ void next(std::uint32_t) {}
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
-          const std::uint32_t i = q / 2, h = i & 1;
-          if (i >= 2) kn::mbar_wait(sm.hempty(h), (i / 2 - 1) & 1);
-          const std::uint32_t out = sm.handover(h) + 4 * tid;
+          sm.handover_put(Slots{q / 2}, [&](std::uint32_t slot) {  // step q is this consumer's (q / 2)-th
+            const std::uint32_t out = slot + sizeof(float) * tid;
 #pragma unroll
-          for (int r = 0; r < kAcc; ++r) kn::sts_f32(out + 4 * 128 * r, p[r]);
-          kn::mbar_arrive(sm.hfull(h));
+            for (int r = 0; r < kAcc; ++r) kn::sts_f32(out + sizeof(float) * dev::kWgWarpgroupThreads * r, p[r]);
+          });
         }
       } f{sm, tid};
       consume(sm, 1, 2, range, 16 * warp, lane, f);
@@ -429,12 +522,12 @@ __device__ __forceinline__ void wgmma_rows_body(const float* __restrict__ block_
 
 }  // namespace
 
-// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), 384 threads, wgmma_smem_bytes(m, k64) of dynamic
+// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), kWgThreads = 384 threads, wgmma_smem_bytes(m, k64) of dynamic
 // shared memory; `workspace` holds wgmma_workspace_bytes(m, grid, k64) bytes whose flags are zero;
 // `wmap` is W as a 2-D UINT8 tensor {k, n} with box {128, 64}, `amap` A as a 2-D UINT16 tensor
 // {k, m} (row pitch a_row_stride) with box {64, wgmma_tile_rows(m)}, both in the 128-byte swizzle
 // (the CUDA backend encodes them; device/README.md, the kernel ABI).
-extern "C" __global__ void __launch_bounds__(384, 1)
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::k64))
     w8a16_wgmma_rows(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                      const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                      uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
@@ -447,7 +540,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 
 // The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_smem_bytes(m,
 // n128), wgmma_workspace_bytes(m, grid, n128), `wmap` in boxes of {128, 128}.
-extern "C" __global__ void __launch_bounds__(384, 1)
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128))
     w8a16_wgmma_rows_n128(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                           const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                           uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
@@ -461,7 +554,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 // 128-column units with two CTAs per SM, 1 <= m <= 16: grid (wgmma_ctas(m, n, SMs, n128_x2), 1, 1),
 // wgmma_smem_bytes(m, n128_x2), wgmma_workspace_bytes(m, grid, n128_x2), `wmap` in boxes of
 // {128, 128}.
-extern "C" __global__ void __launch_bounds__(384, 2)
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128_x2))
     w8a16_wgmma_rows_n128_x2(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                              const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                              uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,

@@ -138,15 +138,35 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
 //     itself; both read the same row tile, so the tile's bytes are read once per 128 columns.
 //   w8a16_wgmma_rows_n128_x2: the same with two CTAs per SM, at up to 16 rows.
 inline constexpr std::uint32_t kWgWarpgroupCols = 64;     // one wgmma M
-inline constexpr std::uint32_t kWgThreads = 384;          // 3 warpgroups
+// A warpgroup: four consecutive warps, the threads one wgmma or setmaxnreg acts on (PTX ISA 9.7.15.1).
+inline constexpr std::uint32_t kWgWarpgroupWarps = 4;
+inline constexpr std::uint32_t kWgWarpgroupThreads = kWgWarpgroupWarps * 32;  // 128
+inline constexpr std::uint32_t kWgConsumers = 2;          // consumer warpgroups, after the producer's
+inline constexpr std::uint32_t kWgThreads = (1 + kWgConsumers) * kWgWarpgroupThreads;  // 384: 3 warpgroups
 inline constexpr std::uint32_t kWgMaxTileRows = 128;
-inline constexpr std::uint32_t kWgAlign = 1024;           // 128-byte swizzle atoms: 8 rows of 128 bytes
+inline constexpr std::uint32_t kWgSwizzleRowBytes = 128;  // one row of the 128-byte swizzle
+inline constexpr std::uint32_t kWgAlign = 8 * kWgSwizzleRowBytes;  // 1,024: a swizzle atom, 8 rows of 128 bytes
+inline constexpr std::uint32_t kWgMaxStages = 8;          // pipeline stages at most (wgmma_stages)
+inline constexpr std::uint32_t kWgHandoverSlots = 2;      // the 64-column symbol's hand-over ring
+inline constexpr std::uint32_t kWgMbarrierBytes = 8;      // one mbarrier object (PTX ISA 9.7.13.15.1)
 // The three symbols: 64-column units; 128-column units, one CTA per SM; 128-column units at up to
 // 16 rows with two CTAs per SM (twice the warps to hide the decode's latency where the units fill
 // two CTAs per SM; each CTA has half the shared memory and 104 registers a consumer thread).
 enum class WgVariant : std::uint8_t { k64, n128, n128_x2 };
 W8A16_HOST_DEVICE constexpr bool wgmma_n128(WgVariant v) { return v != WgVariant::k64; }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas_per_sm(WgVariant v) { return v == WgVariant::n128_x2 ? 2 : 1; }
+// Registers per thread after setmaxnreg (PTX ISA 9.7.17.4): the producer warpgroup gives back all but
+// kWgProducerRegs, each consumer warpgroup takes wgmma_consumer_regs. A warpgroup's increase is paid
+// from registers its CTA's other warpgroups released, so the sum must fit what the launch gave the
+// CTA: kSmRegisters / (kWgThreads x CTAs per SM) a thread, in steps of 8 (the kernel static_asserts
+// it): 128 x 24 + 256 x 240 = 64,512 <= 384 x 168 at one CTA per SM, 128 x 24 + 256 x 104 = 29,696
+// <= 384 x 80 at two.
+inline constexpr std::uint32_t kSmRegisters = 65536;      // the H200's register file per SM (32-bit)
+inline constexpr std::uint32_t kWgProducerRegs = 24;
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(WgVariant v) { return v == WgVariant::n128_x2 ? 104 : 240; }
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_launch_regs(WgVariant v) {
+  return kSmRegisters / (kWgThreads * wgmma_ctas_per_sm(v)) / 8 * 8;
+}
 // The two-CTA symbol runs 1..16 rows, the others 17 rows and more (plan.hpp wgmma_choice): each
 // has only those row tiles.
 inline constexpr std::uint32_t kWgX2MaxRows = 16;
@@ -179,19 +199,21 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stage_bytes(std::uint32_t rows, 
 }
 // The 64-column symbol's hand-over: two slots of the second consumer's partial sums (64 x rows FP32).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_bytes(std::uint32_t rows, WgVariant v) {
-  return wgmma_n128(v) ? 0 : 2 * kWgWarpgroupCols * rows * 4;
+  return wgmma_n128(v) ? 0 : kWgHandoverSlots * kWgWarpgroupCols * rows * 4;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_fixed_bytes(std::uint32_t rows, WgVariant v) {
-  return kWgAlign + wgmma_handover_bytes(rows, v) + 8 * (2 * 8 + 4);  // + barriers of up to 8 stages
+  // + the barriers of kWgMaxStages stages
+  return kWgAlign + wgmma_handover_bytes(rows, v) + kWgMbarrierBytes * (2 * kWgMaxStages + 2 * kWgHandoverSlots);
 }
-// Stages: as many as fit the shared memory beside the hand-over, at most 8.
+// Stages: as many as fit the shared memory beside the hand-over, at most kWgMaxStages.
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stages(std::uint32_t rows, WgVariant v) {
   const std::uint32_t fit = (wgmma_smem_budget(v) - wgmma_fixed_bytes(rows, v)) / wgmma_stage_bytes(rows, v);
-  return fit < 8 ? fit : 8;
+  return fit < kWgMaxStages ? fit : kWgMaxStages;
 }
-// Barriers: full and empty per stage, full and empty per hand-over slot (8 bytes each).
+// Barriers: full and empty per stage, full and empty per hand-over slot (every symbol initialises
+// the hand-over's, the 128-column ones never wait on them).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_barrier_bytes(std::uint32_t rows, WgVariant v) {
-  return 8 * (2 * wgmma_stages(rows, v) + 4);
+  return kWgMbarrierBytes * (2 * wgmma_stages(rows, v) + 2 * kWgHandoverSlots);
 }
 // The dynamic shared memory: stages, hand-over, barriers, and the slack that lets the kernel align
 // its base to 1,024 bytes (the launch guarantees only 16).
