@@ -12,12 +12,11 @@
 
 #include "command.hpp"
 #include "data_dir.hpp"
-#include "evidence.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/manifest.hpp"
-#include "vectors_replay.hpp"
+#include "w8a16/properties/mmav_replay.hpp"
 #include "w8a16/golden/mma_probe.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/golden/recording.hpp"
@@ -347,7 +346,7 @@ int run_probe(const ProbeArgs& a) {
         std::fprintf(stderr, "probe: reading back %s: %s\n", name.c_str(), error.c_str());
         return 2;
       }
-      const VectorsReplay r = replay_mmav(back, *p, a.show);
+      const props::MmavReplay r = props::replay_mmav(back, *p, a.show);
       std::printf("  %-8s %-40s %" PRIu64 " mismatches of %" PRIu64 " dot products\n", std::string(p->name).c_str(),
                   name.c_str(), r.mismatches, r.dot_products);
       for (const std::string& line : r.details) std::printf("    %s\n", line.c_str());

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli_cases.hpp"
-#include "evidence.hpp"
+#include "data_dir.hpp"
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"

@@ -21,7 +21,7 @@
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
-#include "progress.hpp"
+#include "w8a16/properties/progress.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/api.hpp"
@@ -136,7 +136,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
                                                      props::launch_text(plan.plan) + "\n  no completion within " +
                                                      std::to_string(static_cast<long long>(deadline)) + " s"});
     std::atomic<std::size_t> launched{0};
-    Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
+    props::Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
     for (std::size_t i = 0; i < launches; ++i, ++launched) {
       const device::Call call = props::case_call(c, registry, a->address() + i * a_launch, w->address(),
                                                  s->address(), o->address() + i * c_launch);
