@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// What the case subcommands (verify, replay, repro) share: choosing a backend and reading case files.
+// What the case subcommands (verify, replay, repro) share: choosing a backend and its launcher.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,6 +11,7 @@
 #include "w8a16/device/backend.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
+#include "w8a16/properties/case_files.hpp"
 #include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
@@ -47,24 +48,10 @@ void add_module_option(CLI::App* cmd, std::string* module);
 // lacks for `entries` (docs/KERNEL_ABI.md 1.2). True at once for any other backend.
 bool check_module(const device::Backend& backend, const std::vector<device::Entry>& entries, std::string* error);
 
-struct LoadedCases {
-  std::vector<golden::Case> cases;
-  std::vector<std::string> sources;  // "path:line" of each case
-  std::vector<std::string> errors;   // "path:line: why" of each line that is not a case
-};
-// Every case line of every .case file under `paths` (files or folders, recursively, sorted).
-// A missing path is not an error (verify checks its paths first); a path or folder entry that is not
-// a regular file (a FIFO, a device), a folder that cannot be listed, a file that cannot be read and
-// a bad line are, each reported in errors.
-LoadedCases load_cases(const std::vector<std::string>& paths);
-
-// The files named `*<extension>` under `root` (a folder, recursively; symbolic links to files are
-// followed, to folders not), sorted. An entry with that extension that is not a regular file, and a
-// folder that cannot be listed, is a "path: why" line in *errors.
-std::vector<std::string> files_under(const std::string& root, const std::string& extension,
-                                     std::vector<std::string>* errors);
-
-// One argument of replay/repro: a case line itself (starts with "case/"), or FILE[:LINE].
-LoadedCases load_case_argument(const std::string& arg);
+// Case files are read by the library (case_files.hpp); the subcommands name them as their own.
+using props::files_under;
+using props::load_case_argument;
+using props::load_cases;
+using props::LoadedCases;
 
 }  // namespace w8a16::cli

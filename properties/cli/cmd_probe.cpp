@@ -12,12 +12,11 @@
 
 #include "command.hpp"
 #include "data_dir.hpp"
-#include "evidence.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/manifest.hpp"
-#include "vectors_replay.hpp"
+#include "w8a16/properties/mmav_replay.hpp"
 #include "w8a16/golden/mma_probe.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/golden/recording.hpp"
@@ -136,245 +135,292 @@ bool write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes, s
   return false;
 }
 
-// The policy NUMERICS.md has verified for a compute capability: sm_90 only (1.1). Others: none.
+// The emulator's policy for a compute capability ("9.0" -> sm90: reference/mma.hpp mma_policy)
+// when that policy is verified (NUMERICS.md 1.1, 3: sm_90 only); else none.
 const ref::MmaPolicy* verified_policy_for(const std::string& cc) {
-  if (cc == "9.0") return &ref::kMmaSm90;
-  return nullptr;
+  std::string digits;
+  for (char ch : cc)
+    if (ch != '.') digits += ch;
+  ref::Arch arch;
+  if (!ref::parse_arch("sm" + digits, &arch)) return nullptr;
+  const ref::MmaPolicy& policy = ref::mma_policy(arch);
+  return policy.verified ? &policy : nullptr;
 }
 
-int run_probe(const ProbeArgs& a) {
-  std::uint64_t seed = 0;
-  if (!parse_whole_number(a.seed_text, &seed)) {
-    std::fprintf(stderr, "probe: --seed %s is not an unsigned integer (decimal or 0x hex)\n", golden::quote(a.seed_text).c_str());
-    return 2;
-  }
-  if (a.cases < 1 || a.cases > 65536) {
-    std::fprintf(stderr, "probe: --cases %u must be in 1..65536 (cases per regime)\n", a.cases);
-    return 2;
-  }
-  std::unique_ptr<MmaSource> source;
-  if (a.source == "sim") {
-    source = std::make_unique<EmulatorSource>();
-  } else if (a.source == "cuda") {
+// The exit status of an input error: nothing was recorded.
+constexpr int kProbeError = 2;
+
+// Where D comes from (--source); nullptr after printing why not.
+std::unique_ptr<MmaSource> open_source(const ProbeArgs& a) {
+  if (a.source == "sim") return std::make_unique<EmulatorSource>();
+  if (a.source == "cuda") {
 #if W8A16_HAVE_CUDA
     device::Status st;
     auto gpu = probes::ProbeLauncher::create(0, &st);
-    if (!gpu) {
-      std::fprintf(stderr, "probe: no GPU: %s\nprobe: nothing was recorded\n", st.message.c_str());
-      return 2;
-    }
-    source = std::make_unique<GpuSource>(std::move(gpu));
+    if (gpu) return std::make_unique<GpuSource>(std::move(gpu));
+    std::fprintf(stderr, "probe: no GPU: %s\nprobe: nothing was recorded\n", st.message.c_str());
 #else
     std::fprintf(stderr, "probe: no GPU: this build has no CUDA backend (configure with the cuda preset)\n"
                          "probe: nothing was recorded\n");
-    return 2;
 #endif
-  } else {
-    std::fprintf(stderr, "probe: --source %s must be cuda or sim\n", golden::quote(a.source).c_str());
-    return 2;
+    return nullptr;
   }
-  std::vector<Variant> variants;
-  if (a.instruction == "mma.sync") {
-    variants = {kMmaSync};
-  } else if (a.instruction == "wgmma") {
-    variants.assign(std::begin(kWgmmaVariants), std::end(kWgmmaVariants));
-  } else {
-    std::fprintf(stderr, "probe: --instruction %s must be mma.sync or wgmma\n", golden::quote(a.instruction).c_str());
-    return 2;
-  }
-  std::string out_root = a.out_root;
-  // The simulation's MMAs are the emulator's own values: in the data folder they would pass for
-  // hardware evidence, so they go only where they are sent (golden/mma/README.md).
-  if (!source->is_hardware()) {
-    if (out_root.empty() && !a.into_data_dir) {
+  std::fprintf(stderr, "probe: --source %s must be cuda or sim\n", golden::quote(a.source).c_str());
+  return nullptr;
+}
+
+// The parent folder of the recordings (--out, else the data folder's mma/); "" after printing why
+// not. The simulation's MMAs are the emulator's own values: in the data folder they would pass for
+// hardware evidence, so they go only where they are sent (golden/mma/README.md).
+std::string output_root(const ProbeArgs& a, bool hardware) {
+  if (!hardware) {
+    if (a.out_root.empty() && !a.into_data_dir) {
       std::fprintf(stderr, "probe: --source sim writes the emulator's values, not hardware: pass --out DIR (it never "
                            "writes into the data folder's mma/ unless --into-data-dir is given)\nprobe: nothing was recorded\n");
-      return 2;
+      return "";
     }
-    if (!out_root.empty()) {
-      const std::string why = simulation_output_refusal(out_root, a.data_dir, a.into_data_dir);
+    if (!a.out_root.empty()) {
+      const std::string why = simulation_output_refusal(a.out_root, a.data_dir, a.into_data_dir);
       if (!why.empty()) {
         std::fprintf(stderr, "probe: --out %s\nprobe: nothing was recorded\n", why.c_str());
-        return 2;
+        return "";
       }
     }
   }
-  if (out_root.empty()) {
-    const DataDir data = find_data_dir(a.data_dir);
-    if (data.path.empty()) {
-      std::fprintf(stderr, "probe: %s (or pass --out)\nprobe: nothing was recorded\n", data.error.c_str());
-      return 2;
-    }
-    std::printf("%s\n", data_dir_line(data).c_str());
-    out_root = (fs::path(data.path) / "mma").string();
+  if (!a.out_root.empty()) return a.out_root;
+  const DataDir data = find_data_dir(a.data_dir);
+  if (data.path.empty()) {
+    std::fprintf(stderr, "probe: %s (or pass --out)\nprobe: nothing was recorded\n", data.error.c_str());
+    return "";
   }
-  const GpuIdentity id = source->identity();
-  const std::string slug = source->is_hardware() ? golden::gpu_slug(id.name) : "emulator-sm90-not-hardware";
-  const fs::path dir = fs::path(out_root) / slug;
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    std::fprintf(stderr, "probe: %s exists and is not a folder\n", golden::shown(dir.string()).c_str());
-    return 2;
-  }
+  std::printf("%s\n", data_dir_line(data).c_str());
+  return (fs::path(data.path) / "mma").string();
+}
+
+// One probe run: where its files go and what they hold.
+struct ProbeRun {
+  explicit ProbeRun(const ProbeArgs& args) : a(args) {}
+  const ProbeArgs& a;
+  std::uint64_t seed = 0;
+  std::unique_ptr<MmaSource> source;
+  std::vector<Variant> variants;
+  std::string out_root, slug;
+  fs::path dir;
+  GpuIdentity id;
+  std::vector<std::pair<std::string, golden::MmavFile>> files;
+
   // The names this run writes: <slug>_<i>_<regime>.mmav, or <slug>_<tag>_<i>_<regime>.mmav.
-  auto file_name = [&](const Variant& v, int r) {
+  std::string file_name(const Variant& v, int r) const {
     return slug + "_" + (v.tag[0] ? std::string(v.tag) + "_" : std::string()) + std::to_string(r) + "_" +
            std::string(golden::probe_regime_name(static_cast<golden::ProbeRegime>(r))) + ".mmav";
-  };
-  if (fs::is_directory(dir, ec) && !a.overwrite) {
-    for (const Variant& v : variants)
+  }
+};
+
+// The options, the source and the folder, before anything runs; false after printing why not.
+bool prepare(ProbeRun* p) {
+  const ProbeArgs& a = p->a;
+  if (!parse_whole_number(a.seed_text, &p->seed)) {
+    std::fprintf(stderr, "probe: --seed %s is not an unsigned integer (decimal or 0x hex)\n", golden::quote(a.seed_text).c_str());
+    return false;
+  }
+  if (a.cases < 1 || a.cases > 65536) {
+    std::fprintf(stderr, "probe: --cases %u must be in 1..65536 (cases per regime)\n", a.cases);
+    return false;
+  }
+  p->source = open_source(a);
+  if (!p->source) return false;
+  if (a.instruction == "mma.sync") {
+    p->variants = {kMmaSync};
+  } else if (a.instruction == "wgmma") {
+    p->variants.assign(std::begin(kWgmmaVariants), std::end(kWgmmaVariants));
+  } else {
+    std::fprintf(stderr, "probe: --instruction %s must be mma.sync or wgmma\n", golden::quote(a.instruction).c_str());
+    return false;
+  }
+  p->out_root = output_root(a, p->source->is_hardware());
+  if (p->out_root.empty()) return false;
+  p->id = p->source->identity();
+  p->slug = p->source->is_hardware() ? golden::gpu_slug(p->id.name) : "emulator-sm90-not-hardware";
+  p->dir = fs::path(p->out_root) / p->slug;
+  std::error_code ec;
+  if (fs::exists(p->dir, ec) && !fs::is_directory(p->dir, ec)) {
+    std::fprintf(stderr, "probe: %s exists and is not a folder\n", golden::shown(p->dir.string()).c_str());
+    return false;
+  }
+  if (fs::is_directory(p->dir, ec) && !a.overwrite) {
+    for (const Variant& v : p->variants)
       for (int r = 0; r < golden::kProbeRegimeCount; ++r)
-        if (fs::exists(dir / file_name(v, r), ec)) {
+        if (fs::exists(p->dir / p->file_name(v, r), ec)) {
           std::fprintf(stderr, "probe: %s already holds recordings (%s); pass --overwrite to replace them\n",
-                       golden::shown(dir.string()).c_str(), file_name(v, r).c_str());
-          return 2;
+                       golden::shown(p->dir.string()).c_str(), p->file_name(v, r).c_str());
+          return false;
         }
   }
-  std::printf("probe: %s (compute capability %s, driver %s, CUDA %s), %u cases per regime, seed 0x%016" PRIx64 "\n",
-              id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str(), a.cases, seed);
-  if (!source->is_hardware())
-    std::printf("probe: NOTE: --source sim: D comes from the emulator's sm90 policy; this is NOT a hardware "
-                "recording (folder %s)\n", slug.c_str());
+  return true;
+}
 
-  // Run everything first; write only when every regime ran, so a failure leaves no partial set.
-  std::vector<std::pair<std::string, golden::MmavFile>> files;
-  for (const Variant& v : variants)
+// Every regime of every variant, run first: the files are written only when every regime ran, so
+// a failure leaves no partial set. What is written must read back: each file parsed as its reader
+// will parse it, and the identity that goes into MANIFEST.txt's one-line fields printable, before
+// anything is written. False after printing why not.
+bool record_all(ProbeRun* p) {
+  for (const Variant& v : p->variants)
     for (int r = 0; r < golden::kProbeRegimeCount; ++r) {
       const auto regime = static_cast<golden::ProbeRegime>(r);
       golden::MmavFile f;
       f.kind = v.kind;
       f.cases = regime == golden::ProbeRegime::targeted ? golden::probe_targeted_cases()
-                                                         : golden::probe_regime_cases(regime, a.cases, seed);
+                                                         : golden::probe_regime_cases(regime, p->a.cases, p->seed);
       std::string error;
-      if (!source->run(v, &f.cases, &error)) {
+      if (!p->source->run(v, &f.cases, &error)) {
         std::fprintf(stderr, "probe: %s, regime %s: %s\nprobe: nothing was written\n",
                      golden::mmav_kind_instruction(v.kind), std::string(golden::probe_regime_name(regime)).c_str(),
                      error.c_str());
-        return 2;
+        return false;
       }
-      files.emplace_back(file_name(v, r), std::move(f));
+      p->files.emplace_back(p->file_name(v, r), std::move(f));
     }
-  // What is written must read back: each file parsed as its reader will parse it, and the identity
-  // that goes into MANIFEST.txt's one-line fields printable, before anything is written.
-  for (const auto& [name, f] : files) {
+  for (const auto& [name, f] : p->files) {
     const std::vector<std::uint8_t> bytes = golden::serialize_mmav(f);
     golden::MmavFile back;
     std::string error;
     if (!golden::parse_mmav(bytes.data(), bytes.size(), &back, &error)) {
       std::fprintf(stderr, "probe: %s would not read back: %s\nprobe: nothing was written\n", name.c_str(),
                    golden::escaped(error).c_str());
-      return 2;
+      return false;
     }
   }
-  for (const std::string* field : {&id.name, &id.compute_capability, &id.driver, &id.cuda}) {
+  for (const std::string* field : {&p->id.name, &p->id.compute_capability, &p->id.driver, &p->id.cuda}) {
     bool printable = !field->empty();
     for (const char ch : *field) printable = printable && static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7F;
     if (!printable) {
       std::fprintf(stderr, "probe: the device's identity %s is empty or holds a control byte: MANIFEST.txt could not "
                            "hold it\nprobe: nothing was written\n", golden::quote(*field).c_str());
-      return 2;
+      return false;
     }
   }
-  fs::create_directories(dir, ec);
+  return true;
+}
+
+// The .mmav files, their MANIFEST (what they are and where they came from) and the folder's
+// evidence manifest (manifest.hpp: each file's size, SHA-256, dot products and, from the MANIFEST
+// just written, whether it is hardware). False after printing why not.
+bool write_all(const ProbeRun& p) {
+  std::error_code ec;
+  fs::create_directories(p.dir, ec);
   if (ec) {
-    std::fprintf(stderr, "probe: cannot create %s: %s\n", golden::shown(dir.string()).c_str(), ec.message().c_str());
-    return 2;
+    std::fprintf(stderr, "probe: cannot create %s: %s\n", golden::shown(p.dir.string()).c_str(), ec.message().c_str());
+    return false;
   }
-  const bool wgmma = variants.front().wgmma;
+  const GpuIdentity& id = p.id;
+  const bool wgmma = p.variants.front().wgmma;
   std::string manifest = std::string("# SPDX-License-Identifier: MIT OR Apache-2.0\n") +
                          (wgmma ? "# wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 (A from shared memory: ss, from "
                                   "registers: rs; scale-d 1: d1, 0: d0) recorded by `w8a16check probe --instruction wgmma`\n"
                                 : "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n") +
                          "# (format: golden/mma/README.md; inputs: golden/src/mma_probe.cpp).\n" +
-                         "hardware: " + (source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
+                         "hardware: " + (p.source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
                          "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
                          "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " +
-                         std::to_string(a.cases) + "\nseed: " + a.seed_text + "\n";
-  for (const auto& [name, f] : files) {
-    std::string error;
-    if (!write_bytes(dir / name, golden::serialize_mmav(f), &error)) {
+                         std::to_string(p.a.cases) + "\nseed: " + p.a.seed_text + "\n";
+  std::string error;
+  for (const auto& [name, f] : p.files) {
+    if (!write_bytes(p.dir / name, golden::serialize_mmav(f), &error)) {
       std::fprintf(stderr, "probe: %s\n", error.c_str());
-      return 2;
+      return false;
     }
     manifest += "file: " + name + " " + std::to_string(f.cases.size()) + " cases, kind " + std::to_string(f.kind) + ": " +
                 golden::mmav_kind_instruction(f.kind) + "\n";
   }
-  {
-    std::string error;
-    std::vector<std::uint8_t> bytes(manifest.begin(), manifest.end());
-    if (!write_bytes(dir / (wgmma ? "MANIFEST-wgmma_m64n8k16.txt" : "MANIFEST.txt"), bytes, &error)) {
-      std::fprintf(stderr, "probe: %s\n", error.c_str());
-      return 2;
-    }
+  const std::vector<std::uint8_t> bytes(manifest.begin(), manifest.end());
+  if (!write_bytes(p.dir / (wgmma ? "MANIFEST-wgmma_m64n8k16.txt" : "MANIFEST.txt"), bytes, &error)) {
+    std::fprintf(stderr, "probe: %s\n", error.c_str());
+    return false;
   }
-  std::printf("probe: wrote %zu files to %s\n", files.size(), golden::shown(dir.string()).c_str());
-  // The folder's evidence manifest (manifest.hpp): each file's size, SHA-256, dot products and, from
-  // the MANIFEST just written, whether it is hardware.
-  {
-    golden::Manifest m;
-    std::string error;
-    const std::string mpath = (dir / std::string(golden::kManifestFileName)).string();
-    if (golden::build_manifest(dir.string(), golden::ManifestSource{}, &m, &error) &&
-        golden::write_file_atomic(mpath, golden::format_manifest(m), &error))
-      std::printf("probe: wrote %s (%s); the folder above lists its folders: `w8a16check manifest --write %s`\n",
-                  golden::shown(mpath).c_str(), source->is_hardware() ? "source=hardware" : "source=simulation",
-                  golden::shown(out_root).c_str());
-    else {
-      // Without it verify counts every file just written as added to the evidence: a FAIL later.
-      std::fprintf(stderr, "probe: the evidence manifest was not written: %s\n", error.c_str());
-      return 2;
-    }
+  std::printf("probe: wrote %zu files to %s\n", p.files.size(), golden::shown(p.dir.string()).c_str());
+  golden::Manifest m;
+  const std::string mpath = (p.dir / std::string(golden::kManifestFileName)).string();
+  if (!golden::build_manifest(p.dir.string(), golden::ManifestSource{}, &m, &error) ||
+      !golden::write_file_atomic(mpath, golden::format_manifest(m), &error)) {
+    // Without it verify counts every file just written as added to the evidence: a FAIL later.
+    std::fprintf(stderr, "probe: the evidence manifest was not written: %s\n", error.c_str());
+    return false;
   }
+  std::printf("probe: wrote %s (%s); the folder above lists its folders: `w8a16check manifest --write %s`\n",
+              golden::shown(mpath).c_str(), p.source->is_hardware() ? "source=hardware" : "source=simulation",
+              golden::shown(p.out_root).c_str());
+  return true;
+}
 
-  // Replay what is now on disk (read back, so the files themselves are what is checked).
-  const ref::MmaPolicy* verified = verified_policy_for(id.compute_capability);
+// Replays what is now on disk (read back, so the files themselves are what is checked) against the
+// verified policy, or against each candidate when the architecture has none. The verified
+// policy's mismatches (0 without one) in *mismatches; false after printing why not.
+bool replay_written(const ProbeRun& p, const ref::MmaPolicy* verified, std::uint64_t* mismatches) {
   std::vector<const ref::MmaPolicy*> policies;
   if (verified) {
     std::printf("replay against the verified policy %s:\n", std::string(verified->name).c_str());
     policies = {verified};
   } else {
     std::printf("compute capability %s has NO verified policy in the emulator (NUMERICS.md 3); mismatches "
-                "against each candidate policy (sm90, sm80), for information:\n", id.compute_capability.c_str());
-    policies = {&ref::kMmaSm90, &ref::kMmaSm80};
+                "against each candidate policy (sm90, sm80), for information:\n", p.id.compute_capability.c_str());
+    policies = {&ref::mma_policy(ref::Arch::sm90), &ref::mma_policy(ref::Arch::sm80)};
   }
-  std::uint64_t verified_mismatches = 0;
-  for (const ref::MmaPolicy* p : policies) {
+  for (const ref::MmaPolicy* policy : policies) {
     std::uint64_t total = 0, dots = 0;
-    for (const auto& [name, unused] : files) {
+    for (const auto& [name, unused] : p.files) {
       golden::MmavFile back;
       std::string error;
-      if (!golden::read_mmav_file((dir / name).string(), &back, &error)) {
+      if (!golden::read_mmav_file((p.dir / name).string(), &back, &error)) {
         std::fprintf(stderr, "probe: reading back %s: %s\n", name.c_str(), error.c_str());
-        return 2;
+        return false;
       }
-      const VectorsReplay r = replay_mmav(back, *p, a.show);
-      std::printf("  %-8s %-40s %" PRIu64 " mismatches of %" PRIu64 " dot products\n", std::string(p->name).c_str(),
-                  name.c_str(), r.mismatches, r.dot_products);
+      const props::MmavReplay r = props::replay_mmav(back, *policy, p.a.show);
+      std::printf("  %-8s %-40s %" PRIu64 " mismatches of %" PRIu64 " dot products\n",
+                  std::string(policy->name).c_str(), name.c_str(), r.mismatches, r.dot_products);
       for (const std::string& line : r.details) std::printf("    %s\n", line.c_str());
       total += r.mismatches;
       dots += r.dot_products;
     }
-    std::printf("  %s: %" PRIu64 " mismatches of %" PRIu64 " dot products in all\n", std::string(p->name).c_str(), total,
-                dots);
-    if (verified) verified_mismatches = total;
+    std::printf("  %s: %" PRIu64 " mismatches of %" PRIu64 " dot products in all\n", std::string(policy->name).c_str(),
+                total, dots);
+    if (verified) *mismatches = total;
   }
-  // The targeted cases one by one, with what NUMERICS.md 1.1 states for each (forms that add C).
-  for (const Variant& v : variants) {
+  return true;
+}
+
+// The targeted cases one by one, with what NUMERICS.md 1.1 states for each (forms that add C).
+void print_targeted(const ProbeRun& p) {
+  for (const Variant& v : p.variants) {
     if (!v.scale_d) continue;
     golden::MmavFile back;
     std::string error;
-    const std::string name = file_name(v, static_cast<int>(golden::ProbeRegime::targeted));
-    if (golden::read_mmav_file((dir / name).string(), &back, &error)) {
-      std::printf("targeted cases (NUMERICS.md 1.1 / 3) of %s, device D[0][0] vs the value NUMERICS.md states:\n",
-                  golden::mmav_kind_instruction(v.kind));
-      const auto& targets = golden::probe_targets();
-      for (std::size_t i = 0; i < targets.size() && i < back.cases.size(); ++i) {
-        const std::uint32_t got = back.cases[i].d[0];
-        std::printf("  %s 0x%08X (NUMERICS.md: 0x%08X)  %s\n", got == targets[i].numerics_d ? "same" : "DIFF", got,
-                    targets[i].numerics_d, std::string(targets[i].what).c_str());
-      }
+    const std::string name = p.file_name(v, static_cast<int>(golden::ProbeRegime::targeted));
+    if (!golden::read_mmav_file((p.dir / name).string(), &back, &error)) continue;
+    std::printf("targeted cases (NUMERICS.md 1.1 / 3) of %s, device D[0][0] vs the value NUMERICS.md states:\n",
+                golden::mmav_kind_instruction(v.kind));
+    const auto& targets = golden::probe_targets();
+    for (std::size_t i = 0; i < targets.size() && i < back.cases.size(); ++i) {
+      const std::uint32_t got = back.cases[i].d[0];
+      std::printf("  %s 0x%08X (NUMERICS.md: 0x%08X)  %s\n", got == targets[i].numerics_d ? "same" : "DIFF", got,
+                  targets[i].numerics_d, std::string(targets[i].what).c_str());
     }
   }
+}
+
+int run_probe(const ProbeArgs& a) {
+  ProbeRun p(a);
+  if (!prepare(&p)) return kProbeError;
+  const GpuIdentity& id = p.id;
+  std::printf("probe: %s (compute capability %s, driver %s, CUDA %s), %u cases per regime, seed 0x%016" PRIx64 "\n",
+              id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str(), a.cases, p.seed);
+  if (!p.source->is_hardware())
+    std::printf("probe: NOTE: --source sim: D comes from the emulator's sm90 policy; this is NOT a hardware "
+                "recording (folder %s)\n", p.slug.c_str());
+  if (!record_all(&p) || !write_all(p)) return kProbeError;
+  const ref::MmaPolicy* verified = verified_policy_for(id.compute_capability);
+  std::uint64_t verified_mismatches = 0;
+  if (!replay_written(p, verified, &verified_mismatches)) return kProbeError;
+  print_targeted(p);
   if (!verified) return 0;
   std::printf("probe: %s\n", verified_mismatches == 0 ? "the device matches the verified policy bit for bit"
                                                         : "MISMATCH: the device differs from the verified policy");

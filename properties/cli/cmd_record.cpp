@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli_cases.hpp"
-#include "evidence.hpp"
+#include "data_dir.hpp"
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
@@ -44,12 +44,15 @@ struct RecordArgs {
 
 int usage(const std::string& message) { return usage_error("record", message); }
 
-int run_record(const RecordArgs& a) {
-  // Arguments and inputs first: any problem here leaves every file as it was.
+// The cases to record, read and checked: every path exists, every line is a case, no case is given
+// twice, none is over the limits. Any problem here leaves every file as it was. A usage error's
+// exit status, or 0.
+int load_record_cases(const RecordArgs& a, LoadedCases* out) {
   std::error_code ec;
   for (const std::string& p : a.cases)
     if (!fs::exists(p, ec)) return usage("--cases " + golden::shown(p) + ": no such file or folder");
-  const LoadedCases loaded = load_cases(a.cases);
+  *out = load_cases(a.cases);
+  const LoadedCases& loaded = *out;
   if (!loaded.errors.empty()) {
     std::string text;
     for (const std::string& e : loaded.errors) text += e + "\n";
@@ -76,6 +79,13 @@ int run_record(const RecordArgs& a) {
   }
   const std::string over = over_limits(loaded.cases, loaded.sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
+  return 0;
+}
+
+// --out can take the recording: a file (or nothing yet), replaced only with --overwrite. A usage
+// error's exit status, or 0.
+int check_out(const RecordArgs& a) {
+  std::error_code ec;
   if (a.out.empty()) return usage("--out FILE.rec is required");
   const std::string kind = golden::path_kind(a.out);
   if (kind != "does not exist" && kind != "") return usage("--out " + golden::shown(a.out) + ": is " + kind + ", not a file");
@@ -88,9 +98,13 @@ int run_record(const RecordArgs& a) {
     if ((parent.empty() || fs::is_directory(parent, ec)) && !golden::check_writable(a.out, &why))
       return usage("--out " + golden::shown(a.out) + ": " + why);
   }
+  return 0;
+}
 
-  std::unique_ptr<device::Backend> backend;
-  GpuIdentity id;
+// The backend the cases run on, and the identity the recording's header names; a usage or input
+// error's exit status, or 0.
+int open_backend(const RecordArgs& a, [[maybe_unused]] const LoadedCases& loaded,
+                 std::unique_ptr<device::Backend>* backend, GpuIdentity* id) {
   if (a.source == "sim" && !a.module.empty())
     return usage("--module runs the module's kernels on a GPU: it needs --source cuda");
   if (a.source == "sim") {
@@ -98,8 +112,8 @@ int run_record(const RecordArgs& a) {
     // data folder: it goes there only when asked.
     const std::string why = simulation_output_refusal(a.out, "", a.into_data_dir);
     if (!why.empty()) return usage("--out " + why + "; nothing was recorded");
-    backend = std::make_unique<device::SimBackend>();
-    id = {"simulation (emulator, not hardware)", "none", "none", "none"};
+    *backend = std::make_unique<device::SimBackend>();
+    *id = {"simulation (emulator, not hardware)", "none", "none", "none"};
   } else if (a.source == "cuda") {
 #if W8A16_HAVE_CUDA
     device::Status st;
@@ -116,9 +130,9 @@ int run_record(const RecordArgs& a) {
       return 2;
     }
     const device::CudaDeviceInfo info = gpu->device_info();
-    id = {info.name, std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor), nvidia_driver_version(),
-          cuda_version_text(info.driver_cuda_version)};
-    backend = std::move(gpu);
+    *id = {info.name, std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor), nvidia_driver_version(),
+           cuda_version_text(info.driver_cuda_version)};
+    *backend = std::move(gpu);
 #else
     std::fprintf(stderr, "record: no GPU: this build has no CUDA backend (configure with the cuda preset)%s\n"
                          "record: nothing was recorded\n", a.module.empty() ? "" : " (--module needs one)");
@@ -127,6 +141,49 @@ int run_record(const RecordArgs& a) {
   } else {
     return usage("--source " + golden::quote(a.source) + " must be cuda or sim");
   }
+  return 0;
+}
+
+// Each case run once, its used outputs recorded, and (unless --no-compare) compared with the
+// emulator; the count that differ in *differ. An input error's exit status (nothing is written),
+// or 0.
+int record_cases(const RecordArgs& a, const LoadedCases& loaded, device::Backend& backend, golden::Recording* rec,
+                 std::size_t* differ) {
+  for (std::size_t i = 0; i < loaded.cases.size(); ++i) {
+    const golden::Case& c = loaded.cases[i];
+    golden::CaseInputs in;
+    std::string why;
+    if (!golden::regenerate_inputs(c, &in, &why)) {
+      std::fprintf(stderr, "record: %s: %s\nrecord: nothing was written\n", loaded.sources[i].c_str(), why.c_str());
+      return 2;
+    }
+    const props::Launched got = props::InProcessLauncher(backend).launch(c, in);
+    if (!got.status.ok()) {
+      std::fprintf(stderr, "record: %s: the launch failed: %s\nrecord: nothing was written\n",
+                   loaded.sources[i].c_str(), got.status.message.c_str());
+      return 2;
+    }
+    rec->outputs.push_back(golden::make_recorded_output(c, golden::used_outputs(c, got.c_bits)));
+    std::string verdict = "not compared";
+    if (a.compare) {
+      const props::Comparison cmp = props::compare_output(c, props::expected_output(c, in), got.c_bits, 1);
+      verdict = cmp.equal() ? "= emulator" : "DIFFERS from the emulator: " + std::to_string(cmp.mismatches) + " elements";
+      if (!cmp.equal() && !cmp.details.empty()) verdict += " (" + cmp.details[0] + ")";
+      *differ += !cmp.equal();
+    }
+    std::printf("  [%zu/%zu] 0x%016" PRIx64 " %s  %s\n", i + 1, loaded.cases.size(), rec->outputs.back().digest,
+                verdict.c_str(), loaded.sources[i].c_str());
+  }
+  return 0;
+}
+
+int run_record(const RecordArgs& a) {
+  LoadedCases loaded;
+  if (const int bad = load_record_cases(a, &loaded)) return bad;
+  if (const int bad = check_out(a)) return bad;
+  std::unique_ptr<device::Backend> backend;
+  GpuIdentity id;
+  if (const int bad = open_backend(a, loaded, &backend, &id)) return bad;
   std::printf("record: %zu cases on %s (compute capability %s, driver %s, CUDA %s)\n", loaded.cases.size(),
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str());
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
@@ -145,31 +202,8 @@ int run_record(const RecordArgs& a) {
       return usage("the recording's header would not read back: " + why + "; nothing was recorded");
   }
   std::size_t differ = 0;
-  for (std::size_t i = 0; i < loaded.cases.size(); ++i) {
-    const golden::Case& c = loaded.cases[i];
-    golden::CaseInputs in;
-    std::string why;
-    if (!golden::regenerate_inputs(c, &in, &why)) {
-      std::fprintf(stderr, "record: %s: %s\nrecord: nothing was written\n", loaded.sources[i].c_str(), why.c_str());
-      return 2;
-    }
-    const props::Launched got = props::InProcessLauncher(*backend).launch(c, in);
-    if (!got.status.ok()) {
-      std::fprintf(stderr, "record: %s: the launch failed: %s\nrecord: nothing was written\n",
-                   loaded.sources[i].c_str(), got.status.message.c_str());
-      return 2;
-    }
-    rec.outputs.push_back(golden::make_recorded_output(c, golden::used_outputs(c, got.c_bits)));
-    std::string verdict = "not compared";
-    if (a.compare) {
-      const props::Comparison cmp = props::compare_output(c, props::expected_output(c, in), got.c_bits, 1);
-      verdict = cmp.equal() ? "= emulator" : "DIFFERS from the emulator: " + std::to_string(cmp.mismatches) + " elements";
-      if (!cmp.equal() && !cmp.details.empty()) verdict += " (" + cmp.details[0] + ")";
-      differ += !cmp.equal();
-    }
-    std::printf("  [%zu/%zu] 0x%016" PRIx64 " %s  %s\n", i + 1, loaded.cases.size(), rec.outputs.back().digest,
-                verdict.c_str(), loaded.sources[i].c_str());
-  }
+  if (const int bad = record_cases(a, loaded, *backend, &rec, &differ)) return bad;
+  std::error_code ec;
   const fs::path parent = fs::path(a.out).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);
   std::string error;

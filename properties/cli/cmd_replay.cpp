@@ -12,8 +12,8 @@
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
-#include "progress.hpp"
-#include "recordings_replay.hpp"
+#include "w8a16/properties/progress.hpp"
+#include "w8a16/properties/recordings.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/files.hpp"
@@ -77,13 +77,13 @@ int run_replay(const ReplayArgs& a) {
       every.push_back(static_cast<device::Entry>(e));
     if (!check_module(*backend, every, &error)) return usage(error);
     std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
-    RecordingsOptions ro;
+    props::RecordingsOptions ro;
     ro.gpu = a.gpu;
     ro.limits = a.limits;
     ro.module = a.module;
     // The simulation's values are the emulator's by construction: only a GPU adds a check.
     ro.device = std::string(backend->name()) == "cuda" ? launcher.get() : nullptr;
-    const RecordingsResult rr = replay_recordings(a.recordings, ro);
+    const props::RecordingsResult rr = props::replay_recordings(a.recordings, ro);
     if (rr.status == kExitUsage) return usage(rr.error);
     rec_status = rr.status;
     if (!rr.hang.empty()) return kExitFail;  // every later launch could hang as long
@@ -97,7 +97,7 @@ int run_replay(const ReplayArgs& a) {
   if (a.recordings.empty()) std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
   std::size_t failed = 0;
   std::atomic<std::size_t> done{0};
-  Heartbeat beat("replay", [&] { return std::to_string(done.load()) + " of " + std::to_string(all.cases.size()) + " cases done"; });
+  props::Heartbeat beat("replay", [&] { return std::to_string(done.load()) + " of " + std::to_string(all.cases.size()) + " cases done"; });
   props::PipelineSteps steps;
   steps.done = [&](std::size_t i, props::CaseWork& w) {
     const golden::Case& c = w.c;

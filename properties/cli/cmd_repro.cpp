@@ -11,7 +11,7 @@
 #include "cli_cases.hpp"
 #include "command.hpp"
 #include "options.hpp"
-#include "progress.hpp"
+#include "w8a16/properties/progress.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/plan.hpp"
@@ -84,7 +84,7 @@ int run_repro(const ReproArgs& a) {
   std::vector<std::uint16_t> expected;
   props::Launched got;
   {
-    Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) + " multiply-adds) and the emulator");
+    props::Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) + " multiply-adds) and the emulator");
     expected = props::expected_output(c, in);
     got = props::InProcessLauncher(*backend).launch(c, in);
   }

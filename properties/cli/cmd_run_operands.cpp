@@ -14,6 +14,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@
 #include "command.hpp"
 #include "gpu_identity.hpp"
 #include "options.hpp"
-#include "progress.hpp"
+#include "w8a16/properties/progress.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/api.hpp"
@@ -66,116 +67,141 @@ bool read_bundle(const std::string& path, const WorkLimits& limits, golden::Oper
   return true;
 }
 
+struct RunOperandsArgs {
+  std::string backend_kind, entry, in, out, module;
+  bool without_hopper = false;  // --without-hopper-tier
+  WorkLimits limits;
+};
+
+int usage(const std::string& message) { return usage_error("run-operands", message); }
+
+// The bundle's buffers on the device: A and C with one slab per launch, C filled with 0xFF.
+struct DeviceOperands {
+  std::unique_ptr<device::Buffer> a, w, s, o;
+  std::size_t a_launch = 0, c_launch = 0;  // bytes of one launch's A and C
+};
+
+// Allocates and uploads; "" or what failed.
+std::string upload(device::Backend& backend, const golden::OperandBundle& bundle, DeviceOperands* d) {
+  const golden::Case& c = bundle.header.shape;
+  const std::size_t rows_per = std::size_t{c.m}, launches = bundle.header.launches;
+  d->a_launch = 2 * rows_per * c.a_row_stride, d->c_launch = 2 * rows_per * c.c_row_stride;
+  device::Status st;
+  d->a = backend.allocate(d->a_launch * launches, &st);
+  d->w = d->a ? backend.allocate(bundle.w.size(), &st) : nullptr;
+  d->s = d->w ? backend.allocate(4 * bundle.s.size(), &st) : nullptr;
+  d->o = d->s ? backend.allocate(d->c_launch * launches, &st) : nullptr;
+  if (d->o) st = d->a->upload(bundle.a.data(), d->a_launch * launches);
+  if (st.ok() && d->o) st = d->w->upload(bundle.w.data(), bundle.w.size());
+  if (st.ok() && d->o) st = d->s->upload(bundle.s.data(), 4 * bundle.s.size());
+  if (st.ok() && d->o) st = d->o->fill(0xFF);
+  return !d->o || !st.ok() ? st.message : "";
+}
+
+// Every launch of the bundle, each planned over `registry`, then the wait and the download of C;
+// false after printing which launch failed.
+bool launch_all(device::Backend& backend, const device::KernelRegistry& registry, const golden::Case& c,
+                std::size_t launches, const DeviceOperands& d, std::vector<std::uint16_t>* c_bits) {
+  std::atomic<std::size_t> launched{0};
+  props::Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
+  device::Status st;
+  for (std::size_t i = 0; i < launches; ++i, ++launched) {
+    const device::Call call = props::case_call(c, registry, d.a->address() + i * d.a_launch, d.w->address(),
+                                               d.s->address(), d.o->address() + i * d.c_launch);
+    const device::Planned planned = device::plan_launch(call, registry, backend.limits());
+    st = planned.ok() ? backend.execute(planned.plan) : planned.status;
+    if (!st.ok()) {
+      std::fprintf(stderr, "run-operands: launch %zu of %zu: %s: %s\n", i, launches, device::errc_name(st.code),
+                   st.message.c_str());
+      return false;
+    }
+  }
+  st = backend.synchronize();
+  c_bits->assign(std::size_t{c.m} * c.c_row_stride * launches, 0);
+  if (st.ok()) st = d.o->download(c_bits->data(), d.c_launch * launches);
+  if (!st.ok()) {
+    std::fprintf(stderr, "run-operands: after %zu launches: %s\n", launches, st.message.c_str());
+    return false;
+  }
+  return true;
+}
+
+int run_operands(const RunOperandsArgs& args) {
+  if (args.backend_kind != "sim" && args.backend_kind != "cuda")
+    return usage("--backend " + golden::quote(args.backend_kind) + " must be sim or cuda");
+  std::string error, note;
+  if (!golden::check_writable(args.out, &error)) return usage("--out " + golden::shown(args.out) + ": " + error);
+  golden::OperandBundle bundle;
+  if (!read_bundle(args.in, args.limits, &bundle, &error)) return usage(error);
+  const std::string& bundle_entry = bundle.header.entry;
+  const std::string want = args.entry.rfind("w8a16_", 0) == 0 ? args.entry.substr(6) : args.entry;
+  if (want != bundle_entry)
+    return usage("--entry " + golden::quote(args.entry) + ", but " + golden::shown(args.in) + " is a bundle for " +
+                 bundle_entry);
+  auto backend = make_backend(args.backend_kind, &note, &error, args.module);
+  if (!backend) return usage(error);
+  if (!check_module(*backend, {props::to_device_entry(bundle.header.shape.entry)}, &error)) return usage(error);
+  const golden::Case& c = bundle.header.shape;
+  const std::size_t launches = bundle.header.launches;
+  DeviceOperands d;
+  const std::string failed = upload(*backend, bundle, &d);
+  if (!failed.empty() || !d.o) return usage("device memory: " + failed + " (nothing was run)");
+  const device::MaskedRegistry no_hopper(
+      backend->registry(), {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
+                            device::KernelId::wgmma_rows_n128_x2});
+  const device::KernelRegistry& registry =
+      args.without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper) : backend->registry();
+  // The plan of the first launch names the body; every launch has the same shape, hence the same plan.
+  const device::Call first = props::case_call(c, registry, d.a->address(), d.w->address(), d.s->address(),
+                                              d.o->address());
+  const device::Planned plan = device::plan_launch(first, registry, backend->limits());
+  if (!plan.ok())
+    return usage(bundle_entry + " refuses m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" +
+                 std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" +
+                 std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
+                 plan.status.message + " (nothing was run)");
+  // Every launch and the wait for them under one deadline: the first launch's, once per launch.
+  const double deadline = props::deadline_policy().seconds(c, backend->name()) * static_cast<double>(launches);
+  props::DeadlineGuard guard(props::HangReport{c, plan.plan, deadline,
+                                               "HANG: run-operands: " + golden::format_case(c) + " (" +
+                                                   std::to_string(launches) + " launches)\n  " +
+                                                   props::launch_text(plan.plan) + "\n  no completion within " +
+                                                   std::to_string(static_cast<long long>(deadline)) + " s"});
+  golden::OperandOutput result;
+  if (!launch_all(*backend, registry, c, launches, d, &result.c)) return kExitFail;
+  result.entry = bundle_entry;
+  result.kernel = plan.plan.kernel_name;
+  result.body = device::body_name(plan.plan.body);
+  result.contract = plan.plan.contract == device::Contract::gemv ? 1 : 0;
+  result.m = c.m;
+  result.n = c.n;
+  result.c_row_stride = c.c_row_stride;
+  result.launches = static_cast<std::uint32_t>(launches);
+  result.backend = backend->name();
+  std::string file;
+  if (!golden::format_operand_output(result, &file, &error) || !golden::write_file_atomic(args.out, file, &error))
+    return usage("--out " + golden::shown(args.out) + ": cannot write: " + error);
+  std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
+              bundle_entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
+              c.m, c.n, c.k, golden::shown(args.out).c_str());
+  return kExitPass;
+}
+
 void add_run_operands(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run-operands",
                                  "Run an operand bundle (raw A, W, S bits) through one entry point; write C's bits");
-  auto backend_kind = std::make_shared<std::string>();
-  auto entry = std::make_shared<std::string>();
-  auto in = std::make_shared<std::string>();
-  auto out = std::make_shared<std::string>();
-  cmd->add_option("--backend", *backend_kind, "sim or cuda (no auto: the caller says which it measures)")->required();
-  cmd->add_option("--entry", *entry, "the entry point; must be the one the bundle names")->required();
-  cmd->add_option("--in", *in, "operand bundle (format: golden/include/w8a16/golden/operands.hpp)")->required();
-  cmd->add_option("--out", *out, "output file: header and C's bits")->required();
-  auto module = std::make_shared<std::string>();
-  add_module_option(cmd, module.get());
+  auto a = std::make_shared<RunOperandsArgs>();
+  cmd->add_option("--backend", a->backend_kind, "sim or cuda (no auto: the caller says which it measures)")->required();
+  cmd->add_option("--entry", a->entry, "the entry point; must be the one the bundle names")->required();
+  cmd->add_option("--in", a->in, "operand bundle (format: golden/include/w8a16/golden/operands.hpp)")->required();
+  cmd->add_option("--out", a->out, "output file: header and C's bits")->required();
+  add_module_option(cmd, &a->module);
   add_deadline_option(cmd);
-  auto without_hopper = std::make_shared<bool>(false);
-  cmd->add_flag("--without-hopper-tier", *without_hopper,
+  cmd->add_flag("--without-hopper-tier", a->without_hopper,
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
-  auto limits = std::make_shared<WorkLimits>();
-  add_limit_options(cmd, limits.get());
-  cmd->callback([=] {
-    *exit_code = kExitUsage;
-    auto usage = [](const std::string& message) { usage_error("run-operands", message); };
-    if (*backend_kind != "sim" && *backend_kind != "cuda")
-      return usage("--backend " + golden::quote(*backend_kind) + " must be sim or cuda");
-    std::string error, note;
-    if (!golden::check_writable(*out, &error)) return usage("--out " + golden::shown(*out) + ": " + error);
-    golden::OperandBundle bundle;
-    if (!read_bundle(*in, *limits, &bundle, &error)) return usage(error);
-    const std::string& bundle_entry = bundle.header.entry;
-    const std::string want = entry->rfind("w8a16_", 0) == 0 ? entry->substr(6) : *entry;
-    if (want != bundle_entry)
-      return usage("--entry " + golden::quote(*entry) + ", but " + golden::shown(*in) + " is a bundle for " + bundle_entry);
-    auto backend = make_backend(*backend_kind, &note, &error, *module);
-    if (!backend) return usage(error);
-    if (!check_module(*backend, {props::to_device_entry(bundle.header.shape.entry)}, &error)) return usage(error);
-    const golden::Case& c = bundle.header.shape;
-    const std::size_t rows_per = std::size_t{c.m}, launches = bundle.header.launches;
-    const std::size_t a_launch = 2 * rows_per * c.a_row_stride, c_launch = 2 * rows_per * c.c_row_stride;
-    device::Status st;
-    auto a = backend->allocate(a_launch * launches, &st);
-    auto w = a ? backend->allocate(bundle.w.size(), &st) : nullptr;
-    auto s = w ? backend->allocate(4 * bundle.s.size(), &st) : nullptr;
-    auto o = s ? backend->allocate(c_launch * launches, &st) : nullptr;
-    if (o) st = a->upload(bundle.a.data(), a_launch * launches);
-    if (st.ok() && o) st = w->upload(bundle.w.data(), bundle.w.size());
-    if (st.ok() && o) st = s->upload(bundle.s.data(), 4 * bundle.s.size());
-    if (st.ok() && o) st = o->fill(0xFF);
-    if (!o || !st.ok()) return usage("device memory: " + st.message + " (nothing was run)");
-    const device::MaskedRegistry no_hopper(
-        backend->registry(), {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
-                              device::KernelId::wgmma_rows_n128_x2});
-    const device::KernelRegistry& registry =
-        *without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper) : backend->registry();
-    // The plan of the first launch names the body; every launch has the same shape, hence the same plan.
-    const device::Call first = props::case_call(c, registry, a->address(), w->address(), s->address(),
-                                                o->address());
-    const device::Planned plan = device::plan_launch(first, registry, backend->limits());
-    if (!plan.ok())
-      return usage(bundle_entry + " refuses m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" +
-                   std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" +
-                   std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
-                   plan.status.message + " (nothing was run)");
-    // Every launch and the wait for them under one deadline: the first launch's, once per launch.
-    const double deadline = props::deadline_policy().seconds(c, backend->name()) * static_cast<double>(launches);
-    props::DeadlineGuard guard(props::HangReport{c, plan.plan, deadline,
-                                                 "HANG: run-operands: " + golden::format_case(c) + " (" +
-                                                     std::to_string(launches) + " launches)\n  " +
-                                                     props::launch_text(plan.plan) + "\n  no completion within " +
-                                                     std::to_string(static_cast<long long>(deadline)) + " s"});
-    std::atomic<std::size_t> launched{0};
-    Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
-    for (std::size_t i = 0; i < launches; ++i, ++launched) {
-      const device::Call call = props::case_call(c, registry, a->address() + i * a_launch, w->address(),
-                                                 s->address(), o->address() + i * c_launch);
-      const device::Planned planned = device::plan_launch(call, registry, backend->limits());
-      st = planned.ok() ? backend->execute(planned.plan) : planned.status;
-      if (!st.ok()) {
-        std::fprintf(stderr, "run-operands: launch %zu of %zu: %s: %s\n", i, launches, device::errc_name(st.code),
-                     st.message.c_str());
-        *exit_code = 1;
-        return;
-      }
-    }
-    st = backend->synchronize();
-    golden::OperandOutput result;
-    result.c.assign(rows_per * c.c_row_stride * launches, 0);
-    if (st.ok()) st = o->download(result.c.data(), c_launch * launches);
-    if (!st.ok()) {
-      std::fprintf(stderr, "run-operands: after %zu launches: %s\n", launches, st.message.c_str());
-      *exit_code = 1;
-      return;
-    }
-    result.entry = bundle_entry;
-    result.kernel = plan.plan.kernel_name;
-    result.body = device::body_name(plan.plan.body);
-    result.contract = plan.plan.contract == device::Contract::gemv ? 1 : 0;
-    result.m = c.m;
-    result.n = c.n;
-    result.c_row_stride = c.c_row_stride;
-    result.launches = static_cast<std::uint32_t>(launches);
-    result.backend = backend->name();
-    std::string file;
-    if (!golden::format_operand_output(result, &file, &error) || !golden::write_file_atomic(*out, file, &error))
-      return usage("--out " + golden::shown(*out) + ": cannot write: " + error);
-    std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
-    std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
-                bundle_entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
-                c.m, c.n, c.k, golden::shown(*out).c_str());
-    *exit_code = 0;
-  });
+  add_limit_options(cmd, &a->limits);
+  cmd->callback([a, exit_code] { *exit_code = run_operands(*a); });
 }
 
 W8A16_COMMAND(add_run_operands);

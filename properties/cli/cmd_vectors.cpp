@@ -5,7 +5,7 @@
 
 #include "command.hpp"
 #include "options.hpp"
-#include "vectors_replay.hpp"
+#include "w8a16/properties/mmav_replay.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/reference/mma.hpp"
@@ -55,7 +55,7 @@ void add_vectors(CLI::App& app, int* exit_code) {
         status = 2;
         continue;
       }
-      const VectorsReplay r = replay_mmav(file, policy, *show);
+      const props::MmavReplay r = props::replay_mmav(file, policy, *show);
       std::printf("%s: %" PRIu64 " mismatches of %" PRIu64 " dot products\n", golden::shown(path).c_str(), r.mismatches,
                   r.dot_products);
       for (const std::string& line : r.details) std::printf("  %s\n", line.c_str());

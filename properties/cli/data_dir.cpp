@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "w8a16/golden/files.hpp"
+#include "w8a16/properties/evidence.hpp"
 
 namespace w8a16::cli {
 namespace {
@@ -70,5 +71,14 @@ DataDir find_data_dir(const std::string& option) {
 }
 
 std::string data_dir_line(const DataDir& d) { return "data: " + golden::shown(d.path) + " (" + d.how + ")"; }
+
+std::string simulation_output_refusal(const std::string& out, const std::string& data_dir_option, bool into_data_dir) {
+  if (into_data_dir) return "";
+  const DataDir data = find_data_dir(data_dir_option);
+  if (data.path.empty() || !props::path_inside(out, data.path)) return "";
+  return golden::shown(out) + " lies in the data folder " + golden::shown(data.path) + " (" + data.how +
+         "): the simulation's files are not hardware evidence and do not go there unless --into-data-dir is given "
+         "(verify then fails on them)";
+}
 
 }  // namespace w8a16::cli

@@ -25,4 +25,8 @@ DataDir find_data_dir(const std::string& option);
 // "data: <path> (<how>)": the line a command prints before it uses the folder.
 std::string data_dir_line(const DataDir& d);
 
+// For `probe` and `record` on the simulation: "" when `out` may be written, else why not (it lies
+// in the data folder that verify would find, and --into-data-dir was not given).
+std::string simulation_output_refusal(const std::string& out, const std::string& data_dir_option, bool into_data_dir);
+
 }  // namespace w8a16::cli

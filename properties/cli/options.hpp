@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Option values the CLI refuses before anything runs: numbers that would wrap or mean nothing
-// (--cases -1, --seed -1, a NaN or negative budget), and the work limits every command that runs
-// cases applies (--max-macs, --max-bytes) with what one case costs.
+// (--cases -1, --seed -1, a NaN or negative budget), and the options of the work limits every
+// command that runs cases applies (--max-macs, --max-bytes).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "w8a16/golden/case.hpp"
+#include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::cli {
 
@@ -34,35 +34,12 @@ CLI::Validator finite_number(double lo, double hi);
 // something the user did not ask for. Called once, after every subcommand has registered.
 void refuse_empty_values(CLI::App* app);
 
-// The work limits of the commands that run cases: no case starts whose multiply-adds or host
-// memory exceed them; the command refuses, names the case and says how to raise the limit.
-// Defaults fit a laptop: 2^34 multiply-adds (four times the largest committed case, the model
-// shapes 16 x 51200 x 5120; minutes of emulation on two cores) and 4 GiB.
-inline constexpr std::uint64_t kDefaultMaxMacs = std::uint64_t{1} << 34;
-inline constexpr std::uint64_t kDefaultMaxBytes = std::uint64_t{4} << 30;
-struct WorkLimits {
-  std::uint64_t max_macs = kDefaultMaxMacs;
-  std::uint64_t max_bytes = kDefaultMaxBytes;
-};
+// The work limits (work_limits.hpp) as --max-macs and --max-bytes.
+using props::case_cost;
+using props::CaseCost;
+using props::count_text;
+using props::over_limits;
+using props::WorkLimits;
 void add_limit_options(CLI::App* cmd, WorkLimits* limits);
-
-// What running one case costs: m * n * k multiply-adds (the emulator computes every output on the
-// host, whatever the backend), and the host bytes of its inputs, the backend's copies, the expected
-// and produced C and the simulation's bookkeeping, at their largest at one time.
-struct CaseCost {
-  std::uint64_t macs = 0;
-  std::uint64_t host_bytes = 0;
-};
-CaseCost case_cost(const golden::Case& c);
-
-// "" when every case fits the limits; else one line per case over a limit (at most 5, then a
-// count), each naming its source, what it needs, the limit and the option value that admits it.
-std::string over_limits(const std::vector<golden::Case>& cases, const std::vector<std::string>& sources,
-                        const WorkLimits& limits);
-// The same for work described by its totals (an operand bundle, a benchmark's host buffers).
-std::string over_limits(const std::string& what, const CaseCost& cost, const WorkLimits& limits);
-
-// 17179869184 -> "17179869184 (2^34)", 5000000000 -> "5000000000 (about 5.0e9)".
-std::string count_text(std::uint64_t v);
 
 }  // namespace w8a16::cli

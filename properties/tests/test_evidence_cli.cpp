@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The evidence verify counts (golden/include/w8a16/golden/manifest.hpp, properties/cli/evidence.hpp)
+// The evidence verify counts (golden/include/w8a16/golden/manifest.hpp, properties/include/w8a16/properties/evidence.hpp)
 // as processes: a copy of golden/ with one evidence file missing, added, cut, changed, or made by the
 // simulation, or with no manifest at all, is a FAIL (exit 1) naming the file; the intact copy passes.
 // verify runs one entry point's saved cases on the simulation, no drawn or coverage cases, and the

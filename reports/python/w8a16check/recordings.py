@@ -3,7 +3,7 @@
 """Device recordings (golden/recordings/*.rec, format golden/include/w8a16/golden/recording.hpp)
 in the audit: for each entry point and kernel body, the recorded device bits against the contract
 the entry must meet (the canonical fold, NUMERICS.md 2.1, for the tensor-core entries; the GEMV
-order, 2.2, for gemv_batch*; as properties/cli/recordings_replay.cpp decides through
+order, 2.2, for gemv_batch*; as properties/src/recordings.cpp decides through
 golden::entry_point_is_gemv), and, for the tensor-core entries, how the device bits sit against
 the GEMV order and the exact result on the same inputs (the reassociation, measured on hardware).
 

@@ -8,14 +8,14 @@
 #include "w8a16/golden/mmav.hpp"
 #include "w8a16/reference/mma.hpp"
 
-namespace w8a16::cli {
+namespace w8a16::props {
 
-struct VectorsReplay {
+struct MmavReplay {
   std::uint64_t dot_products = 0;
   std::uint64_t mismatches = 0;
   std::vector<std::string> details;  // the first few mismatches: inputs and both results in hex
 };
 
-VectorsReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& policy, int max_details);
+MmavReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& policy, int max_details);
 
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

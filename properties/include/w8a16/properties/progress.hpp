@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-namespace w8a16::cli {
+namespace w8a16::props {
 
 class Heartbeat {
  public:
@@ -33,4 +33,4 @@ class Heartbeat {
   std::thread thread_;
 };
 
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Checking the evidence verify counts (evidence.hpp) with the manifests' rules (manifest.hpp).
-#include "evidence.hpp"
+#include "w8a16/properties/evidence.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
-#include "cli_cases.hpp"
-#include "data_dir.hpp"
+#include "w8a16/properties/case_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/manifest.hpp"
 
-namespace w8a16::cli {
+namespace w8a16::props {
 namespace {
 namespace fs = std::filesystem;
 
@@ -122,13 +121,4 @@ std::vector<std::string> without_failed(const std::vector<std::string>& paths, c
   return kept.size() == files.size() ? paths : kept;
 }
 
-std::string simulation_output_refusal(const std::string& out, const std::string& data_dir_option, bool into_data_dir) {
-  if (into_data_dir) return "";
-  const DataDir data = find_data_dir(data_dir_option);
-  if (data.path.empty() || !path_inside(out, data.path)) return "";
-  return golden::shown(out) + " lies in the data folder " + golden::shown(data.path) + " (" + data.how +
-         "): the simulation's files are not hardware evidence and do not go there unless --into-data-dir is given "
-         "(verify then fails on them)";
-}
-
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

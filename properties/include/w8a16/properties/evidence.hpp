@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // What verify may count as hardware evidence (golden/include/w8a16/golden/manifest.hpp): the data
 // folder's evidence folders checked against their manifests, and the user's own files checked for
-// what they say of themselves. Also the rule that keeps the simulation's files out of the data
-// folder unless asked (probe, record).
+// what they say of themselves.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace w8a16::cli {
+namespace w8a16::props {
 
 // The data folder's evidence folders, each with a manifest per folder (golden/README.md).
 inline constexpr const char* kEvidenceFolders[] = {"mma", "recordings", "cases", "order"};
@@ -39,8 +38,4 @@ std::vector<std::string> without_failed(const std::vector<std::string>& paths, c
 // Whether `path` (existing or not) lies in `folder` or is it, by weakly canonical paths.
 bool path_inside(const std::string& path, const std::string& folder);
 
-// For `probe` and `record` on the simulation: "" when `out` may be written, else why not (it lies
-// in the data folder that verify would find, and --into-data-dir was not given).
-std::string simulation_output_refusal(const std::string& out, const std::string& data_dir_option, bool into_data_dir);
-
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "options.hpp"
+#include "w8a16/properties/work_limits.hpp"
 #include "w8a16/device/backend.hpp"
 #include "w8a16/properties/launcher.hpp"
 
-namespace w8a16::cli {
+namespace w8a16::props {
 
 struct RecordingsOptions {
   std::string command = "replay";      // names the messages
   std::string gpu;                     // non-empty: every recording must be from this GPU (recording_is_from_gpu)
-  props::CaseLauncher* device = nullptr;  // also run each case here and compare with the recording
+  CaseLauncher* device = nullptr;  // also run each case here and compare with the recording
   std::string module;                  // the --module the device loaded ("" for the embedded one)
   WorkLimits limits;                   // every recorded case must fit before anything runs
   std::uint32_t shard_index = 0, shard_count = 1;  // replay the recorded cases i with i % count == index
@@ -39,4 +39,4 @@ struct RecordingsResult {
 // folder, a recording unreadable, cut or from another GPU, a case over the limits, or nothing to check.
 RecordingsResult replay_recordings(const std::vector<std::string>& paths, const RecordingsOptions& opt);
 
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Replays each recorded dot product of a .mmav file through the emulator's MMA policy, bit for bit.
-#include "vectors_replay.hpp"
+#include "w8a16/properties/mmav_replay.hpp"
 
 #include <cstdio>
 
-namespace w8a16::cli {
+namespace w8a16::props {
 
-VectorsReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& policy, int max_details) {
-  VectorsReplay r;
+MmavReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& policy, int max_details) {
+  MmavReplay r;
   for (std::size_t i = 0; i < file.cases.size(); ++i) {
     const golden::MmavCase& c = file.cases[i];
     for (int m = 0; m < 16; ++m) {
@@ -33,4 +33,4 @@ VectorsReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& po
   return r;
 }
 
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The heartbeat thread (progress.hpp).
-#include "progress.hpp"
+#include "w8a16/properties/progress.hpp"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 
-namespace w8a16::cli {
+namespace w8a16::props {
 
 Heartbeat::Heartbeat(std::string what, std::function<std::string()> state, double quiet_s, double every_s)
     : what_(std::move(what)), state_(std::move(state)), quiet_s_(quiet_s), every_s_(every_s),
@@ -44,4 +44,4 @@ void Heartbeat::run() {
   }
 }
 
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Replaying recordings (.rec) against the emulator and, when present, the device.
-#include "recordings_replay.hpp"
+#include "w8a16/properties/recordings.hpp"
 
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 
-#include "cli_cases.hpp"
-#include "progress.hpp"
+#include "w8a16/properties/case_files.hpp"
+#include "w8a16/properties/progress.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/recording.hpp"
 #include "w8a16/properties/case_pipeline.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
-namespace w8a16::cli {
+namespace w8a16::props {
 namespace {
 namespace fs = std::filesystem;
 
@@ -207,4 +207,4 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
   return res;
 }
 
-}  // namespace w8a16::cli
+}  // namespace w8a16::props

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// verify's text, JSON and JUnit reports over one props::VerifyResult (verify_report.hpp).
+#include "verify_report.hpp"
+
+#include <cinttypes>
+#include <nlohmann/json.hpp>
+
+#include "report_files.hpp"
+#include "w8a16/golden/case_inputs.hpp"
+
+namespace w8a16::cli {
+namespace {
+
+using props::CampaignResult;
+using props::Reason;
+using props::VerifyResult;
+
+// The JUnit test cases that are not an entry point's, in order: (group, classname, name).
+constexpr const char* kGroups[][3] = {
+    {"evidence", "verify.evidence", "files_match_their_manifests_and_are_hardware"},
+    {"recorded_mma", "verify.recorded_mma", "sm90_model_vs_hardware"},
+    {"recordings", "verify.recordings", "emulator_vs_gpu_recordings"},
+    {"saved_cases", "verify.saved_cases", "case_files_read_and_replayed"},
+    {"campaign", "verify.campaign", "cases_ran"},
+    {"coverage", "verify.coverage", "every_cell_drawn"},
+};
+
+int specials_count(std::uint32_t seen) {
+  int n = 0;
+  for (int b = 0; b < golden::kSpecialClassCount; ++b) n += (seen >> b) & 1u;
+  return n;
+}
+
+nlohmann::json specials_json(std::uint32_t seen, bool present) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int b = 0; b < golden::kSpecialClassCount; ++b)
+    if (((seen >> b) & 1u) == present) a.push_back(std::string(golden::special_class_name(b)));
+  return a;
+}
+
+void print_entry_table(std::FILE* out, const CampaignResult& r) {
+  std::fprintf(out, "\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches",
+               "errors", "special classes seen");
+  for (const auto& [e, t] : r.per_entry)
+    std::fprintf(out, "%-34s %7" PRIu64 " %16" PRIu64 " %11" PRIu64 " %7" PRIu64 "  %s\n",
+                 std::string(golden::entry_point_name(e)).c_str(), t.cases, t.bytes_compared, t.mismatching_cases,
+                 t.errors, props::specials_text(t.specials_seen).c_str());
+}
+
+// The coverage table: what the cases really ran (their plans), cell by cell.
+void print_coverage(std::FILE* out, const VerifyResult& v) {
+  const CampaignResult& r = v.campaign;
+  const props::CoverageReport& cov = v.coverage;
+  if (!cov.checked) {
+    std::fprintf(out, "\ncoverage: not checked (--no-coverage)\n");
+    return;
+  }
+  if (props::cut_short(v)) {
+    std::fprintf(out,
+                 "\ncoverage: not judged: %" PRIu64 " cases did not run (%s); the cells they would have reached are "
+                 "not counted as gaps\n",
+                 r.not_run_after_hang + r.not_run_lost_context,
+                 r.not_run_lost_context ? "the context was lost and could not be replaced" : "after a launch hung");
+    return;
+  }
+  if (v.shard_count != 1)
+    std::fprintf(out, "coverage: shard %u/%u: a shard runs part of the coverage cases; the union of the shards' JSON "
+                      "covers every cell\n", v.shard_index, v.shard_count);
+  std::fprintf(out, "\ncoverage (entry point x body x configuration x special class; the plan each case ran):\n");
+  std::fprintf(out, "  %-34s %-18s %-34s %6s %9s %8s\n", "entry point", "body", "configuration", "cases", "specials",
+               "without=");
+  for (const props::CoverageRow& row : props::coverage_rows(v)) {
+    const int seen = specials_count(row.cell.specials_seen);
+    std::fprintf(out, "  %-34s %-18s %-34s %6" PRIu64 " %6d/%-2d %8" PRIu64 "%s\n",
+                 std::string(golden::entry_point_name(row.key.entry)).c_str(), device::body_name(row.key.body),
+                 row.key.config.c_str(), row.cell.cases, seen, golden::kSpecialClassCount, row.cell.planned_without,
+                 row.cell.cases == 0 ? "  EMPTY" : seen < golden::kSpecialClassCount ? "  (classes missing)" : "");
+  }
+  std::fprintf(out,
+               "coverage: %zu cells expected, %" PRIu64 " coverage cases, %" PRIu64
+               " of them planned with kernels taken away (without=: the Hopper tier, to reach the seed's bodies on an "
+               "sm_90a module; the tier's other symbols, to reach each of its own; the row-tile kernel, to reach "
+               "by_m's 32-row tile); %zu gaps\n",
+               cov.expected.size(), cov.aimed, cov.aimed_without, cov.gaps.size());
+}
+
+nlohmann::json coverage_json(const VerifyResult& v) {
+  const props::CoverageReport& cov = v.coverage;
+  nlohmann::json c;
+  c["checked"] = cov.checked;
+  c["aimed_cases"] = cov.aimed;
+  c["aimed_cases_planned_without_some_kernels"] = cov.aimed_without;
+  c["gaps"] = cov.gaps;
+  c["cells"] = nlohmann::json::array();
+  for (const props::CoverageRow& row : props::coverage_rows(v))
+    c["cells"].push_back({{"entry_point", std::string(golden::entry_point_name(row.key.entry))},
+                          {"body", device::body_name(row.key.body)},
+                          {"configuration", row.key.config},
+                          {"expected", row.expected},
+                          {"cases", row.cell.cases},
+                          {"planned_without_some_kernels", row.cell.planned_without},
+                          {"special_classes_seen", specials_json(row.cell.specials_seen, true)},
+                          {"special_classes_missing", specials_json(row.cell.specials_seen, false)}});
+  return c;
+}
+
+// Every reason for the verdict, then every failing case: a FAIL always lists what failed.
+nlohmann::json failures_json(const VerifyResult& v, const std::vector<Reason>& reasons) {
+  nlohmann::json f = nlohmann::json::array();
+  for (const Reason& x : reasons)
+    if (x.group != "cases") f.push_back({{"kind", x.group}, {"why", x.message}, {"details", x.details}});
+  for (const props::CaseFailure& c : v.campaign.failures)
+    f.push_back({{"kind", c.why.rfind("HANG", 0) == 0 ? "hang" : c.why.rfind("FAULT", 0) == 0 ? "fault" : "case"},
+                 {"case", golden::format_case(c.c)},
+                 {"source", c.source},
+                 {"why", c.why},
+                 {"mismatched_elements", c.mismatched_elements}});
+  return f;
+}
+
+// The JUnit test case of one group: one <failure> (JUnit's schema) holding every reason of it.
+std::string junit_group(const VerifyResult& v, const std::vector<Reason>& reasons, const char* const g[3],
+                        std::size_t* failed) {
+  std::string message, details;
+  for (const Reason& x : reasons) {
+    if (x.group != g[0]) continue;
+    message += (message.empty() ? "" : "; ") + x.message;
+    for (const std::string& d : x.details) details += xml_text(d) + "\n";
+  }
+  const std::string fails =
+      message.empty() ? "" : "    <failure message=\"" + xml_text(message) + "\">" + details + "</failure>\n";
+  *failed += !fails.empty();
+  std::string body = std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
+  if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
+    body += "    <skipped message=\"not replayed (--no-recordings)\"/>\n";
+  if (std::string(g[0]) == "coverage" && !v.coverage.checked && fails.empty())
+    body += "    <skipped message=\"not checked (--no-coverage)\"/>\n";
+  return body + "  </testcase>\n";
+}
+
+// The JUnit test case of one entry point: its failing cases, and what it compared.
+std::string junit_entry(const CampaignResult& r, golden::EntryPoint e, const props::EntryTally& t,
+                        const std::string& backend, std::size_t* failed) {
+  std::string body = "  <testcase classname=\"verify." + xml_text(backend) + "\" name=\"" +
+                     std::string(golden::entry_point_name(e)) + "\">\n";
+  if (t.mismatching_cases || t.errors) {
+    ++*failed;
+    body += "    <failure message=\"" + std::to_string(t.mismatching_cases) + " mismatching cases, " +
+            std::to_string(t.errors) + " errors\">";
+    for (const props::CaseFailure& f : r.failures)
+      if (f.c.entry == e) body += xml_text(f.source + ": " + golden::format_case(f.c) + "\n  " + f.why) + "\n";
+    body += "</failure>\n";
+  }
+  return body + "    <system-out>cases " + std::to_string(t.cases) + ", bytes compared " +
+         std::to_string(t.bytes_compared) + ", special classes " + xml_text(props::specials_text(t.specials_seen)) +
+         "</system-out>\n  </testcase>\n";
+}
+
+}  // namespace
+
+void print_verify_summary(std::FILE* out, const VerifyResult& v) {
+  const CampaignResult& r = v.campaign;
+  print_entry_table(out, r);
+  print_coverage(out, v);
+  std::fprintf(out, "%" PRIu64 " saved, %" PRIu64 " coverage and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s%s\n",
+               r.saved_run, r.aimed_run, r.drawn_run, r.drawn_planned, r.seconds,
+               r.stopped_by_budget ? " (stopped by --time-budget)" : "",
+               r.stopped_by_failures ? " (stopped by --max-failures)" : "");
+  const bool hung = r.stopped_by_hang || !v.recordings.hang.empty();
+  std::fprintf(out,
+               "launches: %" PRIu64 " faulted (each its case's failure), %" PRIu64 " not run after a lost context, "
+               "%s; %" PRIu64 " worker processes\n",
+               r.faulted, r.not_run_lost_context,
+               hung ? ("a HANG, " + std::to_string(r.not_run_after_hang) + " not run after it").c_str() : "no hang",
+               r.worker_starts);
+  std::fprintf(out, "time: evidence %.1f s, recorded MMAs %.1f s, recordings %.1f s, cases %.1f s; %.1f s in all\n",
+               v.times.evidence, v.times.recorded_mma, v.times.recordings, v.times.cases, v.times.total);
+}
+
+std::string verify_json_report(const VerifyResult& v, const VerifyReportContext& ctx) {
+  const CampaignResult& r = v.campaign;
+  const std::vector<Reason> reasons = props::verdict_reasons(v);
+  nlohmann::json j;
+  j["verdict"] = reasons.empty() ? "PASS" : "FAIL";
+  j["why_not_pass"] = nlohmann::json::array();
+  for (const Reason& x : reasons) j["why_not_pass"].push_back(x.message);
+  add_identity_json(&j, ctx.identity);
+  j["data_dir"] = ctx.data_dir;
+  j["backend"] = ctx.backend;
+  j["seed"] = v.seed;
+  j["shard"] = {{"index", v.shard_index}, {"count", v.shard_count}};
+  j["seconds"] = r.seconds;
+  j["mode"] = v.quick ? "quick" : "full";
+  j["stage_seconds"] = {{"evidence", v.times.evidence}, {"recorded_mma", v.times.recorded_mma},
+                        {"recordings", v.times.recordings}, {"cases", v.times.cases}, {"total", v.times.total}};
+  j["evidence"] = {{"folders", v.evidence.folders}, {"manifests", v.evidence.manifests},
+                   {"files_checked", v.evidence.files}, {"problems", v.evidence.failures},
+                   {"not_hardware", v.evidence.simulated}, {"notes", v.evidence.notes}};
+  j["recorded_mma"] = {{"files", v.mma.files}, {"dot_products", v.mma.dots}, {"mismatches", v.mma.mismatches},
+                       {"unreadable", v.mma.unreadable}};
+  const props::RecordingsResult& rec = v.recordings;
+  j["recordings"] = {{"replayed", v.recordings_replayed}, {"files", rec.files}, {"cases", rec.cases},
+                     {"emulator_differ", rec.emulator_differ}, {"device_differ", rec.device_differ},
+                     {"notes", rec.notes}};
+  j["cases"] = {{"saved_run", r.saved_run},
+                {"aimed_run", r.aimed_run},
+                {"drawn_run", r.drawn_run},
+                {"drawn_planned", r.drawn_planned},
+                {"stopped_by_time_budget", r.stopped_by_budget},
+                {"stopped_by_max_failures", r.stopped_by_failures},
+                {"case_file_errors", v.case_file_errors}};
+  j["coverage"] = coverage_json(v);
+  j["launches"] = {{"faulted", r.faulted},
+                   {"not_run_lost_context", r.not_run_lost_context},
+                   {"hang", !rec.hang.empty() ? rec.hang : r.hang},
+                   {"not_run_after_hang", r.not_run_after_hang},
+                   {"worker_processes", r.worker_starts}};
+  j["entry_points"] = nlohmann::json::object();
+  for (const auto& [e, t] : r.per_entry)
+    j["entry_points"][std::string(golden::entry_point_name(e))] = {
+        {"cases", t.cases},   {"bytes_compared", t.bytes_compared}, {"mismatching_cases", t.mismatching_cases},
+        {"mismatched_elements", t.mismatched_elements}, {"errors", t.errors},
+        {"special_classes_seen", specials_json(t.specials_seen, true)}};
+  j["failures"] = failures_json(v, reasons);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string verify_junit_report(const VerifyResult& v, const VerifyReportContext& ctx) {
+  const CampaignResult& r = v.campaign;
+  const std::vector<Reason> reasons = props::verdict_reasons(v);
+  std::size_t failed = 0;
+  std::string body;
+  for (const auto& g : kGroups) body += junit_group(v, reasons, g, &failed);
+  for (const auto& [e, t] : r.per_entry) body += junit_entry(r, e, t, ctx.backend, &failed);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\"" +
+         std::to_string(std::size(kGroups) + r.per_entry.size()) + "\" failures=\"" + std::to_string(failed) +
+         "\" time=\"" + seconds + "\">\n" + identity_junit_properties(ctx.identity) + body +
+         "</testsuite>\n</testsuites>\n";
+}
+
+}  // namespace w8a16::cli
