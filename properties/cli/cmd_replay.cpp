@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // `w8a16check replay CASES...`: runs saved cases (files, folders, FILE:LINE or case lines) on a
 // backend against the emulator, one verdict per case; `--recordings` checks the emulator (and the
-// GPU when present) against outputs recorded on hardware (recordings_replay.hpp).
+// GPU when present) against outputs recorded on hardware (w8a16/properties/recordings.hpp).
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
