@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::props {
 namespace {
@@ -27,14 +28,6 @@ struct Slot {
   bool inputs_ready = false, expected_ready = false;
   std::exception_ptr error;
 };
-
-// What a case holds while it is in flight: its operands, its expected C and the C it gets back.
-std::uint64_t case_bytes(const golden::Case& c) {
-  const std::uint64_t a = 2ull * c.m * c.a_row_stride, w = std::uint64_t{c.n} * c.k;
-  const std::uint64_t s = 4ull * ((c.n + 127) / 128) * (c.k / 128);
-  const std::uint64_t out = 2ull * (std::uint64_t{c.m} + golden::kOutputGuardRows) * c.c_row_stride;
-  return a + w + s + 2 * out;
-}
 
 // Up to 2^27 multiply-adds (about a tenth of a second of emulation on one core) a case takes one
 // thread and the pool's other threads work on other cases; a larger case takes one thread per
@@ -82,7 +75,7 @@ PipelineResult run_case_pipeline(std::size_t count, const std::function<golden::
     lock.unlock();
     try {
       s->c = case_at(i);
-      const std::uint64_t b = case_bytes(s->c);
+      const std::uint64_t b = case_cost(s->c).host_bytes;  // what it holds while in flight
       lock.lock();
       s->bytes = b;
       bytes_ahead += b;

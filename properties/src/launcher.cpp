@@ -23,6 +23,7 @@
 
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/files.hpp"
+#include "w8a16/properties/work_limits.hpp"
 
 extern char** environ;
 
@@ -465,8 +466,8 @@ int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd) 
         !golden::parse_case(line.substr(static_cast<std::size_t>(used)), &c, &error)) {
       got.status = device::Status::error(device::Errc::backend_error, "launch worker: the case line: " +
                                                                           (error.empty() ? golden::escaped(line) : error));
-    } else if (a_bytes != 2ull * c.m * c.a_row_stride || w_bytes != std::uint64_t{c.n} * c.k ||
-               s_bytes != 4ull * ((c.n + 127) / 128) * (c.k / 128)) {
+    } else if (const CaseCost cost = case_cost(c);
+               a_bytes != cost.a_bytes || w_bytes != cost.w_bytes || s_bytes != cost.s_bytes) {
       got.status = device::Status::error(device::Errc::backend_error,
                                          "launch worker: the operand sizes do not match the case line");
     } else {

@@ -26,6 +26,9 @@ CaseCost case_cost(const golden::Case& c) {
   const std::uint64_t cb = 2 * std::uint64_t{c.m} * c.c_row_stride, used = std::uint64_t{c.m} * c.n;
   CaseCost cost;
   cost.macs = std::uint64_t{c.m} * c.n * c.k;
+  cost.a_bytes = a;
+  cost.w_bytes = w;
+  cost.s_bytes = s;
   // Inputs and the backend's copy of them; C as the sentinel, the backend's buffer, the download
   // and the expected output; the simulation's expected outputs and write counts (3 bytes per used
   // output) and a recording's used outputs (2); the emulator's unpacked A (bounded slabs).

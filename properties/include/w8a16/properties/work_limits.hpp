@@ -25,6 +25,7 @@ struct WorkLimits {
 struct CaseCost {
   std::uint64_t macs = 0;
   std::uint64_t host_bytes = 0;
+  std::uint64_t a_bytes = 0, w_bytes = 0, s_bytes = 0;  // the operands as regenerated (case_inputs.hpp)
 };
 CaseCost case_cost(const golden::Case& c);
 
