@@ -243,14 +243,8 @@ Status SimBackend::execute(const Plan& p) {
   // The expected output, once, in the kernel's contract.
   std::vector<std::uint16_t> expected;
   if (a && w && s) {
-    ref::GemmView v;
-    v.a = reinterpret_cast<const std::uint16_t*>(a);
-    v.a_row_stride = q.a_row_stride;
-    v.w = w;
-    v.s = reinterpret_cast<const float*>(s);
-    v.m = q.m;
-    v.n = q.n;
-    v.k = q.k;
+    const ref::GemmView v = ref::gemm_view(reinterpret_cast<const std::uint16_t*>(a), q.a_row_stride, w,
+                                           reinterpret_cast<const float*>(s), q.m, q.n, q.k);
     expected.resize(std::size_t{q.m} * q.n);
     if (p.contract == Contract::canonical)
       ref::gemm_canonical(v, ref::Arch::sm90, expected.data(), q.n);  // the H200 (NUMERICS.md 1.1)

@@ -68,14 +68,7 @@ inline const std::vector<std::uint16_t>& expected_for(const Shape& sh, bool gemv
   auto it = cache.find({sh, gemv});
   if (it != cache.end()) return it->second;
   const Operands& o = operands_for(sh);
-  ref::GemmView v;
-  v.a = o.a.data();
-  v.a_row_stride = sh.lda;
-  v.w = o.w.data();
-  v.s = o.s.data();
-  v.m = sh.m;
-  v.n = sh.n;
-  v.k = sh.k;
+  const ref::GemmView v = ref::gemm_view(o.a.data(), sh.lda, o.w.data(), o.s.data(), sh.m, sh.n, sh.k);
   return cache.emplace(std::make_pair(sh, gemv), expected_buffer(sh, v, gemv)).first->second;
 }
 

@@ -20,14 +20,7 @@ namespace {
 
 std::vector<std::uint16_t> emulate(const w8a16::golden::Case& c, const w8a16::golden::CaseInputs& in) {
   std::vector<std::uint16_t> out = w8a16::golden::sentinel_output(c);
-  w8a16::ref::GemmView v;
-  v.a = in.a_bits.data();
-  v.a_row_stride = c.a_row_stride;
-  v.w = in.w_e4m3.data();
-  v.s = in.s_f32.data();
-  v.m = c.m;
-  v.n = c.n;
-  v.k = c.k;
+  const w8a16::ref::GemmView v = w8a16::golden::case_view(c, in);
   // The tensor-core entries meet the canonical fold (NUMERICS.md 2.1), the GEMVs their order (2.2).
   if (w8a16::golden::entry_point_is_gemv(c.entry)) w8a16::ref::gemm_gemv(v, out.data(), c.c_row_stride);
   else w8a16::ref::gemm_canonical(v, w8a16::ref::Arch::sm90, out.data(), c.c_row_stride);

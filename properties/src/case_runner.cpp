@@ -100,21 +100,9 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
   return r;
 }
 
-ref::GemmView case_view(const golden::Case& c, const golden::CaseInputs& in) {
-  ref::GemmView v;
-  v.a = in.a_bits.data();
-  v.a_row_stride = c.a_row_stride;
-  v.w = in.w_e4m3.data();
-  v.s = in.s_f32.data();
-  v.m = c.m;
-  v.n = c.n;
-  v.k = c.k;
-  return v;
-}
-
 std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads) {
   std::vector<std::uint16_t> out = golden::guarded_sentinel_output(c);
-  const ref::GemmView v = case_view(c, in);
+  const ref::GemmView v = golden::case_view(c, in);
   if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, out.data(), c.c_row_stride, threads);
   else ref::gemm_canonical(v, ref::Arch::sm90, out.data(), c.c_row_stride, threads);
   return out;

@@ -51,7 +51,7 @@ std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
     std::snprintf(buf, sizeof buf, fmt, args...);
     out += buf;
   };
-  const ref::GemmView v = case_view(c, in);
+  const ref::GemmView v = golden::case_view(c, in);
   const std::size_t at = std::size_t{m} * c.c_row_stride + n;
   say("\nC[%u][%u]: expected 0x%04x (%g)", m, n, expected[at], bf16_value(expected[at]));
   if (produced) say(", produced 0x%04x (%g)", (*produced)[at], bf16_value((*produced)[at]));

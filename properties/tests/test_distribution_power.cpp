@@ -188,7 +188,7 @@ const Power& measured() {
         golden::CaseInputs in;
         std::string error;
         EXPECT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
-        const ref::GemmView v = w8a16::props::case_view(c, in);
+        const ref::GemmView v = golden::case_view(c, in);
         for (std::uint32_t m = 0; m < c.m; ++m)
           for (std::uint32_t n = 0; n < c.n; ++n) {
             ++total;
@@ -272,7 +272,7 @@ TEST(DistributionPower, EveryBodysCoverageCasesShowAFoldRoundedTwiceAndAMinusZer
     golden::CaseInputs in;
     std::string error;
     ASSERT_TRUE(golden::regenerate_inputs(c, &in, &error)) << error;
-    const ref::GemmView v = w8a16::props::case_view(c, in);
+    const ref::GemmView v = golden::case_view(c, in);
     const bool gemv = golden::entry_point_is_gemv(c.entry);
     const bool fold = c.dist == Distribution::fold_ties;
     int differ = 0, checked = 0;
@@ -318,7 +318,7 @@ TEST(DistributionPower, EveryBodysCoverageCasesShowANanCodeDecodedAsANumberByTen
     for (std::uint8_t& w : finite.w_e4m3)
       if ((w & 0x7F) == 0x7F) w = static_cast<std::uint8_t>(w - 1), ++codes;  // 0x7F -> 0x7E (448), 0xFF -> 0xFE
     ASSERT_GT(codes, 0) << golden::format_case(c);
-    const ref::GemmView v = w8a16::props::case_view(c, in), vf = w8a16::props::case_view(c, finite);
+    const ref::GemmView v = golden::case_view(c, in), vf = golden::case_view(c, finite);
     const bool gemv = golden::entry_point_is_gemv(c.entry);
     int differ = 0, checked = 0;
     for (std::uint32_t m = 0; m < c.m && checked < 4096; ++m)

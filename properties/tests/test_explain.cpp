@@ -18,17 +18,7 @@ struct Fixture {
   golden::Case c;
   golden::CaseInputs in;
   std::vector<std::uint16_t> expected;
-  w8a16::ref::GemmView view() const {
-    w8a16::ref::GemmView v;
-    v.a = in.a_bits.data();
-    v.a_row_stride = c.a_row_stride;
-    v.w = in.w_e4m3.data();
-    v.s = in.s_f32.data();
-    v.m = c.m;
-    v.n = c.n;
-    v.k = c.k;
-    return v;
-  }
+  w8a16::ref::GemmView view() const { return golden::case_view(c, in); }
 };
 
 Fixture make() {

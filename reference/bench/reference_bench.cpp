@@ -43,12 +43,7 @@ struct Operands {
     s.assign(static_cast<std::size_t>((n + 127) / 128) * (k / 128), 0.0f);
     for (auto& x : s) x = std::ldexp(1.0f + static_cast<float>(rng() % 64) / 64.0f, -8);
   }
-  ref::GemmView view() const {
-    ref::GemmView v;
-    v.a = a.data(); v.a_row_stride = k; v.w = w.data(); v.s = s.data();
-    v.m = m; v.n = n; v.k = k;
-    return v;
-  }
+  ref::GemmView view() const { return ref::gemm_view(a.data(), k, w.data(), s.data(), m, n, k); }
   double macs() const { return static_cast<double>(m) * n * k; }
 };
 

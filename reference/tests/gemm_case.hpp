@@ -24,12 +24,7 @@ struct GemmCase {
         a(static_cast<std::size_t>(m_) * a_row_stride, 0), w(static_cast<std::size_t>(n_) * k_, 0),
         s(static_cast<std::size_t>((n_ + 127) / 128) * (k_ / 128), 1.0f) {}
 
-  ref::GemmView view() const {
-    ref::GemmView v;
-    v.a = a.data(); v.a_row_stride = a_row_stride; v.w = w.data(); v.s = s.data();
-    v.m = m; v.n = n; v.k = k;
-    return v;
-  }
+  ref::GemmView view() const { return ref::gemm_view(a.data(), a_row_stride, w.data(), s.data(), m, n, k); }
   std::uint16_t& a_at(std::uint32_t mi, std::uint32_t ki) { return a[mi * a_row_stride + ki]; }
   std::uint8_t& w_at(std::uint32_t ni, std::uint32_t ki) { return w[static_cast<std::size_t>(ni) * k + ki]; }
   float& s_at(std::uint32_t block, std::uint32_t step) { return s[static_cast<std::size_t>(block) * (k / 128) + step]; }

@@ -38,15 +38,7 @@ struct Probe {
   std::vector<std::uint8_t> w;               // [1][k]
   std::vector<float> s;                      // [1][k/128]
   ref::GemmView view() const {
-    ref::GemmView v;
-    v.a = a.data();
-    v.a_row_stride = k;
-    v.w = w.data();
-    v.s = s.data();
-    v.m = static_cast<std::uint32_t>(pairs.size());
-    v.n = 1;
-    v.k = k;
-    return v;
+    return ref::gemm_view(a.data(), k, w.data(), s.data(), static_cast<std::uint32_t>(pairs.size()), 1, k);
   }
 };
 

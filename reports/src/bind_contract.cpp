@@ -84,14 +84,7 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   if (c_stride < static_cast<py::ssize_t>(n))
     throw py::value_error("c_row_stride = " + std::to_string(c_stride) + " must be at least N = " + std::to_string(n));
 
-  ref::GemmView v;
-  v.a = a.data();
-  v.a_row_stride = static_cast<std::size_t>(a_stride);
-  v.w = w.data();
-  v.s = s.data();
-  v.m = m;
-  v.n = n;
-  v.k = k;
+  const ref::GemmView v = ref::gemm_view(a.data(), static_cast<std::size_t>(a_stride), w.data(), s.data(), m, n, k);
   if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
   if (static_cast<double>(m) * static_cast<double>(c_stride) > 9.0e18)
     throw py::value_error("M * c_row_stride = " + std::to_string(m) + " * " + std::to_string(c_stride) + " is too large");
@@ -140,14 +133,8 @@ py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, co
     py::gil_scoped_release unlocked;
     ref::parallel_for(cols, threads, [&](std::uint32_t j) {
       // A one-column view: its scale row 0 is the column's own S row.
-      ref::GemmView v;
-      v.a = pa;
-      v.a_row_stride = a_stride;
-      v.w = pw + std::size_t{j} * k;
-      v.s = ps + std::size_t{j} * (k / ref::kKStep);
-      v.m = m;
-      v.n = 1;
-      v.k = k;
+      const ref::GemmView v =
+          ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k, ps + std::size_t{j} * (k / ref::kKStep), m, 1, k);
       for (std::uint32_t i = 0; i < m; ++i) pc[std::size_t{i} * cols + j] = element_of(v, i);
     });
   }

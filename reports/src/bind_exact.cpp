@@ -60,14 +60,11 @@ Result exact(const py::object& a_obj, const py::object& w_obj, const py::object&
   auto a = contiguous<std::uint16_t>(av, "a");
   auto w = contiguous<std::uint8_t>(wv, "w");
   auto s = contiguous<float>(sv, "s");
-  ref::GemmView v;
-  v.a = a.data();
-  v.a_row_stride = static_cast<std::size_t>(a.shape(1));
-  v.w = w.data();
-  v.s = s.data();
-  v.m = checked_u32(a.shape(0), "M (a's rows)");
-  v.n = checked_u32(w.shape(0), "N (w's rows)");
-  v.k = checked_u32(w.shape(1), "K (w's columns)");
+  // M and N were checked above: of the three, only K's check can refuse here.
+  const ref::GemmView v = ref::gemm_view(a.data(), static_cast<std::size_t>(a.shape(1)), w.data(), s.data(),
+                                         checked_u32(a.shape(0), "M (a's rows)"),
+                                         checked_u32(w.shape(0), "N (w's rows)"),
+                                         checked_u32(w.shape(1), "K (w's columns)"));
   if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
   Result r = make_result(v.m, v.n);
   double* value = r.first.mutable_data();
@@ -111,14 +108,9 @@ Result exact_columns(const py::object& a_obj, const py::object& w_obj, const py:
   {
     py::gil_scoped_release unlocked;
     ref::parallel_for(cols, threads, [&](std::uint32_t j) {
-      ref::GemmView v;  // one column: its scale row 0 is the column's own S row
-      v.a = pa;
-      v.a_row_stride = a_stride;
-      v.w = pw + std::size_t{j} * k;
-      v.s = ps + std::size_t{j} * (k / ref::kKStep);
-      v.m = m;
-      v.n = 1;
-      v.k = k;
+      // One column: its scale row 0 is the column's own S row.
+      const ref::GemmView v =
+          ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k, ps + std::size_t{j} * (k / ref::kKStep), m, 1, k);
       for (std::uint32_t i = 0; i < m; ++i) {
         const ref::ExactOutput e = ref::exact_element(v, i, 0);
         value[std::size_t{i} * cols + j] = exact_double(e);

@@ -79,14 +79,9 @@ std::vector<std::uint16_t> expected_sample(const HostInputs& in, Shape sh, const
     out_row += r.end - r.begin;
   }
   auto run = [&](const Piece& p, unsigned threads) {
-    ref::GemmView v;
-    v.a = in.a.data() + static_cast<std::size_t>(p.r0) * sh.k;
-    v.a_row_stride = sh.k;
-    v.w = in.w.data() + static_cast<std::size_t>(p.c0) * sh.k;
-    v.s = in.s.data() + static_cast<std::size_t>(p.c0 / 128) * steps;
-    v.m = p.rows;
-    v.n = p.cols;
-    v.k = sh.k;
+    const ref::GemmView v = ref::gemm_view(
+        in.a.data() + static_cast<std::size_t>(p.r0) * sh.k, sh.k, in.w.data() + static_cast<std::size_t>(p.c0) * sh.k,
+        in.s.data() + static_cast<std::size_t>(p.c0 / 128) * steps, p.rows, p.cols, sh.k);
     std::uint16_t* dst = out.data() + static_cast<std::size_t>(p.out_row) * cols + p.out_col;
     if (contract == device::Contract::gemv) ref::gemm_gemv(v, dst, cols, threads);
     else ref::gemm_canonical(v, ref::Arch::sm90, dst, cols, threads);

@@ -222,14 +222,7 @@ TEST(BenchSample, ExpectedBytesAreTheEmulatorsAtEverySampledElement) {
   const bench::HostInputs in = bench::make_host_inputs(m, sh, 11);
   const bench::Sample smp = bench::choose_sample(m, sh, 1);  // force the subsample
   ASSERT_FALSE(smp.full);
-  ref::GemmView v;
-  v.a = in.a.data();
-  v.a_row_stride = sh.k;
-  v.w = in.w.data();
-  v.s = in.s.data();
-  v.m = m;
-  v.n = sh.n;
-  v.k = sh.k;
+  const ref::GemmView v = ref::gemm_view(in.a.data(), sh.k, in.w.data(), in.s.data(), m, sh.n, sh.k);
   for (device::Contract contract : {device::Contract::canonical, device::Contract::gemv}) {
     std::vector<std::uint16_t> whole(static_cast<std::size_t>(m) * sh.n);
     if (contract == device::Contract::gemv) ref::gemm_gemv(v, whole.data(), sh.n);

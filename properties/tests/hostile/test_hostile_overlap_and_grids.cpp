@@ -84,8 +84,7 @@ TEST(HostileOverlap, OutputAgainstEachOperandAtEachEdge) {
           std::vector<std::uint8_t> want = arena.bytes;
           std::vector<std::uint16_t> c(std::size_t{p.m} * p.ldc);
           std::memcpy(c.data(), &want[pl.c_off], c_used);
-          ref::GemmView v;
-          v.a = p.a.data(), v.a_row_stride = p.lda, v.w = p.w.data(), v.s = p.s.data(), v.m = p.m, v.n = p.n, v.k = p.k;
+          const ref::GemmView v = ref::gemm_view(p.a.data(), p.lda, p.w.data(), p.s.data(), p.m, p.n, p.k);
           if (is_gemv(e))
             ref::gemm_gemv(v, c.data(), p.ldc, 1);
           else

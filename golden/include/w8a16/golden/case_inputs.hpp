@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "w8a16/golden/case.hpp"
+#include "w8a16/reference/contract.hpp"
 
 namespace w8a16::golden {
 
@@ -16,6 +17,11 @@ struct CaseInputs {
   std::vector<std::uint8_t> w_e4m3;   // E4M3 codes [n][k]
   std::vector<float> s_f32;           // FP32 [ceil(n/128)][k/128], set from exact bit patterns
 };
+
+// The emulator's view of a case's operands (pointers into `in`, which must outlive it).
+inline ref::GemmView case_view(const Case& c, const CaseInputs& in) {
+  return ref::gemm_view(in.a_bits.data(), c.a_row_stride, in.w_e4m3.data(), in.s_f32.data(), c.m, c.n, c.k);
+}
 
 // A row pitch's unread tail is a NaN: a kernel that reads past k turns its outputs into NaN.
 inline constexpr std::uint16_t kAPaddingBits = 0xFFC1;

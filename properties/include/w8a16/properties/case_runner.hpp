@@ -10,7 +10,6 @@
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
-#include "w8a16/reference/contract.hpp"
 
 namespace w8a16::props {
 
@@ -82,8 +81,6 @@ device::Planned plan_case(const golden::Case& c, const device::KernelRegistry& r
 // GEMVs) in rows [0, m), columns [0, n), the sentinel everywhere else. The one source of expected
 // bytes for every comparison with a launch. threads = 0 uses every core.
 std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads = 0);
-// The emulator's view of a case's regenerated operands (pointers into `in`, which must outlive it).
-ref::GemmView case_view(const golden::Case& c, const golden::CaseInputs& in);
 
 struct Comparison {
   std::uint64_t bytes_compared = 0;  // all of C, padding included

@@ -31,6 +31,15 @@ struct GemmView {
   }
 };
 
+// The view of operands in that layout; every caller builds its views here, not field by field.
+inline GemmView gemm_view(const std::uint16_t* a, std::size_t a_row_stride, const std::uint8_t* w, const float* s,
+                          std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+  GemmView v;
+  v.a = a, v.a_row_stride = a_row_stride, v.w = w, v.s = s;
+  v.m = m, v.n = n, v.k = k;
+  return v;
+}
+
 // A description of what is wrong with a view, or nullptr when it is usable by the functions below.
 const char* gemm_view_problem(const GemmView& v);
 
