@@ -71,13 +71,13 @@ bool parse_bundle_header(std::string_view b, BundleHeader* out, std::string* err
   std::string entry, why;
   if (!get_text(b, 12, 32, "entry", &entry, &why)) return fail(why);
   if (entry.rfind("w8a16_", 0) == 0) entry = entry.substr(6);
-  Case& c = h.shape;
-  if (!parse_entry_point("w8a16_" + entry, &c.entry)) return fail("unknown entry point " + quote(entry));
-  c.m = get_u32(b, 44);
-  c.n = get_u32(b, 48);
-  c.k = get_u32(b, 52);
-  c.a_row_stride = get_u32(b, 56);
-  c.c_row_stride = get_u32(b, 60);
+  EntryPoint e;
+  if (!parse_entry_point("w8a16_" + entry, &e)) return fail("unknown entry point " + quote(entry));
+  h.shape = CaseSpec{}
+                .entry(e)
+                .shape(get_u32(b, 44), get_u32(b, 48), get_u32(b, 52))
+                .strides(get_u32(b, 56), get_u32(b, 60));
+  const Case& c = h.shape;
   h.launches = get_u32(b, 64);
   h.encoding = get_u32(b, 68);
   h.patches_per_row = get_u32(b, 72);

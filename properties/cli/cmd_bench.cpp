@@ -338,8 +338,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
           r.body = device::body_name(planned.plan.body);
           // One deadline for the row's launches (the check launch, the warm-up, reps x batches timed
           // and the stability launch), each held to a case of this shape's (launcher.hpp).
-          golden::Case shape_case;
-          shape_case.m = m, shape_case.n = sh.n, shape_case.k = sh.k, shape_case.c_row_stride = sh.n;
+          const golden::Case shape_case = golden::CaseSpec{}.shape(m, sh.n, sh.k);
           const double deadline = props::deadline_policy().seconds(shape_case, backend->name()) *
                                   (4.0 + static_cast<double>(a.reps) * (a.batches + 1));
           const props::DeadlineGuard guard(props::HangReport{

@@ -125,20 +125,15 @@ std::uint32_t present_mask(const device::KernelRegistry& registry) {
 }
 
 golden::Case make_case(EntryPoint e, const Shape& s, std::uint32_t without, golden::Distribution d, std::uint64_t seed) {
-  golden::Case c;
-  c.entry = e;
-  c.m = s.m;
-  c.n = s.n;
-  c.k = s.k;
   // Strided entry points get padded pitches (A by 8, C by 3: a pitch that is no multiple of 8).
   const bool contiguous = golden::entry_point_is_contiguous(e);
-  c.a_row_stride = contiguous ? s.k : s.k + 8;
-  c.c_row_stride = contiguous ? s.n : s.n + 3;
-  c.dist = d;
-  c.seed = seed;
-  c.gen = golden::kCaseGeneratorVersion;
-  c.without = without;
-  return c;
+  return golden::CaseSpec{}
+      .entry(e)
+      .shape(s.m, s.n, s.k)
+      .strides(contiguous ? s.k : s.k + 8, contiguous ? s.n : s.n + 3)
+      .dist(d)
+      .seed(seed)
+      .without(without);
 }
 
 // The least K at which a distribution shows what it is built for: fold_ties needs two steps (a

@@ -46,16 +46,12 @@ class OneBitWrongBackend final : public device::Backend {
 };
 
 golden::Case small_case() {
-  golden::Case c;
-  c.entry = golden::EntryPoint::gemm_pipelined_m32_strided;
-  c.m = 3;
-  c.n = 9;
-  c.k = 256;
-  c.a_row_stride = 264;
-  c.c_row_stride = 12;
-  c.dist = golden::Distribution::activation_like;
-  c.seed = 5;
-  return c;
+  return golden::CaseSpec{}
+      .entry(golden::EntryPoint::gemm_pipelined_m32_strided)
+      .shape(3, 9, 256)
+      .strides(264, 12)
+      .dist(golden::Distribution::activation_like)
+      .seed(5);
 }
 
 TEST(Comparison, findsOneFlippedBitInAnOutputAndInThePitchPadding) {

@@ -273,9 +273,7 @@ RC_GTEST_PROP(CaseInputs, aSmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()
 TEST(CaseInputs, differentSeedsGiveDifferentInputs) {
   for (Distribution d : golden::kAllDistributions) {
     if (d == Distribution::ones_pow2_scales) continue;  // operands are constant by design
-    Case x;
-    x.entry = EntryPoint::gemm_pipelined_m32_strided;
-    x.m = 3; x.n = 20; x.k = 256; x.a_row_stride = 256; x.c_row_stride = 20; x.dist = d; x.seed = 1;
+    const Case x = golden::CaseSpec{}.entry(EntryPoint::gemm_pipelined_m32_strided).shape(3, 20, 256).dist(d).seed(1);
     Case y = x;
     y.seed = 2;
     EXPECT_NE(golden::inputs_digest(regenerate_or_die(x)), golden::inputs_digest(regenerate_or_die(y)))

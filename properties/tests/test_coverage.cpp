@@ -118,13 +118,7 @@ TEST(Coverage, configurationsChangeAtTheGeometrysThresholds) {
   const device::StaticRegistry seed = device::StaticRegistry::without_hopper_tier();
   const auto config = [&](EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
                           const device::KernelRegistry& reg) {
-    golden::Case c;
-    c.entry = e;
-    c.m = m;
-    c.n = n;
-    c.k = k;
-    c.a_row_stride = k;
-    c.c_row_stride = n;
+    const golden::Case c = golden::CaseSpec{}.entry(e).shape(m, n, k);
     const device::Planned p = props::plan_case(c, reg, device::DeviceLimits::h200());
     EXPECT_TRUE(p.ok()) << p.status.message;
     return std::string(device::body_name(p.plan.body)) + ": " + props::configuration_of(p.plan);

@@ -154,16 +154,7 @@ const std::vector<std::pair<std::string, GemvChange>>& gemv_models() {
 }
 
 golden::Case shape(Distribution d, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint64_t seed) {
-  golden::Case c;
-  c.entry = golden::EntryPoint::gemm_pipelined_m32_strided;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.a_row_stride = k;
-  c.c_row_stride = n;
-  c.dist = d;
-  c.seed = seed;
-  return c;
+  return golden::CaseSpec{}.entry(golden::EntryPoint::gemm_pipelined_m32_strided).shape(m, n, k).dist(d).seed(seed);
 }
 
 // Share of outputs (over a few shapes) each wrong model changes, per distribution; the "as

@@ -23,14 +23,11 @@ struct Fixture {
 
 Fixture make() {
   Fixture f;
-  f.c.entry = golden::EntryPoint::gemm_pipelined_m32_strided;
-  f.c.m = 3;
-  f.c.n = 9;
-  f.c.k = 512;
-  f.c.a_row_stride = 512;
-  f.c.c_row_stride = 9;
-  f.c.dist = golden::Distribution::wide_exponents;
-  f.c.seed = 11;
+  f.c = golden::CaseSpec{}
+            .entry(golden::EntryPoint::gemm_pipelined_m32_strided)
+            .shape(3, 9, 512)
+            .dist(golden::Distribution::wide_exponents)
+            .seed(11);
   std::string error;
   EXPECT_TRUE(golden::regenerate_inputs(f.c, &f.in, &error)) << error;
   f.expected = props::expected_output(f.c, f.in);

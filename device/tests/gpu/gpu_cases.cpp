@@ -15,21 +15,6 @@ using golden::EntryPoint;
 
 constexpr std::uint32_t bit(device::KernelId id) { return 1u << static_cast<unsigned>(id); }
 
-golden::Case line(EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda, std::uint32_t ldc,
-                  golden::Distribution d, std::uint64_t seed) {
-  golden::Case c;
-  c.entry = e;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.a_row_stride = lda;
-  c.c_row_stride = ldc;
-  c.dist = d;
-  c.seed = seed;
-  c.gen = golden::kCaseGeneratorVersion;
-  return c;
-}
-
 }  // namespace
 
 std::uint32_t without_for(Body target, std::uint32_t present) {
@@ -180,9 +165,14 @@ std::vector<GpuCase> awkward_cases(std::uint32_t present) {
   constexpr auto d = golden::Distribution::row_specials;
   auto mk = [&](EntryPoint e, Body b, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda,
                 std::uint32_t ldc) {
-    GpuCase g{line(e, m, n, k, lda, ldc, d, 0xA11CEull * (m + 31 * n + 7 * k)), b};
-    g.c.without = without_for(b, present);
-    return g;
+    const golden::Case c = golden::CaseSpec{}
+                               .entry(e)
+                               .shape(m, n, k)
+                               .strides(lda, ldc)
+                               .dist(d)
+                               .seed(0xA11CEull * (m + 31 * n + 7 * k))
+                               .without(without_for(b, present));
+    return GpuCase{c, b};
   };
   using E = EntryPoint;
   return {

@@ -122,6 +122,36 @@ struct Case {
   friend bool operator!=(const Case& x, const Case& y) { return !(x == y); }
 };
 
+// A case by its fields' names, for code that writes one out (C++17 has no designated initialisers):
+//
+//   const Case c = CaseSpec{}.entry(e).shape(m, n, k).strides(lda, ldc).dist(d).seed(s);
+//
+// A field not named keeps Case's default, but for the pitches: without strides() they are k and n,
+// the only pitches a contiguous entry point takes (case_problem), whatever order the calls come in.
+class CaseSpec {
+ public:
+  CaseSpec& entry(EntryPoint e) { c_.entry = e; return *this; }
+  CaseSpec& shape(std::uint32_t m, std::uint32_t n, std::uint32_t k) { c_.m = m, c_.n = n, c_.k = k; return *this; }
+  CaseSpec& strides(std::uint32_t a_row_stride, std::uint32_t c_row_stride) {
+    c_.a_row_stride = a_row_stride, c_.c_row_stride = c_row_stride;
+    strided_ = true;
+    return *this;
+  }
+  CaseSpec& dist(Distribution d) { c_.dist = d; return *this; }
+  CaseSpec& seed(std::uint64_t s) { c_.seed = s; return *this; }
+  CaseSpec& gen(std::uint32_t g) { c_.gen = g; return *this; }
+  CaseSpec& without(std::uint32_t mask) { c_.without = mask; return *this; }
+  operator Case() const {
+    Case c = c_;
+    if (!strided_) c.a_row_stride = c.k, c.c_row_stride = c.n;
+    return c;
+  }
+
+ private:
+  Case c_;
+  bool strided_ = false;
+};
+
 // Limits a case may not exceed, so that a line can never ask for more memory than a replay can
 // sensibly hold (the largest model shape, 51200 x 5120, is far inside them).
 inline constexpr std::uint32_t kCaseMaxM = 65536;
