@@ -43,48 +43,34 @@ bool sticky(CUresult r) {
 }
 
 Status driver_error(const cuda::Driver* d, const std::string& what, CUresult r) {
-  const char* name = nullptr;
-  const char* text = nullptr;
-  d->cuGetErrorName(r, &name);
-  d->cuGetErrorString(r, &text);
-  return Status::error(sticky(r) ? Errc::context_lost : Errc::backend_error, what + ": " + (name ? name : "CUDA error") + " (" +
-                                                std::to_string(static_cast<int>(r)) + "): " + (text ? text : ""));
+  return Status::error(sticky(r) ? Errc::context_lost : Errc::backend_error, what + ": " + cuda::result_text(*d, r));
 }
 
-// Makes a context current for a scope (the backend never leaves its context current behind).
-class ContextScope {
- public:
-  ContextScope(const cuda::Driver* d, void* ctx) : d_(d) { d_->cuCtxPushCurrent(static_cast<CUcontext>(ctx)); }
-  ~ContextScope() {
-    CUcontext ignored;
-    d_->cuCtxPopCurrent(&ignored);
-  }
-
- private:
-  const cuda::Driver* d_;
-};
+using Current = cuda::PrimaryContext::Current;
 
 class DeviceBuffer final : public Buffer {
  public:
-  DeviceBuffer(const cuda::Driver* d, void* ctx, CUdeviceptr p, std::size_t size) : d_(d), ctx_(ctx), ptr_(p), size_(size) {}
+  // Holds the context's handle, not the backend's PrimaryContext: a buffer never reads its backend's memory.
+  DeviceBuffer(const cuda::PrimaryContext& ctx, CUdeviceptr p, std::size_t size)
+      : d_(&ctx.driver()), ctx_(ctx.get()), ptr_(p), size_(size) {}
   ~DeviceBuffer() override {
-    ContextScope scope(d_, ctx_);
+    Current current(*d_, ctx_);
     d_->cuMemFree(ptr_);
   }
   DevPtr address() const override { return static_cast<DevPtr>(ptr_); }
   std::size_t size() const override { return size_; }
   Status upload(const void* src, std::size_t bytes, std::size_t offset) override {
     if (offset > size_ || bytes > size_ - offset) return range("upload");
-    ContextScope scope(d_, ctx_);
+    Current current(*d_, ctx_);
     return check("cuMemcpyHtoD", d_->cuMemcpyHtoD(ptr_ + offset, src, bytes));
   }
   Status download(void* dst, std::size_t bytes, std::size_t offset) const override {
     if (offset > size_ || bytes > size_ - offset) return range("download");
-    ContextScope scope(d_, ctx_);
+    Current current(*d_, ctx_);
     return check("cuMemcpyDtoH", d_->cuMemcpyDtoH(dst, ptr_ + offset, bytes));
   }
   Status fill(std::uint8_t byte) override {
-    ContextScope scope(d_, ctx_);
+    Current current(*d_, ctx_);
     return check("cuMemsetD8", d_->cuMemsetD8(ptr_, byte, size_));
   }
 
@@ -95,7 +81,7 @@ class DeviceBuffer final : public Buffer {
   }
   Status check(const char* what, CUresult r) const { return r == CUDA_SUCCESS ? Status::success() : driver_error(d_, what, r); }
   const cuda::Driver* d_;
-  void* ctx_;
+  CUcontext ctx_;
   CUdeviceptr ptr_;
   std::size_t size_;
 };
@@ -208,7 +194,7 @@ std::vector<std::string> CudaBackend::module_functions(bool* listed) const {
   *listed = false;
   if (!module_ || !drv_->cuModuleGetFunctionCount || !drv_->cuModuleEnumerateFunctions || !drv_->cuFuncGetName)
     return names;
-  ContextScope scope(drv_, context_);
+  Current current(*context_);
   unsigned count = 0;
   if (drv_->cuModuleGetFunctionCount(&count, static_cast<CUmodule>(module_)) != CUDA_SUCCESS) return names;
   std::vector<CUfunction> fs(count);
@@ -235,19 +221,15 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
   std::string why;
   const cuda::Driver* d = cuda::driver(&why);
   if (!d) return fail(Status::error(Errc::backend_error, why));
-  if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS) return fail(driver_error(d, "cuInit", r));
-  CUdevice dev;
-  if (CUresult r = d->cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
-    return fail(driver_error(d, "cuDeviceGet(" + std::to_string(ordinal) + ")", r));
-  CUcontext ctx;
-  if (CUresult r = d->cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS)
-    return fail(driver_error(d, "cuDevicePrimaryCtxRetain", r));
+  auto ctx = std::make_unique<cuda::PrimaryContext>();
+  std::string failed;
+  if (CUresult r = ctx->retain(*d, ordinal, &failed); r != CUDA_SUCCESS) return fail(driver_error(d, failed, r));
+  const CUdevice dev = ctx->device();
   std::unique_ptr<CudaBackend> b(new CudaBackend());
   b->drv_ = d;
-  b->device_ = dev;
-  b->context_ = ctx;  // from here on, the destructor releases it
+  b->context_ = std::move(ctx);  // from here on, the backend's end releases it
 
-  ContextScope scope(d, ctx);
+  Current current(*b->context_);
   const struct {
     CUdevice_attribute attr;
     std::uint32_t* out;
@@ -306,23 +288,18 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
 }
 
 CudaBackend::~CudaBackend() {
-  if (context_) {
-    ContextScope scope(drv_, context_);
-    for (const auto& [stream, w] : workspaces_)
-      if (w.ptr) drv_->cuMemFree(static_cast<CUdeviceptr>(w.ptr));
-  }
-  if (module_) {
-    ContextScope scope(drv_, context_);
-    drv_->cuModuleUnload(static_cast<CUmodule>(module_));
-  }
-  if (context_) drv_->cuDevicePrimaryCtxRelease(device_);
-}
+  if (!context_) return;
+  Current current(*context_);
+  for (const auto& [stream, w] : workspaces_)
+    if (w.ptr) drv_->cuMemFree(static_cast<CUdeviceptr>(w.ptr));
+  if (module_) drv_->cuModuleUnload(static_cast<CUmodule>(module_));
+}  // then context_ releases the primary context
 
 std::unique_ptr<Buffer> CudaBackend::allocate(std::size_t bytes, Status* status) {
   CUdeviceptr p = 0;
   CUresult r;
   {
-    ContextScope scope(drv_, context_);
+    Current current(*context_);
     r = drv_->cuMemAlloc(&p, bytes == 0 ? 1 : bytes);
   }
   if (r != CUDA_SUCCESS) {
@@ -330,7 +307,7 @@ std::unique_ptr<Buffer> CudaBackend::allocate(std::size_t bytes, Status* status)
     return nullptr;
   }
   if (status) *status = Status::success();
-  return std::make_unique<DeviceBuffer>(drv_, context_, p, bytes);
+  return std::make_unique<DeviceBuffer>(*context_, p, bytes);
 }
 
 // Call with the context current.
@@ -397,7 +374,7 @@ Status encode_maps(const cuda::Driver* d, const Plan& p, CUtensorMap* wmap, CUte
 Status CudaBackend::execute(const Plan& p) {
   if (!p.handle) return Status::error(Errc::kernel_missing, std::string(p.kernel_name) + ": zero handle");
   const CUfunction f = reinterpret_cast<CUfunction>(p.handle.value);
-  ContextScope scope(drv_, context_);
+  Current current(*context_);
   // Above 48 KiB a kernel must opt in to its dynamic shared memory before the launch.
   if (p.dynamic_smem > kSmemWithoutOptIn) {
     const CUresult r = drv_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -423,7 +400,7 @@ Status CudaBackend::execute(const Plan& p) {
 }
 
 Status CudaBackend::synchronize() {
-  ContextScope scope(drv_, context_);
+  Current current(*context_);
   const CUresult r = drv_->cuCtxSynchronize();
   return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, "cuCtxSynchronize", r);
 }

@@ -81,4 +81,37 @@ std::string result_text(const Driver& d, CUresult r) {
          (text ? std::string(": ") + text : std::string());
 }
 
+PrimaryContext::~PrimaryContext() {
+  if (ctx_) d_->cuDevicePrimaryCtxRelease(dev_);
+}
+
+CUresult PrimaryContext::retain(const Driver& d, int ordinal, std::string* failed) {
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  CUresult r = d.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    *failed = "cuInit";
+    return r;
+  }
+  if (r = d.cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS) {
+    *failed = "cuDeviceGet(" + std::to_string(ordinal) + ")";
+    return r;
+  }
+  if (r = d.cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS) {
+    *failed = "cuDevicePrimaryCtxRetain";
+    return r;
+  }
+  d_ = &d;
+  dev_ = dev;
+  ctx_ = ctx;
+  return CUDA_SUCCESS;
+}
+
+PrimaryContext::Current::Current(const Driver& d, CUcontext ctx) : d_(&d), pushed_(d.cuCtxPushCurrent(ctx)) {}
+
+PrimaryContext::Current::~Current() {
+  CUcontext ignored;
+  if (pushed_ == CUDA_SUCCESS) d_->cuCtxPopCurrent(&ignored);
+}
+
 }  // namespace w8a16::device::cuda

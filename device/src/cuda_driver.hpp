@@ -51,4 +51,48 @@ const Driver* timing_driver(std::string* why);
 // "CUDA_ERROR_INVALID_VALUE (1): invalid argument" for a driver result.
 std::string result_text(const Driver& d, CUresult r);
 
+// A GPU's primary context, retained for the object's life and released at its end: the context
+// the backend, the probes and the bench's session each do their work in. Work runs with it current
+// on the calling thread, in a Current scope.
+class PrimaryContext {
+ public:
+  PrimaryContext() = default;
+  ~PrimaryContext();
+  PrimaryContext(const PrimaryContext&) = delete;
+  PrimaryContext& operator=(const PrimaryContext&) = delete;
+
+  // cuInit, cuDeviceGet(ordinal) and cuDevicePrimaryCtxRetain, on an object that holds none. On
+  // failure nothing is retained, and the driver's result comes back with the call that gave it in
+  // *failed ("cuInit", "cuDeviceGet(1)", "cuDevicePrimaryCtxRetain"): the owner's message is
+  // "<call>: <result_text>".
+  CUresult retain(const Driver& d, int ordinal, std::string* failed);
+
+  explicit operator bool() const { return ctx_ != nullptr; }
+  const Driver& driver() const { return *d_; }
+  CUdevice device() const { return dev_; }
+  CUcontext get() const { return ctx_; }
+
+  // Makes a retained context current on this thread for a scope (cuCtxPushCurrent) and, if the
+  // push succeeded, pops it at the scope's end: no owner leaves its context current behind.
+  class Current {
+   public:
+    explicit Current(const PrimaryContext& c) : Current(*c.d_, c.ctx_) {}
+    // The same for a context handle held apart from its owner (a buffer holds its backend's).
+    Current(const Driver& d, CUcontext ctx);
+    ~Current();
+    Current(const Current&) = delete;
+    Current& operator=(const Current&) = delete;
+    CUresult result() const { return pushed_; }  // the push's
+
+   private:
+    const Driver* d_;
+    CUresult pushed_;
+  };
+
+ private:
+  const Driver* d_ = nullptr;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+};
+
 }  // namespace w8a16::device::cuda

@@ -2,6 +2,7 @@
 // The GPU session (timer.hpp): context, stream, events, graph timing and the copy bandwidth, over
 // the one driver table.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "cuda_driver.hpp"
@@ -11,9 +12,8 @@ namespace w8a16::bench {
 
 struct GpuSession::State {
   const device::cuda::Driver* d = nullptr;
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
-  bool pushed = false;
+  device::cuda::PrimaryContext ctx;
+  std::optional<device::cuda::PrimaryContext::Current> current;  // for the session's life
   CUstream stream = nullptr;
   CUevent e0 = nullptr, e1 = nullptr;
   std::string text(CUresult r) const { return device::cuda::result_text(*d, r); }
@@ -21,12 +21,7 @@ struct GpuSession::State {
     if (e0) d->cuEventDestroy(e0);
     if (e1) d->cuEventDestroy(e1);
     if (stream) d->cuStreamDestroy(stream);
-    if (pushed) {
-      CUcontext ignored;
-      d->cuCtxPopCurrent(&ignored);
-    }
-    if (ctx) d->cuDevicePrimaryCtxRelease(dev);
-  }
+  }  // then current pops the context and ctx releases it
 };
 
 GpuSession::GpuSession(std::unique_ptr<State> s) : s_(std::move(s)) {}
@@ -38,19 +33,17 @@ std::unique_ptr<GpuSession> GpuSession::open(int ordinal, std::string* why) {
   if (!s->d) return nullptr;
   const auto& d = *s->d;
   const std::string gpu = "GPU " + std::to_string(ordinal);
-  if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
-    *why = "cuInit: " + s->text(r);
-    return nullptr;
+  std::string failed;
+  CUresult r = s->ctx.retain(d, ordinal, &failed);
+  if (r == CUDA_SUCCESS) {
+    s->current.emplace(s->ctx);
+    r = s->current->result();
+    failed = "cuCtxPushCurrent";
   }
-  CUresult r = d.cuDeviceGet(&s->dev, ordinal);
-  if (r == CUDA_SUCCESS) r = d.cuDevicePrimaryCtxRetain(&s->ctx, s->dev);
-  if (r != CUDA_SUCCESS) s->ctx = nullptr;
-  if (r == CUDA_SUCCESS) r = d.cuCtxPushCurrent(s->ctx);
   if (r != CUDA_SUCCESS) {
-    *why = "cannot make " + gpu + "'s primary context current: " + s->text(r);
+    *why = "cannot make " + gpu + "'s primary context current: " + failed + ": " + s->text(r);
     return nullptr;
   }
-  s->pushed = true;
   r = d.cuStreamCreate(&s->stream, CU_STREAM_NON_BLOCKING);
   if (r == CUDA_SUCCESS) r = d.cuEventCreate(&s->e0, CU_EVENT_DEFAULT);
   if (r == CUDA_SUCCESS) r = d.cuEventCreate(&s->e1, CU_EVENT_DEFAULT);
@@ -59,15 +52,15 @@ std::unique_ptr<GpuSession> GpuSession::open(int ordinal, std::string* why) {
     return nullptr;
   }
   std::unique_ptr<GpuSession> out(new GpuSession(std::move(s)));
-  const State& st = *out->s_;
+  const CUdevice dev = out->s_->ctx.device();
   DeviceProps& p = out->props_;
   char name[256] = {};
-  d.cuDeviceGetName(name, sizeof name - 1, st.dev);
+  d.cuDeviceGetName(name, sizeof name - 1, dev);
   p.name = name;
-  d.cuDeviceGetAttribute(&p.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, st.dev);
-  d.cuDeviceGetAttribute(&p.l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, st.dev);
-  d.cuDeviceGetAttribute(&p.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, st.dev);
-  d.cuDeviceGetAttribute(&p.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, st.dev);
+  d.cuDeviceGetAttribute(&p.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  d.cuDeviceGetAttribute(&p.l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+  d.cuDeviceGetAttribute(&p.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  d.cuDeviceGetAttribute(&p.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
   d.cuDriverGetVersion(&p.driver_version);
   return out;
 }

@@ -11,10 +11,11 @@ extern const std::size_t w8a16_probes_fatbin_size;
 
 namespace w8a16::probes {
 
+using Current = device::cuda::PrimaryContext::Current;
+
 struct ProbeLauncher::State {
   const device::cuda::Driver* d = nullptr;
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
+  device::cuda::PrimaryContext ctx;
   CUmodule module = nullptr;
   std::array<CUfunction, kProbeKernelCount> functions{};
   device::Status error(const std::string& what, CUresult r) const {
@@ -22,29 +23,13 @@ struct ProbeLauncher::State {
   }
   ~State() {
     if (module) {
-      d->cuCtxPushCurrent(ctx);
+      Current current(ctx);
       d->cuModuleUnload(module);
-      CUcontext ignored;
-      d->cuCtxPopCurrent(&ignored);
     }
-    if (ctx) d->cuDevicePrimaryCtxRelease(dev);
-  }
+  }  // then ctx releases the primary context
 };
 
 namespace {
-
-// Makes the probes' context current for a scope, leaving none behind.
-class Current {
- public:
-  Current(const device::cuda::Driver* d, CUcontext ctx) : d_(d) { d_->cuCtxPushCurrent(ctx); }
-  ~Current() {
-    CUcontext ignored;
-    d_->cuCtxPopCurrent(&ignored);
-  }
-
- private:
-  const device::cuda::Driver* d_;
-};
 
 // A device allocation freed at the end of its scope (the context current).
 class DeviceBytes {
@@ -107,25 +92,21 @@ std::unique_ptr<ProbeLauncher> ProbeLauncher::create_with_module(int ordinal, co
   s->d = device::cuda::driver(&why);
   if (!s->d) return fail(device::Status::error(device::Errc::backend_error, why));
   const device::cuda::Driver* d = s->d;
-  if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS) return fail(s->error("cuInit", r));
-  if (CUresult r = d->cuDeviceGet(&s->dev, ordinal); r != CUDA_SUCCESS)
-    return fail(s->error("cuDeviceGet(" + std::to_string(ordinal) + ")", r));
-  if (CUresult r = d->cuDevicePrimaryCtxRetain(&s->ctx, s->dev); r != CUDA_SUCCESS) {
-    s->ctx = nullptr;
-    return fail(s->error("cuDevicePrimaryCtxRetain", r));
-  }
+  std::string failed;
+  if (CUresult r = s->ctx.retain(*d, ordinal, &failed); r != CUDA_SUCCESS) return fail(s->error(failed, r));
+  const CUdevice dev = s->ctx.device();
   device::CudaDeviceInfo info;
   {
-    Current scope(d, s->ctx);
+    Current current(s->ctx);
     char name[256] = {};
-    if (CUresult r = d->cuDeviceGetName(name, sizeof name - 1, s->dev); r != CUDA_SUCCESS)
+    if (CUresult r = d->cuDeviceGetName(name, sizeof name - 1, dev); r != CUDA_SUCCESS)
       return fail(s->error("cuDeviceGetName", r));
     info.name = name;
     CUresult r = d->cuDriverGetVersion(&info.driver_cuda_version);
     if (r == CUDA_SUCCESS)
-      r = d->cuDeviceGetAttribute(&info.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s->dev);
+      r = d->cuDeviceGetAttribute(&info.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
     if (r == CUDA_SUCCESS)
-      r = d->cuDeviceGetAttribute(&info.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s->dev);
+      r = d->cuDeviceGetAttribute(&info.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     if (r != CUDA_SUCCESS) return fail(s->error("cuDeviceGetAttribute", r));
     if (bytes == 0) return fail(device::Status::error(device::Errc::backend_error, "the probe module is empty"));
     if (r = d->cuModuleLoadData(&s->module, image); r != CUDA_SUCCESS) {
@@ -168,7 +149,7 @@ device::Status ProbeLauncher::run(ProbeKernel k, ProbeForm form, const ProbeOper
     return device::Status::error(device::Errc::backend_error,
                                  std::string(probe_kernel_name(k)) + ": mma.sync has one form (A in registers, C added)");
   const device::cuda::Driver* drv = s_->d;
-  Current scope(drv, s_->ctx);
+  Current current(s_->ctx);
   const std::uint32_t words = probe_d_words(k);
   std::vector<std::uint32_t> raw(static_cast<std::size_t>(words) * count, 0xDEADBEEFu);
   DeviceBytes da(drv), db(drv), dc(drv), dd(drv);

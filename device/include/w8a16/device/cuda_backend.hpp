@@ -15,6 +15,7 @@
 namespace w8a16::device {
 namespace cuda {
 struct Driver;
+class PrimaryContext;
 }
 
 // The registry over the loaded module: cuModuleGetFunction by name; a kernel the module lacks
@@ -80,9 +81,8 @@ class CudaBackend final : public Backend {
  private:
   CudaBackend() = default;
   const cuda::Driver* drv_ = nullptr;
-  int device_ = 0;
-  void* context_ = nullptr;  // CUcontext
-  void* module_ = nullptr;   // CUmodule, null when the fatbin is empty
+  std::unique_ptr<cuda::PrimaryContext> context_;  // retained for the backend's life
+  void* module_ = nullptr;                         // CUmodule, null when the fatbin is empty
   CudaModuleRegistry registry_;
   DeviceLimits limits_;
   CudaDeviceInfo info_;
