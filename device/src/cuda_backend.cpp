@@ -234,11 +234,20 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
   };
   std::string why;
   const cuda::Driver* d = cuda::driver(&why);
-  if (!d) return fail(Status::error(Errc::backend_error, why));
-  if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS) return fail(driver_error(d, "cuInit", r));
+  // No driver, or a driver that sees no GPU, is "no GPU here" (Errc::no_device), which a caller may
+  // report as skipped; a driver that is there and refuses is an error like any other.
+  if (!d) return fail(Status::error(cuda::driver_absent() ? Errc::no_device : Errc::backend_error, why));
+  if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS) {
+    Status s = driver_error(d, "cuInit", r);
+    if (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY) s.code = Errc::no_device;
+    return fail(std::move(s));
+  }
   CUdevice dev;
-  if (CUresult r = d->cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
-    return fail(driver_error(d, "cuDeviceGet(" + std::to_string(ordinal) + ")", r));
+  if (CUresult r = d->cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS) {
+    Status s = driver_error(d, "cuDeviceGet(" + std::to_string(ordinal) + ")", r);
+    if (ordinal == 0 && r == CUDA_ERROR_INVALID_DEVICE) s.code = Errc::no_device;
+    return fail(std::move(s));
+  }
   CUcontext ctx;
   if (CUresult r = d->cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS)
     return fail(driver_error(d, "cuDevicePrimaryCtxRetain", r));

@@ -27,6 +27,9 @@ enum class Errc {
   kernel_missing,        // the entry's kernel resolved to a zero handle and nothing can stand in
   // Backends.
   backend_error,         // the driver or the host refused (message carries its own code)
+  no_device,             // this machine has no GPU to run on: no CUDA driver (libcuda.so.1), or a driver
+                         // that sees no device (CUDA_ERROR_NO_DEVICE, or the toolkit's stub library);
+                         // the CLI's exit status 77 (README "Exit status"): nothing was checked
   simulation_finding,    // SimBackend: the plan's geometry broke a rule (sim_backend.hpp)
   // What the kernel under test did to the run (device/README.md, "When a kernel hangs or faults").
   context_lost,          // a sticky error (illegal address, misaligned address, illegal instruction,
