@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # `cmake --install`: the CLI, the emulator's and the golden formats' headers and static libraries,
-# a CMake package (find_package(w8a16check CONFIG) -> w8a16check::reference, w8a16check::golden),
+# a CMake package (find_package(w8a16check CONFIG) -> w8a16check::reference, w8a16check::golden,
+# w8a16check::cli and w8a16check_add_verify_test),
 # the recorded data the CLI replays (<prefix>/share/w8a16check/golden) and the documentation.
 include(CMakePackageConfigHelpers)
 set(W8A16_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/w8a16check CACHE STRING
@@ -20,6 +21,7 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/w8a16checkConfig.cmake.i
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/w8a16checkConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/w8a16checkConfig.cmake ${PROJECT_BINARY_DIR}/w8a16checkConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/w8a16checkVerifyTest.cmake
         DESTINATION ${W8A16_INSTALL_CMAKEDIR})
 
 install(TARGETS w8a16check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -220,10 +220,18 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
   };
   std::string why;
   const cuda::Driver* d = cuda::driver(&why);
-  if (!d) return fail(Status::error(Errc::backend_error, why));
+  // No driver, or a driver that sees no GPU, is "no GPU here" (Errc::no_device), which a caller may
+  // report as skipped; a driver that is there and refuses is an error like any other.
+  if (!d) return fail(Status::error(cuda::driver_absent() ? Errc::no_device : Errc::backend_error, why));
   auto ctx = std::make_unique<cuda::PrimaryContext>();
   std::string failed;
-  if (CUresult r = ctx->retain(*d, ordinal, &failed); r != CUDA_SUCCESS) return fail(driver_error(d, failed, r));
+  if (CUresult r = ctx->retain(*d, ordinal, &failed); r != CUDA_SUCCESS) {
+    Status s = driver_error(d, failed, r);
+    const bool no_gpu = failed == "cuInit" ? (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY)
+                                           : failed.rfind("cuDeviceGet", 0) == 0 && ordinal == 0 && r == CUDA_ERROR_INVALID_DEVICE;
+    if (no_gpu) s.code = Errc::no_device;
+    return fail(std::move(s));
+  }
   const CUdevice dev = ctx->device();
   std::unique_ptr<CudaBackend> b(new CudaBackend());
   b->drv_ = d;

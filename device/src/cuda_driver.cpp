@@ -16,6 +16,7 @@ struct Loaded {
   Driver driver;
   std::string error;         // empty when loaded
   std::string timing_error;  // empty when the timing functions are there too
+  bool absent = false;       // dlopen(libcuda.so.1) failed: no driver on this machine
 };
 
 Loaded load() {
@@ -24,6 +25,7 @@ Loaded load() {
   if (!lib) {
     const char* e = dlerror();
     out.error = std::string("the CUDA driver could not be loaded: ") + (e ? e : "dlopen(libcuda.so.1) failed");
+    out.absent = true;
     return out;
   }
 #define W8A16_CUDA_DRIVER_LOAD(name)                                                              \
@@ -62,6 +64,8 @@ const Driver* driver(std::string* why) {
   }
   return &l.driver;
 }
+
+bool driver_absent() { return loaded().absent; }
 
 const Driver* timing_driver(std::string* why) {
   const Driver* d = driver(why);

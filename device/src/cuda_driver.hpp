@@ -44,6 +44,9 @@ struct Driver {
 // The loaded driver (loaded once), or nullptr with the reason in *why: every binary of the tree
 // that talks to the driver goes through this one table (the backend, the probes, the benches).
 const Driver* driver(std::string* why);
+// True when libcuda.so.1 itself could not be loaded (no driver installed on this machine), as opposed
+// to a driver that is there but lacks a function this build needs.
+bool driver_absent();
 // The same, and nullptr unless the timing functions are there too (the reason names the first
 // one missing).
 const Driver* timing_driver(std::string* why);

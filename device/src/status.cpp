@@ -25,6 +25,7 @@ const char* errc_name(Errc code) {
     case Errc::simulation_finding: return "simulation_finding";
     case Errc::context_lost: return "context_lost";
     case Errc::launch_timeout: return "launch_timeout";
+    case Errc::no_device: return "no_device";
   }
   return "unknown";
 }

@@ -24,7 +24,8 @@ TEST(CudaDriverTable, WithoutADriverEveryUserGetsTheLoadersReason) {
   EXPECT_EQ(again, why);
   device::Status st;
   EXPECT_FALSE(device::CudaBackend::create(0, &st));
-  EXPECT_EQ(st.code, device::Errc::backend_error);
+  // No driver is "no GPU here" (the CLI's exit status 77, a skip), not a backend that refused.
+  EXPECT_EQ(st.code, device::Errc::no_device);
   EXPECT_EQ(st.message, why);
 }
 

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "options.hpp"
+#include "report_files.hpp"
 #include "w8a16/device/module_abi.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/sim_backend.hpp"
@@ -17,7 +19,8 @@ namespace w8a16::cli {
 namespace fs = std::filesystem;
 
 std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
-                                              const std::string& module, int ordinal) {
+                                              const std::string& module, int ordinal, bool* no_gpu) {
+  if (no_gpu) *no_gpu = false;
   if (kind != "auto" && kind != "cuda" && kind != "sim") {
     *error = "--backend " + golden::quote(kind) + " must be auto, cuda or sim";
     return nullptr;
@@ -54,16 +57,28 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
     return gpu;
   }
   const std::string why = st.message;
+  const bool absent = st.code == device::Errc::no_device;
 #else
+  const bool absent = false;  // a build without the backend is a build problem, not a machine without a GPU
   const std::string why = module.empty() ? "this build has no CUDA backend (configure with the cuda preset)"
                                          : "--module " + golden::shown(module) + ": this build has no CUDA backend (configure with the cuda preset)";
 #endif
   if (kind == "cuda" || !module.empty()) {
     *error = (kind == "cuda" ? "--backend cuda: " : "") + why;
+    if (no_gpu) *no_gpu = absent;
     return nullptr;
   }
   *note = "simulation (CPU; no GPU: " + why + ")";
   return simulation();
+}
+
+int backend_refused(const std::string& command, const std::string& error, bool no_gpu) {
+  if (!no_gpu) return usage_error(command, error);
+  std::fprintf(stderr, "%s: %s\n%s: SKIPPED: no GPU on this machine; nothing was checked (exit status %d)\n",
+               command.c_str(), error.c_str(), command.c_str(), kExitNoGpu);
+  std::printf("verdict: SKIPPED (no GPU here: %s)\n", error.c_str());
+  note_error(error);
+  return kExitNoGpu;
 }
 
 std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,

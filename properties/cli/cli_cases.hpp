@@ -22,9 +22,14 @@ namespace w8a16::cli {
 // cubin or fatbin instead of the embedded module; it needs the CUDA backend: with "sim", without a
 // GPU, or when the file does not load, it is an error, never a fall-back to the simulation.
 // The simulation takes its injected faults from W8A16_SIM_INJECT (sim_backend.hpp: KIND:SYMBOL[:m=N],
-// ...); a value it cannot read is an error.
+// ...); a value it cannot read is an error. *no_gpu (when given) is set when the error is that this
+// machine has no GPU (device::Errc::no_device) for a GPU the command asked for: see backend_refused.
 std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::string* note, std::string* error,
-                                              const std::string& module = "", int ordinal = 0);
+                                              const std::string& module = "", int ordinal = 0, bool* no_gpu = nullptr);
+
+// The exit status for a make_backend failure: kExitNoGpu (77, printed as SKIPPED with the reason) when
+// the command asked for a GPU and this machine has none, else the usage error (2) naming it.
+int backend_refused(const std::string& command, const std::string& error, bool no_gpu);
 
 // What the case subcommands launch cases through (properties/launcher.hpp). On a GPU: a worker
 // process of this binary per GPU (`launch-worker`), so that a kernel that hangs, faults or

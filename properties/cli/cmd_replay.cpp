@@ -64,8 +64,9 @@ int run_replay(const ReplayArgs& a) {
   const std::string over = over_limits(all.cases, all.sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
   std::string note, error;
-  auto backend = make_backend(a.backend, &note, &error, a.module);
-  if (!backend) return usage(error);
+  bool no_gpu = false;
+  auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
+  if (!backend) return backend_refused("replay", error, no_gpu);
 
   // Each case in a worker process on a GPU (launcher.hpp): a kernel that faults fails its case only.
   const auto launcher = make_launcher(*backend, a.module, 0, false);

@@ -69,8 +69,9 @@ int run_repro(const ReproArgs& a) {
   golden::CaseInputs in;
   std::string error, note;
   if (!golden::regenerate_inputs(c, &in, &error)) return usage(error);
-  auto backend = make_backend(a.backend, &note, &error, a.module);
-  if (!backend) return usage(error);
+  bool no_gpu = false;
+  auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
+  if (!backend) return backend_refused("repro", error, no_gpu);
   if (!check_module(*backend, {props::to_device_entry(c.entry)}, &error)) return usage(error);
   std::printf("case: %s\n  from %s\nbackend: %s\ninputs: digest 0x%016" PRIx64 ", special classes:", golden::format_case(c).c_str(),
               loaded.sources.front().c_str(), note.c_str(), golden::inputs_digest(in));

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// `w8a16check run-operands --backend sim|cuda --entry ENTRY --in BUNDLE --out FILE`: runs operands
-// given as raw bits (not drawn from a case line) through one entry point of the launch layer and
-// writes C's bits and the kernel body the plan chose. It exists for the reduction-order probes of
+// `w8a16check run-operands --backend sim|cuda --entry ENTRY --in BUNDLE --out FILE [--check]`: runs
+// operands given as raw bits (not drawn from a case line) through one entry point of the launch layer
+// and writes C's bits and the kernel body the plan chose. It exists for the reduction-order probes of
 // reports/python/w8a16check/order.py (golden/order/README.md): crafted A rows that no case
-// distribution draws, run on the GPU machine where no Python is available.
+// distribution draws, run on the GPU machine where no Python is available; and, with --check, to
+// replay the operands of a mismatch w8a16check.compare found (reports/README.md), on any machine.
 //
 // --without-hopper-tier plans as a module without the wgmma symbols would (KERNEL_ABI.md): the
 // probes of the seed's tile bodies need it, because the Hopper tier goes before them in the plan.
@@ -31,6 +32,9 @@
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/operands.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/explain.hpp"
+#include "w8a16/reference/contract.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
@@ -70,6 +74,7 @@ bool read_bundle(const std::string& path, const WorkLimits& limits, golden::Oper
 struct RunOperandsArgs {
   std::string backend_kind, entry, in, out, module;
   bool without_hopper = false;  // --without-hopper-tier
+  bool check = false;           // --check: C against the emulator's contract for the entry
   WorkLimits limits;
 };
 
@@ -126,6 +131,46 @@ bool launch_all(device::Backend& backend, const device::KernelRegistry& registry
   return true;
 }
 
+// --check: every launch's C against the contract the entry must meet (NUMERICS.md 2.1 for the
+// tensor-core entries, 2.2 for the GEMVs), raw bits, no tolerance: rows [0, m) and columns [0, n)
+// hold the emulator's bytes, the pitch padding keeps the 0xFFFF C was filled with (a kernel writes
+// nothing else, docs/KERNEL_ABI.md 1.1). Prints the first differences and explains the first one
+// as repro does; true when every byte matches.
+bool check_against_emulator(const golden::OperandBundle& bundle, const std::vector<std::uint16_t>& c_bits) {
+  const golden::Case& c = bundle.header.shape;
+  const std::size_t launch_a = std::size_t{c.m} * c.a_row_stride, launch_c = std::size_t{c.m} * c.c_row_stride;
+  std::uint64_t differ = 0;
+  bool explained = false;
+  for (std::size_t l = 0; l < bundle.header.launches; ++l) {
+    golden::CaseInputs in;
+    in.a_bits.assign(bundle.a.begin() + static_cast<std::ptrdiff_t>(l * launch_a),
+                     bundle.a.begin() + static_cast<std::ptrdiff_t>((l + 1) * launch_a));
+    in.w_e4m3 = bundle.w;
+    in.s_f32 = bundle.s;
+    std::vector<std::uint16_t> want(launch_c, 0xFFFF);
+    const ref::GemmView v = props::case_view(c, in);
+    if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, want.data(), c.c_row_stride);
+    else ref::gemm_canonical(v, ref::Arch::sm90, want.data(), c.c_row_stride);
+    const std::vector<std::uint16_t> got(c_bits.begin() + static_cast<std::ptrdiff_t>(l * launch_c),
+                                         c_bits.begin() + static_cast<std::ptrdiff_t>((l + 1) * launch_c));
+    for (std::size_t i = 0; i < launch_c; ++i) {
+      if (got[i] == want[i]) continue;
+      const std::uint32_t row = static_cast<std::uint32_t>(i / c.c_row_stride), col = static_cast<std::uint32_t>(i % c.c_row_stride);
+      if (++differ <= 5)
+        std::printf("launch %zu: C[%u][%u]%s = 0x%04x, want 0x%04x\n", l, row, col, col >= c.n ? " (pitch padding)" : "",
+                    got[i], want[i]);
+      if (!explained && col < c.n) {
+        std::fputs((props::explain_element(c, in, want, &got, row, col) + "\n").c_str(), stdout);
+        explained = true;
+      }
+    }
+  }
+  std::printf("check: %" PRIu64 " of %" PRIu64 " elements of C differ from the %s (all of C, pitch padding included)\n",
+              differ, static_cast<std::uint64_t>(c_bits.size()),
+              golden::entry_point_is_gemv(c.entry) ? "GEMV order (NUMERICS.md 2.2)" : "canonical fold (NUMERICS.md 2.1)");
+  return differ == 0;
+}
+
 int run_operands(const RunOperandsArgs& args) {
   if (args.backend_kind != "sim" && args.backend_kind != "cuda")
     return usage("--backend " + golden::quote(args.backend_kind) + " must be sim or cuda");
@@ -138,8 +183,9 @@ int run_operands(const RunOperandsArgs& args) {
   if (want != bundle_entry)
     return usage("--entry " + golden::quote(args.entry) + ", but " + golden::shown(args.in) + " is a bundle for " +
                  bundle_entry);
-  auto backend = make_backend(args.backend_kind, &note, &error, args.module);
-  if (!backend) return usage(error);
+  bool no_gpu = false;
+  auto backend = make_backend(args.backend_kind, &note, &error, args.module, 0, &no_gpu);
+  if (!backend) return backend_refused("run-operands", error, no_gpu);
   if (!check_module(*backend, {props::to_device_entry(bundle.header.shape.entry)}, &error)) return usage(error);
   const golden::Case& c = bundle.header.shape;
   const std::size_t launches = bundle.header.launches;
@@ -185,7 +231,10 @@ int run_operands(const RunOperandsArgs& args) {
   std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
               bundle_entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
               c.m, c.n, c.k, golden::shown(args.out).c_str());
-  return kExitPass;
+  if (!args.check) return kExitPass;
+  const bool equal = check_against_emulator(bundle, result.c);
+  std::printf("verdict: %s\n", equal ? "PASS" : "FAIL");
+  return equal ? kExitPass : kExitFail;
 }
 
 void add_run_operands(CLI::App& app, int* exit_code) {
@@ -200,6 +249,8 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   add_deadline_option(cmd);
   cmd->add_flag("--without-hopper-tier", a->without_hopper,
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
+  cmd->add_flag("--check", a->check,
+                "also compare C with the emulator's contract for the entry, bit for bit (exit 1 when a byte differs)");
   add_limit_options(cmd, &a->limits);
   cmd->callback([a, exit_code] { *exit_code = run_operands(*a); });
 }

@@ -248,6 +248,7 @@ int replay_recordings_stage(const VerifyArgs& a, const Inputs& in, props::CaseLa
   ro.device = device;
   ro.shard_index = opt.shard_index;
   ro.shard_count = opt.shard_count;
+  if (!a.entries.empty()) ro.device_entries = opt.draw.entries;  // --entry: the device runs those only
   // A recording the evidence check failed (cut, changed, not listed) is named there and not read
   // again; one the simulation made is replayed as what it is, and its evidence FAIL stands.
   clock->lap();
@@ -365,8 +366,9 @@ int run_verify(const VerifyArgs& a) {
   std::string error, note;
   for (Report* rep : {a.junit.get(), a.json.get()})
     if (!begin_report(rep, &error)) return usage(error);
-  auto backend = make_backend(a.backend, &note, &error, a.module);
-  if (!backend) return usage(error);
+  bool no_gpu = false;
+  auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
+  if (!backend) return backend_refused("verify", error, no_gpu);
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
   if (!check_module(*backend, entries, &error)) return usage(error);
@@ -425,7 +427,7 @@ void add_verify(CLI::App& app, int* exit_code) {
       ->check(finite_number(0, 1e9))
       ->capture_default_str();
   cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")->capture_default_str();
-  cmd->add_option("--entry", a->entries, "entry points to draw (repeatable; default all), e.g. gemv_batch4_strided");
+  cmd->add_option("--entry", a->entries, "entry points to verify (repeatable; default all), e.g. gemv_batch4_strided: the drawn, coverage and saved cases, and the recorded cases the device runs");
   cmd->add_option("--dist", a->dists, "input distributions to draw (repeatable; default all)");
   cmd->add_option("--shard", a->shard, "i/n: run the cases with index % n == i (default from GTEST_SHARD_INDEX/"
                                        "GTEST_TOTAL_SHARDS, else 0/1)");

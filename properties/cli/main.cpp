@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
     exit_code = kExitUsage;
     stopped = "an unknown exception";
   }
-  if (exit_code != kExitPass && exit_code != kExitFail && exit_code != kExitUsage) {
-    std::fprintf(stderr, "%s: internal error: exit status %d is not one of 0, 1, 2\n", subcommand_path(app).c_str(),
+  if (exit_code != kExitPass && exit_code != kExitFail && exit_code != kExitUsage && exit_code != kExitNoGpu) {
+    std::fprintf(stderr, "%s: internal error: exit status %d is not one of 0, 1, 2, 77\n", subcommand_path(app).c_str(),
                  exit_code);
     exit_code = kExitUsage;
   }

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "options.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/version.hpp"
 
@@ -179,20 +180,31 @@ std::string status_report(ReportFormat format, const std::string& command, const
     j["pass"] = false;
     j["command"] = command;
     j["why_not_pass"] = {why};
-    j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR" ? "error" : verdict == "FAIL" ? "hang" : "incomplete"}, {"why", why}}});
+    if (verdict == "SKIPPED") {
+      j["skipped"] = true;
+      j["failures"] = nlohmann::json::array();
+    } else {
+      j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR" ? "error" : verdict == "FAIL" ? "hang" : "incomplete"}, {"why", why}}});
+    }
     j["w8a16check"] = {{"version", kVersion}, {"commit", kGitCommit}};
     add_run_json(&j);
     // dump() with replace: invalid UTF-8 in a quoted path must not make the report unwritable.
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
-  const std::string name = verdict == "ERROR" ? "stopped_before_its_verdict" : "finished";
+  // SKIPPED (no GPU for a GPU run, exit status 77) is a JUnit <skipped>: a CI's report shows the
+  // gate as not run, never as passed or as an error of the kernels.
+  const bool skipped = verdict == "SKIPPED";
+  const std::string name = verdict == "ERROR" ? "stopped_before_its_verdict" : skipped ? "no_gpu" : "finished";
+  const std::string outcome = skipped ? "    <skipped message=\"" + xml_text(verdict + ": " + why) + "\"/>\n"
+                                      : "    <error message=\"" + xml_text(verdict + ": " + why) + "\">" + xml_text(why) +
+                                            "</error>\n";
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check." +
-         xml_text(command) + "\" tests=\"1\" failures=\"0\" errors=\"1\">\n  <properties>\n    <property "
+         xml_text(command) + "\" tests=\"1\" failures=\"0\" errors=\"" + (skipped ? "0\" skipped=\"1" : "1") +
+         "\">\n  <properties>\n    <property "
          "name=\"w8a16check.version\" value=\"" + xml_text(kVersion) + "\"/>\n    <property name=\"w8a16check.commit\" "
          "value=\"" + xml_text(kGitCommit) + "\"/>\n    <property name=\"verdict\" value=\"" + xml_text(verdict) +
          "\"/>\n" + run_junit_properties() + "  </properties>\n  <testcase classname=\"" + xml_text(command) + ".run\" name=\"" + name +
-         "\">\n    <error message=\"" + xml_text(verdict + ": " + why) + "\">" + xml_text(why) +
-         "</error>\n  </testcase>\n</testsuite>\n</testsuites>\n";
+         "\">\n" + outcome + "  </testcase>\n</testsuite>\n</testsuites>\n";
 }
 
 bool begin_report(Report* report, std::string* error) {
@@ -235,7 +247,8 @@ bool settle_reports(int exit_status, const std::string& why) {
                                " before its verdict" + (why.empty() ? "" : ": " + why) +
                                (last_error().empty() || last_error() == why ? "" : ": " + last_error());
     std::string error;
-    if (!golden::write_file_atomic(path, status_report(rep.format, rep.command, exit_status == 1 ? "FAIL" : "ERROR", reason), &error)) {
+    const char* verdict = exit_status == kExitFail ? "FAIL" : exit_status == kExitNoGpu ? "SKIPPED" : "ERROR";
+    if (!golden::write_file_atomic(path, status_report(rep.format, rep.command, verdict, reason), &error)) {
       std::fprintf(stderr, "%s: cannot write the report: %s\n", where(rep, path).c_str(), error.c_str());
       ok = false;
     }

@@ -2,10 +2,13 @@
 // Replaying recordings (.rec) against the emulator and, when present, the device.
 #include "w8a16/properties/recordings.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
 
 #include "w8a16/properties/case_files.hpp"
 #include "w8a16/properties/progress.hpp"
@@ -102,7 +105,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
         if (index++ % count == opt.shard_index) items.push_back({f, i});
   }
   std::size_t printed = 0;  // files whose header line is out
-  std::size_t file_emu_bad = 0, file_dev_bad = 0, file_run = 0;
+  std::size_t file_emu_bad = 0, file_dev_bad = 0, file_run = 0, file_dev_skipped = 0;
   auto header = [&](std::size_t f) {
     const golden::RecordingHeader& h = recs[f].header;
     std::printf("recording %s: %s (compute capability %s, driver %s, CUDA %s, commit %s), %zu cases%s\n",
@@ -113,7 +116,10 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
   };
   auto summary = [&] {
     std::printf("  emulator: %zu of %zu cases differ from the recording\n", file_emu_bad, file_run);
-    if (opt.device)
+    if (opt.device && file_dev_skipped != 0)
+      std::printf("  device (%s): %zu of %zu cases differ from the recording (%zu of other entry points not run: --entry)\n",
+                  opt.device->name(), file_dev_bad, file_run - file_dev_skipped, file_dev_skipped);
+    else if (opt.device)
       std::printf("  device (%s): %zu of %zu cases differ from the recording\n", opt.device->name(), file_dev_bad,
                   file_run);
     else
@@ -121,7 +127,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     res.emulator_differ += file_emu_bad;
     res.device_differ += file_dev_bad;
     res.cases += file_run;
-    file_emu_bad = file_dev_bad = file_run = 0;
+    file_emu_bad = file_dev_bad = file_run = file_dev_skipped = 0;
   };
   // Files before f are finished (their summaries printed), and f's header is out.
   auto reach = [&](std::size_t f) {
@@ -130,6 +136,33 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       header(printed++);
     }
   };
+
+  auto on_device_entry = [&](golden::EntryPoint e) {
+    return opt.device_entries.empty() ||
+           std::find(opt.device_entries.begin(), opt.device_entries.end(), e) != opt.device_entries.end();
+  };
+  // The device launches only the cases of the entry points it verifies (device_entries).
+  class EntryFiltered : public CaseLauncher {
+   public:
+    EntryFiltered(CaseLauncher& inner, std::function<bool(golden::EntryPoint)> wanted)
+        : inner_(inner), wanted_(std::move(wanted)) {}
+    const char* name() const override { return inner_.name(); }
+    Launched launch(const golden::Case& c, const golden::CaseInputs& in) override {
+      if (wanted_(c.entry)) return inner_.launch(c, in);
+      Launched none;
+      none.status = device::Status::error(device::Errc::kernel_missing, "not an entry point verified here (--entry)");
+      return none;
+    }
+    bool usable() const override { return inner_.usable(); }
+    std::uint64_t restarts() const override { return inner_.restarts(); }
+
+   private:
+    CaseLauncher& inner_;
+    std::function<bool(golden::EntryPoint)> wanted_;
+  };
+  std::unique_ptr<EntryFiltered> filtered;
+  if (opt.device && !opt.device_entries.empty()) filtered = std::make_unique<EntryFiltered>(*opt.device, on_device_entry);
+  CaseLauncher* device_launcher = filtered ? filtered.get() : opt.device;
 
   props::PipelineSteps steps;
   steps.done = [&](std::size_t j, props::CaseWork& w) {
@@ -149,7 +182,9 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     const std::string emu = differs(o, emulated);
     std::vector<std::uint16_t> on_device;
     std::string dev;
-    if (w.launched) {
+    const bool device_runs = opt.device && on_device_entry(o.c.entry);
+    if (opt.device && !device_runs) ++res.device_not_run, ++file_dev_skipped;
+    if (w.launched && device_runs) {
       const props::Launched& got = w.got;
       const std::string where = got.planned ? "\n  " + props::launch_text(got.plan) : "";
       if (got.status.ok()) {
@@ -185,7 +220,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
                     opt.device ? ", and this device agrees with the emulator" : "");
       res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
     }
-    if (opt.device && !dev.empty()) {
+    if (device_runs && !dev.empty()) {
       ++file_dev_bad;
       const bool repro_shows = !on_device.empty() && on_device != emulated;
       std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt.device->name(), dev.c_str(), line.c_str());
@@ -196,7 +231,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     return true;
   };
   props::run_case_pipeline(
-      items.size(), [&](std::size_t j) { return recs[items[j].file].outputs[items[j].pos].c; }, opt.device, steps);
+      items.size(), [&](std::size_t j) { return recs[items[j].file].outputs[items[j].pos].c; }, device_launcher, steps);
   // Every file is named, those with no case in this shard too; after a hang, none past its file.
   if (res.hang.empty() && !files.empty()) reach(files.size() - 1);
   if (printed > 0) summary();

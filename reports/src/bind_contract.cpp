@@ -5,6 +5,7 @@
 
 #include "arrays.hpp"
 #include "w8a16/reference/contract.hpp"
+#include "w8a16/reference/fp32.hpp"
 #include "w8a16/reference/parallel.hpp"
 
 namespace w8a16::py_bind {
@@ -173,9 +174,61 @@ py::array_t<std::uint32_t> gemv_acc_columns(const py::object& a, const py::objec
   });
 }
 
+// One output's canonical fold step by step (NUMERICS.md 2.1), as `w8a16check repro` prints it
+// (properties/src/explain.cpp): p_s, the step's 8 chained MMAs from +0, and acc after folding step s.
+// a_row: the output's A row (its first K elements), w_row: its W row, s_row: its scale row S[n // 128].
+py::dict canonical_fold(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
+                        const std::string& arch_name) {
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a_row");
+  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_row");
+  const py::array sv = any_layout_array<float>(s_obj, "s_row");
+  require_ndim(av, 1, "a_row", "[K] (BF16 bits)");
+  require_ndim(wv, 1, "w_row", "[K] (E4M3 codes)");
+  require_ndim(sv, 1, "s_row", "[K/128] (FP32 scales)");
+  const py::ssize_t k = wv.shape(0);
+  if (k <= 0 || k % ref::kKStep != 0)
+    throw py::value_error("w_row: K = " + std::to_string(k) + " must be a positive multiple of 128");
+  if (av.shape(0) != k) throw py::value_error("a_row has " + std::to_string(av.shape(0)) + " elements, w_row K = " + std::to_string(k));
+  if (sv.shape(0) != k / ref::kKStep)
+    throw py::value_error("s_row must have K/128 = " + std::to_string(k / ref::kKStep) + " elements, got " + shape_str(sv));
+  auto a = contiguous<std::uint16_t>(av, "a_row");
+  auto w = contiguous<std::uint8_t>(wv, "w_row");
+  auto s = contiguous<float>(sv, "s_row");
+  ref::GemmView v;
+  v.a = a.data();
+  v.a_row_stride = static_cast<std::size_t>(k);
+  v.w = w.data();
+  v.s = s.data();
+  v.m = 1;
+  v.n = 1;
+  v.k = checked_u32(k, "K");
+  const std::uint32_t steps = v.k_steps();
+  auto p = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "p");
+  auto acc = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "acc");
+  std::uint32_t* pp = p.mutable_data();
+  std::uint32_t* pacc = acc.mutable_data();
+  {
+    py::gil_scoped_release unlocked;
+    std::uint32_t running = 0;  // +0
+    for (std::uint32_t st = 0; st < steps; ++st) {
+      pp[st] = ref::canonical_step_partial_bits(v, arch, 0, 0, st);
+      running = ref::f32_fma_rne_bits(pp[st], ref::f32_to_bits(v.scale(0, st)), running);
+      pacc[st] = running;
+    }
+  }
+  py::dict d;
+  d["p"] = p;
+  d["acc"] = acc;
+  return d;
+}
+
 }  // namespace
 
 void bind_contract(py::module_& m) {
+  m.def("canonical_fold", &canonical_fold, py::arg("a_row"), py::arg("w_row"), py::arg("s_row"), py::arg("arch") = "sm90",
+        "One output's canonical fold step by step: dict(p: uint32 [K/128] each step's partial, acc: uint32 [K/128] "
+        "the FP32 accumulator after each step), FP32 bits");
   m.def("gemm", &gemm, py::arg("a"), py::arg("w"), py::arg("s"), py::arg("contract") = "canonical",
         py::arg("arch") = "sm90", py::arg("a_row_stride") = py::none(), py::arg("c_row_stride") = py::none(),
         py::arg("threads") = 0, "C (BF16 bits, uint16 [M, c_row_stride]) under a contract of NUMERICS.md 2");

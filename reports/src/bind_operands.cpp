@@ -17,7 +17,8 @@ std::vector<T> flat(const py::object& obj, const char* name) {
   return std::vector<T>(a.data(), a.data() + a.size());
 }
 
-// A patched bundle: row r of A is `base` with A[r, patch_cols[r, p]] = patch_bits[r, p].
+// A patched bundle: row r of A is `base` with A[r, patch_cols[r, p]] = patch_bits[r, p]; or, with
+// patch_cols and patch_bits None, a dense one: `base` is all of A.
 // A count the bundle stores in 32 bits: an integer in 0..2^32 - 1 (TypeError / ValueError naming it).
 std::uint32_t u32_arg(const py::object& obj, const char* name) {
   return static_cast<std::uint32_t>(checked_int(obj, name, 0, UINT32_MAX));
@@ -36,13 +37,21 @@ std::uint64_t write_operand_bundle(const std::string& path, const std::string& e
   src.launches = u32_arg(launches, "launches");
   src.a_row_stride = u32_arg(a_row_stride, "a_row_stride");
   src.c_row_stride = u32_arg(c_row_stride, "c_row_stride");
-  const py::array cols = any_layout_array<std::uint32_t>(patch_cols, "patch_cols");
-  require_ndim(cols, 2, "patch_cols", "[launches * m, patches_per_row]");
-  src.patches_per_row = checked_u32(cols.shape(1), "patches_per_row");
-  if (src.patches_per_row == 0) throw py::value_error("patch_cols: a patched bundle needs at least one patch per row");
-  src.base = flat<std::uint16_t>(base, "base");
-  src.patch_cols = flat<std::uint32_t>(patch_cols, "patch_cols");
-  src.patch_bits = flat<std::uint16_t>(patch_bits, "patch_bits");
+  if (patch_cols.is_none() != patch_bits.is_none())
+    throw py::value_error("patch_cols and patch_bits: give both (a patched bundle) or neither (a dense one)");
+  if (patch_cols.is_none()) {
+    // Dense: base is all of A, [launches * m][a_row_stride] (format_bundle checks its length).
+    src.patches_per_row = 0;
+    src.a_dense = flat<std::uint16_t>(base, "base");
+  } else {
+    const py::array cols = any_layout_array<std::uint32_t>(patch_cols, "patch_cols");
+    require_ndim(cols, 2, "patch_cols", "[launches * m, patches_per_row]");
+    src.patches_per_row = checked_u32(cols.shape(1), "patches_per_row");
+    if (src.patches_per_row == 0) throw py::value_error("patch_cols: a patched bundle needs at least one patch per row");
+    src.base = flat<std::uint16_t>(base, "base");
+    src.patch_cols = flat<std::uint32_t>(patch_cols, "patch_cols");
+    src.patch_bits = flat<std::uint16_t>(patch_bits, "patch_bits");
+  }
   src.w = flat<std::uint8_t>(w, "w");
   src.s = flat<float>(s, "s");
   std::uint64_t size = 0;
@@ -78,7 +87,8 @@ void bind_operands(py::module_& m) {
   m.def("write_operand_bundle", &write_operand_bundle, py::arg("path"), py::arg("entry"), py::arg("m"), py::arg("n"),
         py::arg("k"), py::arg("launches"), py::arg("base"), py::arg("patch_cols"), py::arg("patch_bits"), py::arg("w"),
         py::arg("s"), py::arg("a_row_stride"), py::arg("c_row_stride"),
-        "Writes a patched operand bundle (golden/operands.hpp) atomically; returns its size in bytes");
+        "Writes an operand bundle (golden/operands.hpp) atomically, patched or (patch_cols and patch_bits None) dense; "
+        "returns its size in bytes");
   m.def("read_operand_output", &read_operand_output, py::arg("path"),
         "A run-operands output file -> dict(entry, kernel, body, contract, m, n, c_row_stride, launches, backend, "
         "c: uint16 [launches * m, c_row_stride])");

@@ -43,6 +43,8 @@ from ._core import (  # noqa: E402,F401  (re-exported API)
     write_mmav,
 )
 
+from .compare import Comparison, Mismatch, compare  # noqa: E402,F401  (a device output against the contract)
+
 CONTRACTS = ("canonical", "gemv")
 ARCHS = ("sm90", "sm80")
 

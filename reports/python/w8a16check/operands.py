@@ -48,6 +48,24 @@ def write_bundle(path, entry: str, m: int, n: int, k: int, launches: int, base: 
                                       a_row_stride, c_row_stride)
 
 
+def write_dense_bundle(path, entry: str, m: int, n: int, k: int, a: np.ndarray, w: np.ndarray, s: np.ndarray,
+                       a_row_stride: int | None = None, c_row_stride: int | None = None, launches: int = 1) -> int:
+    """A dense bundle: `a` is all of A, uint16 [launches * m, a_row_stride]. Returns its size."""
+    for name, x in (("a", a), ("w", w), ("s", s)):
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}")
+    a_row_stride = k if a_row_stride is None else a_row_stride
+    c_row_stride = n if c_row_stride is None else c_row_stride
+    if a.dtype != np.uint16 or a.shape != (launches * m, a_row_stride):
+        raise ValueError(f"a must be uint16 [{launches * m}, {a_row_stride}], got {a.dtype} {a.shape}")
+    if w.dtype != np.uint8 or w.shape != (n, k):
+        raise ValueError(f"w must be uint8 [{n}, {k}], got {w.dtype} {w.shape}")
+    if s.dtype != np.float32 or s.shape != ((n + 127) // 128, k // 128):
+        raise ValueError(f"s must be float32 [{(n + 127) // 128}, {k // 128}], got {s.dtype} {s.shape}")
+    return _core.write_operand_bundle(os.fspath(path), entry, m, n, k, launches, np.ascontiguousarray(a), None, None,
+                                      np.ascontiguousarray(w), np.ascontiguousarray(s), a_row_stride, c_row_stride)
+
+
 def read_output(path) -> dict:
     """A run-operands output file: its header fields and C as uint16 [launches * m, c_row_stride]."""
     return _core.read_operand_output(os.fspath(path))

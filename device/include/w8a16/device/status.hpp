@@ -35,6 +35,10 @@ enum class Errc {
                          // in a fresh context (the CUDA driver API's CUresult documentation: "the
                          // process must be terminated and relaunched")
   launch_timeout,        // the launch did not complete within its deadline: the kernel hangs
+  // A backend that cannot start.
+  no_device,             // this machine has no GPU to run on: no CUDA driver (libcuda.so.1), or a driver
+                         // that sees no device (CUDA_ERROR_NO_DEVICE, or the toolkit's stub library);
+                         // the CLI's exit status 77 (README "Exit status"): nothing was checked
 };
 
 const char* errc_name(Errc code);

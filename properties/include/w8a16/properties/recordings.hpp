@@ -19,6 +19,11 @@ struct RecordingsOptions {
   std::string module;                  // the --module the device loaded ("" for the embedded one)
   WorkLimits limits;                   // every recorded case must fit before anything runs
   std::uint32_t shard_index = 0, shard_count = 1;  // replay the recorded cases i with i % count == index
+  // Non-empty: only recorded cases of these entry points run on `device` (verify --entry); the
+  // others are compared on the emulator alone. A module given with --module need hold only the
+  // kernels of the entry points verified (docs/KERNEL_ABI.md 1), so a case of another entry point
+  // would be a launch the module cannot make, not a finding about it.
+  std::vector<golden::EntryPoint> device_entries;
 };
 
 struct RecordingsResult {
@@ -26,6 +31,7 @@ struct RecordingsResult {
   std::string error;                   // for status 2: why, one message per line
   bool unreadable = false;             // status 2 because a recording could not be read as one
   std::size_t files = 0, cases = 0, emulator_differ = 0, device_differ = 0;
+  std::size_t device_not_run = 0;      // cases of entry points outside device_entries (emulator only)
   std::vector<std::string> failures;   // one per differing case: what differs and the case line
   std::vector<std::string> notes;      // e.g. a version-1 file's unverifiable length
   std::size_t faulted = 0;             // device launches that lost the context (each a differing case)
