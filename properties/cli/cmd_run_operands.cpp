@@ -30,6 +30,7 @@
 #include "w8a16/device/kernels.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/operands.hpp"
 #include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/explain.hpp"
@@ -38,7 +39,7 @@
 #include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_run_operands {
 
 // Reads and checks a bundle; false with *error naming the file, the field and the rule. The file
 // and what it expands to must fit the limits: the bytes are read only when the file fits
@@ -148,7 +149,7 @@ bool check_against_emulator(const golden::OperandBundle& bundle, const std::vect
     in.w_e4m3 = bundle.w;
     in.s_f32 = bundle.s;
     std::vector<std::uint16_t> want(launch_c, 0xFFFF);
-    const ref::GemmView v = props::case_view(c, in);
+    const ref::GemmView v = golden::case_view(c, in);
     if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, want.data(), c.c_row_stride);
     else ref::gemm_canonical(v, ref::Arch::sm90, want.data(), c.c_row_stride);
     const std::vector<std::uint16_t> got(c_bits.begin() + static_cast<std::ptrdiff_t>(l * launch_c),
@@ -255,7 +256,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_operands(*a); });
 }
 
-W8A16_COMMAND(add_run_operands);
+W8A16_COMMAND(40, add_run_operands);
 
-}  // namespace
+}  // namespace cmd_run_operands
 }  // namespace w8a16::cli

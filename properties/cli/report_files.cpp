@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "options.hpp"
+#include "exit_status.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/version.hpp"
 

@@ -195,14 +195,8 @@ py::dict canonical_fold(const py::object& a_obj, const py::object& w_obj, const 
   auto a = contiguous<std::uint16_t>(av, "a_row");
   auto w = contiguous<std::uint8_t>(wv, "w_row");
   auto s = contiguous<float>(sv, "s_row");
-  ref::GemmView v;
-  v.a = a.data();
-  v.a_row_stride = static_cast<std::size_t>(k);
-  v.w = w.data();
-  v.s = s.data();
-  v.m = 1;
-  v.n = 1;
-  v.k = checked_u32(k, "K");
+  const ref::GemmView v =
+      ref::gemm_view(a.data(), static_cast<std::size_t>(k), w.data(), s.data(), 1, 1, checked_u32(k, "K"));
   const std::uint32_t steps = v.k_steps();
   auto p = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "p");
   auto acc = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "acc");
