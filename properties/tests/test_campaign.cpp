@@ -152,7 +152,9 @@ TEST(Campaign, subShardsPerGpuTogetherRunExactlyTheirShardsCases) {
 TEST(Campaign, aTimeBudgetStopsDrawingAndSaysSo) {
   props::CampaignOptions opt;
   opt.cases = 1000000;
-  opt.time_budget_s = 0.2;
+  // Long enough that the first drawn case starts inside it on a loaded machine (under the
+  // sanitizers, beside another build), far too short for a million cases.
+  opt.time_budget_s = 1.0;
   opt.draw.max_macs = std::uint64_t{1} << 14;
   device::SimBackend sim;
   const props::CampaignResult r = props::run_campaign(sim, opt, nullptr);
