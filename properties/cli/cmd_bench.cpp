@@ -42,7 +42,7 @@
 #endif
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_bench {
 
 using bench::Shape;
 
@@ -451,7 +451,7 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_bench(*a); });
 }
 
-W8A16_COMMAND(add_bench);
+W8A16_COMMAND(80, add_bench);
 
-}  // namespace
+}  // namespace cmd_bench
 }  // namespace w8a16::cli

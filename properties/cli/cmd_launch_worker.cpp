@@ -15,7 +15,7 @@
 #include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_launch_worker {
 
 struct WorkerArgs {
   std::string backend = "cuda", module;
@@ -51,7 +51,7 @@ void add_launch_worker(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_worker(*a); });
 }
 
-W8A16_COMMAND(add_launch_worker);
+W8A16_COMMAND(110, add_launch_worker);
 
-}  // namespace
+}  // namespace cmd_launch_worker
 }  // namespace w8a16::cli

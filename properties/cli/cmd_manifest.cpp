@@ -13,7 +13,7 @@
 #include "w8a16/golden/manifest.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_manifest {
 
 struct ManifestArgs {
   std::vector<std::string> write, check;
@@ -70,7 +70,7 @@ void add_manifest(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_manifest(*a); });
 }
 
-W8A16_COMMAND(add_manifest);
+W8A16_COMMAND(90, add_manifest);
 
-}  // namespace
+}  // namespace cmd_manifest
 }  // namespace w8a16::cli

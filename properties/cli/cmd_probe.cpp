@@ -27,7 +27,7 @@
 #endif
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_probe {
 namespace fs = std::filesystem;
 
 // One recorded instruction form: its .mmav kind, the tag its files carry ("" for mma.sync, whose
@@ -456,7 +456,7 @@ void add_probe(CLI::App& app, int* exit_code) {
   cmd->callback([=] { *exit_code = run_probe(*a); });
 }
 
-W8A16_COMMAND(add_probe);
+W8A16_COMMAND(60, add_probe);
 
-}  // namespace
+}  // namespace cmd_probe
 }  // namespace w8a16::cli

@@ -28,7 +28,7 @@
 #endif
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_record {
 namespace fs = std::filesystem;
 
 struct RecordArgs {
@@ -244,7 +244,7 @@ void add_record(CLI::App& app, int* exit_code) {
   cmd->callback([=] { *exit_code = run_record(*a); });
 }
 
-W8A16_COMMAND(add_record);
+W8A16_COMMAND(50, add_record);
 
-}  // namespace
+}  // namespace cmd_record
 }  // namespace w8a16::cli

@@ -21,7 +21,7 @@
 #include "w8a16/properties/case_runner.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_replay {
 
 struct ReplayArgs {
   std::vector<std::string> cases;
@@ -154,7 +154,7 @@ void add_replay(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_replay(*a); });
 }
 
-W8A16_COMMAND(add_replay);
+W8A16_COMMAND(20, add_replay);
 
-}  // namespace
+}  // namespace cmd_replay
 }  // namespace w8a16::cli

@@ -24,7 +24,7 @@
 #include "w8a16/reference/fp32.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_repro {
 
 void print_plan(const golden::Case& c, const device::Backend& backend) {
   // As launch_case plans it: over the backend's registry less the case's without= kernels.
@@ -136,7 +136,7 @@ void add_repro(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_repro(*a); });
 }
 
-W8A16_COMMAND(add_repro);
+W8A16_COMMAND(30, add_repro);
 
-}  // namespace
+}  // namespace cmd_repro
 }  // namespace w8a16::cli

@@ -17,7 +17,7 @@
 #include "w8a16/golden/recording.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_upgrade_recording {
 
 struct UpgradeArgs {
   std::string in, out;
@@ -98,7 +98,7 @@ void add_upgrade_recording(CLI::App& app, int* exit_code) {
   cmd->callback([a, exit_code] { *exit_code = run_upgrade(*a); });
 }
 
-W8A16_COMMAND(add_upgrade_recording);
+W8A16_COMMAND(100, add_upgrade_recording);
 
-}  // namespace
+}  // namespace cmd_upgrade_recording
 }  // namespace w8a16::cli

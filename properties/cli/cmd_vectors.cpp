@@ -11,7 +11,7 @@
 #include "w8a16/reference/mma.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_vectors {
 
 void add_vectors(CLI::App& app, int* exit_code) {
   // Exit status: 0 every file read and matched; 1 some dot product mismatched; 2 some file could
@@ -65,7 +65,7 @@ void add_vectors(CLI::App& app, int* exit_code) {
   });
 }
 
-W8A16_COMMAND(add_vectors);
+W8A16_COMMAND(70, add_vectors);
 
-}  // namespace
+}  // namespace cmd_vectors
 }  // namespace w8a16::cli

@@ -29,7 +29,7 @@
 #include "w8a16/properties/verify.hpp"
 
 namespace w8a16::cli {
-namespace {
+namespace cmd_verify {
 
 namespace fs = std::filesystem;
 
@@ -473,7 +473,7 @@ void add_verify(CLI::App& app, int* exit_code) {
   });
 }
 
-W8A16_COMMAND(add_verify);
+W8A16_COMMAND(10, add_verify);
 
-}  // namespace
+}  // namespace cmd_verify
 }  // namespace w8a16::cli

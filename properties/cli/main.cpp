@@ -2,6 +2,7 @@
 // w8a16check: the command-line entry point; subcommands register themselves (command.hpp). Every
 // way out is one of the documented exit statuses (options.hpp, README "Exit status"): CLI11's own
 // codes never leak, and an exception that escapes a command is a message and exit 2, not an abort.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -18,8 +19,8 @@
 #include "w8a16/version.hpp"
 
 namespace w8a16::cli {
-std::vector<CommandRegistrar>& command_registry() {
-  static std::vector<CommandRegistrar> registry;
+std::vector<CommandEntry>& command_registry() {
+  static std::vector<CommandEntry> registry;
   return registry;
 }
 
@@ -68,11 +69,13 @@ int main(int argc, char** argv) {
   CLI::App app{"w8a16check: verification harness for block-scaled W8A16 GEMM kernels\n"
                "(BF16 activations x FP8-E4M3 weights, FP32 scales per 128x128 block, BF16 output).\n"
                "Exit status, every subcommand: 0 pass; 1 a mismatch or a failed check; 2 a usage or input "
-               "error (nothing was checked, or a report could not be written)."};
+               "error (nothing was checked, or a report could not be written); 77 no GPU here for a command that needs one."};
   app.set_version_flag("--version", std::string("w8a16check ") + w8a16::kVersion + " (" + w8a16::kBuildInfo + ")");
   app.require_subcommand(1);
   int exit_code = kExitPass;
-  for (auto& add : command_registry()) add(app, &exit_code);
+  std::stable_sort(command_registry().begin(), command_registry().end(),
+                   [](const CommandEntry& x, const CommandEntry& y) { return x.rank < y.rank; });
+  for (auto& command : command_registry()) command.add(app, &exit_code);
   refuse_empty_values(&app);
 
   // CLI11 says only "A subcommand is required" for a misspelt one.
