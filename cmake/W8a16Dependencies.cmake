@@ -20,30 +20,6 @@ find_package(GTest REQUIRED)
 find_package(rapidcheck REQUIRED)          # Debian's librapidcheck-dev; gtest integration is header-only
 include(GoogleTest)
 
-# W8A16_TEST_CODE_OPTIMIZATION (e.g. -O1; the presets set it): the optimisation of the tests' own
-# files, those in the test binary's folder, while the code under test (the libraries, and the
-# emulator sources a test binary compiles itself) keeps the build type's. Test files are GoogleTest
-# and RapidCheck templates, most of a tree's compile time (two thirds under the sanitizers), and
-# their run time is spent in the code under test.
-set(W8A16_TEST_CODE_OPTIMIZATION "" CACHE STRING "Optimisation flag for the tests' own source files (empty: the build type's)")
-function(w8a16_test_code_options target)
-  if(NOT W8A16_TEST_CODE_OPTIMIZATION)
-    return()
-  endif()
-  get_target_property(dir ${target} SOURCE_DIR)
-  get_target_property(sources ${target} SOURCES)
-  foreach(src IN LISTS sources)
-    if(src MATCHES "^\\$<")  # generator expressions: objects of other targets
-      continue()
-    endif()
-    get_filename_component(abs "${src}" ABSOLUTE BASE_DIR "${dir}")
-    get_filename_component(src_dir "${abs}" DIRECTORY)
-    if(src_dir STREQUAL dir)
-      set_property(SOURCE "${abs}" DIRECTORY "${dir}" APPEND PROPERTY COMPILE_OPTIONS ${W8A16_TEST_CODE_OPTIMIZATION})
-    endif()
-  endforeach()
-endfunction()
-
 # One helper for every GoogleTest binary: discovery, labels, visible skips. (JUnit XML comes from
 # the test presets' outputJUnitFile, under the build tree.)
 #   w8a16_add_gtest(TARGET LABELS cpu|slow|gpu [TIMEOUT s] [COST c])
@@ -60,7 +36,6 @@ function(w8a16_add_gtest target)
   # CMake 3.25's gtest_discover_tests writes PROPERTIES unquoted into its generated script, so a
   # second label would be read as a property name: one label per binary (cpu: fast CPU tests,
   # slow: long CPU tests, gpu: need a GPU).
-  w8a16_test_code_options(${target})
   list(LENGTH ARG_LABELS n_labels)
   if(NOT n_labels EQUAL 1)
     message(FATAL_ERROR "w8a16_add_gtest(${target}): exactly one label (cpu, slow or gpu), got '${ARG_LABELS}'")
