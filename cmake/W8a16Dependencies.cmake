@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Third-party packages, all from the platform (tools/setup installs them). The libraries and the
-# CLI need only Threads, CLI11, nlohmann_json and fmt; the tests add GoogleTest, RapidCheck and
+# CLI need only Threads, CLI11 and nlohmann_json; the tests add GoogleTest, RapidCheck and
 # Eigen, the benchmarks Google Benchmark and Eigen, so BUILD_TESTING=OFF needs none of those.
 
 find_package(Threads REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
-find_package(fmt REQUIRED)                 # used header-only so GPU-machine binaries need no libfmt.so
 if(W8A16_BUILD_TESTS OR W8A16_BENCHMARKS)
   find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 endif()
