@@ -55,7 +55,8 @@ kernel_sass() {
     [ -n "$t" ] && [ -f "$t" ] || { echo "reformat-tree: no fatbin for $t" >&2; return 1; }
     echo "== ${t#"$src"/}" >>"$out"
     if command -v cuobjdump >/dev/null; then
-      cuobjdump -sass "$t" | grep -v '^[[:space:]]*//##' >>"$out"
+      # "identifier" names the file cuobjdump read, whose folder differs between the two builds.
+      cuobjdump -sass "$t" | grep -v -e '^[[:space:]]*//##' -e '^[[:space:]]*identifier' >>"$out"
     else
       echo "$(sha256sum <"$t" | cut -d' ' -f1) $(wc -c <"$t") bytes (built without -lineinfo; no cuobjdump here)" >>"$out"
     fi
