@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Kernel names and the static registry of the host backends.
+// Kernel names (bodies.def) and the static registry of the host backends.
 #include "w8a16/device/kernels.hpp"
+
+#include "w8a16/device/bodies.hpp"
 
 namespace w8a16::device {
 
 const char* kernel_name(KernelId id) {
-  switch (id) {
-    case KernelId::gemm_pipelined: return "w8a16_gemm_pipelined";
-    case KernelId::gemm_pipelined_m32: return "w8a16_gemm_pipelined_m32";
-    case KernelId::gemm_pipelined_m64: return "w8a16_gemm_pipelined_m64";
-    case KernelId::tc_rows: return "w8a16_tc_rows";
-    case KernelId::tc_rows_m64: return "w8a16_tc_rows_m64";
-    case KernelId::gemv_batch4_strided: return "w8a16_gemv_batch4_strided";
-    case KernelId::gemv_batch16_strided: return "w8a16_gemv_batch16_strided";
-    case KernelId::wgmma_rows: return "w8a16_wgmma_rows";
-    case KernelId::wgmma_rows_n128: return "w8a16_wgmma_rows_n128";
-    case KernelId::wgmma_rows_n128_x2: return "w8a16_wgmma_rows_n128_x2";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {
+#define W8A16_KERNEL(id, file, arch, params) "w8a16_" #id,
+#include "w8a16/device/bodies.def"
+  };
+  const auto i = static_cast<std::size_t>(id);
+  return i < kKernelCount ? kNames[i] : "unknown";
+}
+
+const char* kernel_arch(KernelId id) {
+  static constexpr const char* kArch[] = {
+#define W8A16_KERNEL(id, file, arch, params) #arch,
+#include "w8a16/device/bodies.def"
+  };
+  const auto i = static_cast<std::size_t>(id);
+  return i < kKernelCount ? kArch[i] : "unknown";
 }
 
 bool kernel_from_name(std::string_view name, KernelId* out) {
@@ -39,10 +43,10 @@ StaticRegistry StaticRegistry::all_present() {
 StaticRegistry StaticRegistry::none_present() { return StaticRegistry{}; }
 
 StaticRegistry StaticRegistry::without_hopper_tier() {
-  return all_present()
-      .set_present(KernelId::wgmma_rows, false)
-      .set_present(KernelId::wgmma_rows_n128, false)
-      .set_present(KernelId::wgmma_rows_n128_x2, false);
+  StaticRegistry r = all_present();
+  for (KernelId id : kAllKernels)
+    if (tier_kernels(Tier::first) & kernel_bit(id)) r.set_present(id, false);
+  return r;
 }
 
 StaticRegistry& StaticRegistry::set_present(KernelId id, bool present) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "w8a16/device/bodies.hpp"
+
 namespace w8a16::device {
 namespace {
 
@@ -30,18 +32,15 @@ std::vector<KernelId> required_kernels(Entry e) {
   return {entry_own_kernel(e)};
 }
 
+// The symbols of every body of a tier that goes first (bodies.def) and that this entry point tries.
 std::vector<KernelId> optional_kernels(Entry e) {
-  switch (e) {
-    case Entry::gemm_pipelined_m32:
-    case Entry::gemm_pipelined_m32_strided:
-    case Entry::gemm_pipelined_m64:
-    case Entry::gemm_pipelined_m64_strided:
-    case Entry::gemm_pipelined_by_m:
-      return {KernelId::tc_rows,    KernelId::tc_rows_m64,     KernelId::wgmma_rows,
-              KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2};
-    case Entry::gemm_pipelined: return {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2};
-    default: return {};
-  }
+  std::uint32_t bits = 0;
+  for (Body b : kAllBodies)
+    if (body_info(b).tier != Tier::own && (body_info(b).entries & entry_bit(e))) bits |= body_info(b).kernels;
+  std::vector<KernelId> out;
+  for (KernelId k : kAllKernels)
+    if (bits & kernel_bit(k)) out.push_back(k);
+  return out;
 }
 
 ModuleCoverage module_coverage(const KernelRegistry& registry, const std::vector<Entry>& entries) {

@@ -245,11 +245,7 @@ Status SimBackend::execute(const Plan& p) {
   if (a && w && s) {
     const ref::GemmView v = ref::gemm_view(reinterpret_cast<const std::uint16_t*>(a), q.a_row_stride, w,
                                            reinterpret_cast<const float*>(s), q.m, q.n, q.k);
-    expected.resize(std::size_t{q.m} * q.n);
-    if (p.contract == Contract::canonical)
-      ref::gemm_canonical(v, ref::Arch::sm90, expected.data(), q.n);  // the H200 (NUMERICS.md 1.1)
-    else
-      ref::gemm_gemv(v, expected.data(), q.n);
+    expected = sim::expected_output(v, p.contract);
   }
 
   // The CTAs. Each owns its tile map's rectangle clipped to the kernel's m and n (as the kernels
@@ -269,29 +265,30 @@ Status SimBackend::execute(const Plan& p) {
     for (std::uint64_t r = rect.r0; r < rect.r1; ++r)
       for (std::uint64_t c = rect.c0; c < rect.c1; ++c) {
         const std::uint64_t addr = q.output + 2 * (r * q.c_row_stride + c);
-        const std::string who = cta(x, y, z) + " writes " + rc(r, c);
+        // Spelled out only for a finding: a launch writes millions of outputs, nearly all of them right.
+        auto who = [&] { return cta(x, y, z) + " writes " + rc(r, c); };
         if (addr < ext.output || (addr - ext.output) % 2 != 0) {
-          log.add(FindingKind::write_outside, who + ": before C's first element");
+          log.add(FindingKind::write_outside, who() + ": before C's first element");
           continue;
         }
         const std::uint64_t idx = (addr - ext.output) / 2;
         const std::uint64_t row = idx / ext.c_row_stride, col = idx % ext.c_row_stride;
         if (row >= ext.m) {
-          log.add(FindingKind::write_outside, who + ": lands in row " + std::to_string(row) + " >= M=" +
+          log.add(FindingKind::write_outside, who() + ": lands in row " + std::to_string(row) + " >= M=" +
                                                   std::to_string(ext.m));
           continue;
         }
         if (col >= ext.n) {
-          log.add(FindingKind::write_into_padding, who + ": lands in column " + std::to_string(col) +
+          log.add(FindingKind::write_into_padding, who() + ": lands in column " + std::to_string(col) +
                                                        " >= N=" + std::to_string(ext.n) + " (pitch padding)");
           continue;
         }
         std::uint8_t& n_writes = count[row * ext.n + col];
-        if (++n_writes == 2) log.add(FindingKind::written_twice, who + ": already written by another CTA");
+        if (++n_writes == 2) log.add(FindingKind::written_twice, who() + ": already written by another CTA");
         if (n_writes > 2) n_writes = 2;
         std::uint8_t* dst = memory_->locate(addr, 2);
         if (!dst) {
-          log.add(FindingKind::unknown_pointer, who + ": the address is in no simulation buffer");
+          log.add(FindingKind::unknown_pointer, who() + ": the address is in no simulation buffer");
           continue;
         }
         if (!expected.empty()) std::memcpy(dst, &expected[r * q.n + c], 2);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim_internal.hpp"
+#include "w8a16/device/bodies.hpp"
 
 namespace w8a16::device::sim {
 namespace {
@@ -13,19 +14,8 @@ std::string dims(Dim3 d) {
 }
 
 bool body_belongs_to(Body b, KernelId k) {
-  switch (k) {
-    case KernelId::gemm_pipelined: return b == Body::gemm128_tile;
-    case KernelId::gemm_pipelined_m32: return b == Body::m32_tile || b == Body::m32_skinny;
-    case KernelId::gemm_pipelined_m64: return b == Body::m64_tile;
-    case KernelId::tc_rows:
-    case KernelId::tc_rows_m64: return b == Body::tc_rows_strip;
-    case KernelId::gemv_batch4_strided:
-    case KernelId::gemv_batch16_strided: return b == Body::gemv_strip;
-    case KernelId::wgmma_rows: return b == Body::wgmma_units;
-    case KernelId::wgmma_rows_n128: return b == Body::wgmma_units128;
-    case KernelId::wgmma_rows_n128_x2: return b == Body::wgmma_units128_x2;
-  }
-  return false;
+  const BodyInfo* row = find_body(b);
+  return row && (row->kernels & kernel_bit(k)) != 0;
 }
 
 }  // namespace

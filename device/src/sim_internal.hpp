@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "w8a16/device/sim_backend.hpp"
+#include "w8a16/reference/contract.hpp"
 
 namespace w8a16::device::sim {
 
@@ -35,5 +36,9 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
 using UnitWrite = std::function<void(std::uint32_t cta, std::uint64_t r0, std::uint64_t r1, std::uint64_t c0,
                                      std::uint64_t c1)>;
 void run_stream_units(const Plan& p, FindingLog& log, const UnitWrite& write);
+
+// C = the emulator's whole output, [m][n], for the contract (sim_expected.cpp): computed once per
+// distinct operands, shape and contract, and remembered within a bound.
+std::vector<std::uint16_t> expected_output(const ref::GemmView& v, Contract contract);
 
 }  // namespace w8a16::device::sim

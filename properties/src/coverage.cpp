@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/device/geometry.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/case_rng.hpp"
@@ -19,102 +20,34 @@ using device::Body;
 using device::KernelId;
 using golden::EntryPoint;
 
-constexpr std::uint32_t bit(KernelId id) { return 1u << static_cast<unsigned>(id); }
-constexpr std::uint32_t kHopper = bit(KernelId::wgmma_rows) | bit(KernelId::wgmma_rows_n128) |
-                                  bit(KernelId::wgmma_rows_n128_x2);
-constexpr std::uint32_t kRowTile = bit(KernelId::tc_rows) | bit(KernelId::tc_rows_m64);
-static_assert(kHopper == golden::kWithoutHopperTier, "golden::kKernelSymbols follows device::KernelId");
-
-std::string tc_rows_config(std::uint32_t cols, std::uint32_t blocks) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%u-column strips, %u row block%s", cols, blocks, blocks == 1 ? "" : "s");
-  return buf;
-}
-std::string wgmma_config(std::uint32_t tile_rows, bool several_tiles, bool cut) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%u-row tiles%s, %s", tile_rows, several_tiles ? " x2+" : "",
-                cut ? "units cut" : "whole units");
-  return buf;
-}
-
-// The row-tile kernel's configurations (geometry.hpp tc_rows_cols x tc_rows_row_blocks) and a
-// shape that plan.hpp's tc_rows_takes gives it: (cols, blocks, m, n, k).
-struct TcConfig { std::uint32_t cols, blocks, m, n, k; };
-constexpr TcConfig kTcConfigs[] = {
-    {16, 1, 5, 4001, 256},   // thin: 1..8 rows, fewer than 64 wide strips
-    {32, 1, 3, 8101, 256},   // narrow: 1..8 rows from 64 wide strips (N >= 8065)
-    {32, 2, 11, 4001, 256},  // 9..16 rows below 80 wide strips
-    {64, 2, 13, 10133, 256}, // 9..16 rows from 80 wide strips (N >= 10113)
-    {32, 4, 23, 77, 768},    // 17..32 rows below 32 wide strips
-    {64, 4, 19, 5003, 256},  // 17..32 rows, 32..79 wide strips
-    {128, 4, 29, 10133, 256},
-    {64, 6, 41, 4099, 256},  // 33..48 rows (tc_rows takes them from N = 3969)
-    {128, 6, 47, 10139, 256},
-    {64, 8, 57, 8075, 256},
-    {128, 8, 61, 10147, 256},
-};
-// The Hopper tier's row tiles (geometry.hpp wgmma_tile_rows) and the fewest rows of each.
-struct WgTile { std::uint32_t rows, m; };
-constexpr WgTile kWgTiles[] = {{24, 17}, {32, 25}, {48, 33}, {64, 49}, {96, 65}, {128, 97}};
-constexpr WgTile kWgX2Tiles[] = {{8, 5}, {16, 9}};
-constexpr std::uint32_t kWgSeveralTilesM = 129;
-
-bool reaches_twin32(EntryPoint e) {
-  return e == EntryPoint::gemm_pipelined_m32 || e == EntryPoint::gemm_pipelined_m32_strided ||
-         e == EntryPoint::gemm_pipelined_by_m;
-}
-bool reaches_twin64(EntryPoint e) {
-  return e == EntryPoint::gemm_pipelined_m64 || e == EntryPoint::gemm_pipelined_m64_strided ||
-         e == EntryPoint::gemm_pipelined_by_m;
-}
+constexpr std::uint32_t bit(KernelId id) { return device::kernel_bit(id); }
+static_assert(device::tier_kernels(device::Tier::first) == golden::kWithoutHopperTier,
+              "golden::kKernelSymbols follows device::KernelId");
 
 struct Shape { std::uint32_t m, n, k; };
 
-// Shapes aimed at a cell, cheapest first; the plan decides which (if any) lands there.
-std::vector<Shape> aimed_shapes(const CoverageKey& key) {
-  switch (key.body) {
-    case Body::gemm128_tile: return {{130, 67, 768}, {16, 67, 768}};
-    case Body::m32_tile: return {{29, 77, 768}, {70, 77, 768}};  // by_m reaches it at <= 32 rows only
-    case Body::m32_skinny: return {{13, 100, 768}};                 // K <= 5120, N <= 3968: tc_rows declines
-    case Body::m64_tile: return {{40, 77, 768}, {130, 77, 768}};  // N < 3969: tc_rows declines
-    case Body::gemv_strip: return {{13, 100, 768}, {3, 100, 768}};
-    case Body::tc_rows_strip:
-      for (const TcConfig& t : kTcConfigs)
-        if (tc_rows_config(t.cols, t.blocks) == key.config) return {{t.m, t.n, t.k}};
-      return {};
-    case Body::wgmma_units:
-    case Body::wgmma_units128:
-    case Body::wgmma_units128_x2: {
-      const bool cut = key.config.find("units cut") != std::string::npos;
-      const bool several = key.config.find(" x2+") != std::string::npos;
-      std::uint32_t m = 0;
-      if (several) m = kWgSeveralTilesM;
-      for (const WgTile& t : kWgTiles)
-        if (!several && key.config.rfind(std::to_string(t.rows) + "-row", 0) == 0) m = t.m;
-      if (key.body == Body::wgmma_units128_x2) {
-        for (const WgTile& t : kWgX2Tiles)
-          if (key.config.rfind(std::to_string(t.rows) + "-row", 0) == 0) m = t.m;
-        // 264 128-column units fill the two CTAs per SM of 132 SMs exactly; one more cuts one.
-        return {{m, cut ? 33811u : 33701u, 256}};
-      }
-      // Cut: more units than SMs (N > 8448 at 64 columns, > 16896 at 128; half that at two row
-      // tiles), two steps or more. Whole: units <= SMs, or one step per unit; at 17..32 rows the
-      // tier runs only where its 128-column units fill more than half the SMs (N > 8448).
-      if (cut) return {{m, 4231, 256}, {m, 8453, 256}, {m, 16901, 256}};
-      return {{m, 770, 256}, {m, 8453, 256}, {m, 8453, 128}};
-    }
-  }
-  return {};
+// The twin (or the 128-row tile) an entry point's own rules reach at m rows: by_m's are the seed's
+// prefers_m32 / prefers_m64 row ranges (plan.hpp). A body of Tier::twin_first runs only through it.
+KernelId route_kernel(EntryPoint e, std::uint32_t m) {
+  const auto own = static_cast<KernelId>(golden::entry_point_own_symbol(e));
+  if (e != EntryPoint::gemm_pipelined_by_m) return own;
+  return m <= device::kM32TileRows ? KernelId::gemm_pipelined_m32
+         : m <= device::kM64TileRows ? KernelId::gemm_pipelined_m64 : own;
 }
 
-// Kernels to take away so that a shape reaches the cell's body, fewest first.
-std::vector<std::uint32_t> aimed_masks(Body body) {
-  switch (body) {
-    case Body::wgmma_units: return {0, bit(KernelId::wgmma_rows_n128) | bit(KernelId::wgmma_rows_n128_x2)};
-    case Body::wgmma_units128: return {0, bit(KernelId::wgmma_rows) | bit(KernelId::wgmma_rows_n128_x2)};
-    case Body::wgmma_units128_x2: return {0, bit(KernelId::wgmma_rows) | bit(KernelId::wgmma_rows_n128)};
-    default: return {0, kHopper, kHopper | kRowTile};
-  }
+// The configuration of a cell in its body's row (bodies.hpp cells); nullptr if none is named so.
+const device::BodyConfig* config_named(Body b, const std::string& name) {
+  for (const device::BodyConfig& c : device::body_info(b).cells())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// Shapes aimed at a cell, cheapest first; the plan decides which (if any) lands there.
+std::vector<Shape> aimed_shapes(const CoverageKey& key) {
+  std::vector<Shape> out;
+  if (const device::BodyConfig* c = config_named(key.body, key.config))
+    for (const device::BodyShapeMNK& s : c->shapes) out.push_back({s.m, s.n, s.k});
+  return out;
 }
 
 std::uint32_t present_mask(const device::KernelRegistry& registry) {
@@ -154,28 +87,8 @@ std::string coverage_key_text(const CoverageKey& k) {
 }
 
 std::string configuration_of(const device::Plan& plan) {
-  const std::uint32_t m = plan.params.m, n = plan.params.n, k = plan.params.k;
-  switch (plan.body) {
-    case Body::gemm128_tile: return "128x64 tiles";
-    case Body::m32_tile: return "32x32 tiles";
-    case Body::m64_tile: return "64x32 tiles";
-    case Body::m32_skinny:
-    case Body::gemv_strip: return "8-column strips";
-    case Body::tc_rows_strip: return tc_rows_config(plan.tile.cols, device::tc_rows_row_blocks(m));
-    case Body::wgmma_units:
-    case Body::wgmma_units128:
-    case Body::wgmma_units128_x2: {
-      const device::WgVariant v = device::wgmma_variant(plan.body);
-      const std::uint32_t units = device::wgmma_units(m, n, v), ctas = plan.grid.x, steps = k / device::kKBlock;
-      bool cut = false;
-      for (std::uint32_t c = 0; c < ctas && !cut && ctas <= units; ++c) {
-        const device::WgPieces p = device::wgmma_cta_pieces(c, ctas, units, steps);
-        cut = p.has_head || p.has_tail;
-      }
-      return wgmma_config(device::wgmma_tile_rows(m), device::wgmma_row_tiles(m) > 1, cut);
-    }
-  }
-  return "unknown";
+  const device::BodyInfo* row = device::find_body(plan.body);
+  return row ? row->config(plan) : "unknown";
 }
 
 std::vector<CoverageKey> expected_cells(const device::KernelRegistry& registry,
@@ -185,37 +98,19 @@ std::vector<CoverageKey> expected_cells(const device::KernelRegistry& registry,
   std::vector<CoverageKey> out;
   for (EntryPoint e : entries) {
     if (!has(static_cast<KernelId>(golden::entry_point_own_symbol(e)))) continue;  // refused before anything runs
-    auto add = [&](Body b, const std::string& config) { out.push_back({e, b, config}); };
-    if (golden::entry_point_is_gemv(e)) {
-      add(Body::gemv_strip, "8-column strips");
-      continue;
+    const device::Entry entry = to_device_entry(e);
+    for (Body b : device::kAllBodies) {
+      const device::BodyInfo& row = device::body_info(b);
+      if (!(row.entries & device::entry_bit(entry))) continue;
+      for (const device::BodyConfig& c : row.cells()) {
+        // The symbol that runs this configuration, and for a body below the first tier the twin
+        // through which this entry point reaches it at the configuration's rows.
+        const Shape s = {c.shapes.front().m, c.shapes.front().n, c.shapes.front().k};
+        if (!has(row.plan(device::BodyShape{entry, c.m, s.n, s.k, 1}).kernel)) continue;
+        if (row.tier != device::Tier::first && !has(route_kernel(e, c.m))) continue;
+        out.push_back({e, b, c.name});
+      }
     }
-    if (e == EntryPoint::gemm_pipelined || e == EntryPoint::gemm_pipelined_by_m) add(Body::gemm128_tile, "128x64 tiles");
-    const bool twin32 = reaches_twin32(e) && has(KernelId::gemm_pipelined_m32);
-    const bool twin64 = reaches_twin64(e) && has(KernelId::gemm_pipelined_m64);
-    if (twin32) {
-      add(Body::m32_tile, "32x32 tiles");
-      add(Body::m32_skinny, "8-column strips");
-    }
-    if (twin64) add(Body::m64_tile, "64x32 tiles");
-    // The row-tile kernel, tried first by both twins at any row count up to 64 (by_m: the 32-row
-    // twin up to 32 rows, the 64-row one from 33), its symbol split at 32 rows.
-    for (const TcConfig& t : kTcConfigs) {
-      const bool small = t.m <= device::kTcRowsSmallMaxRows;
-      const bool via = e == EntryPoint::gemm_pipelined_by_m ? (small ? twin32 : twin64) : (twin32 || twin64);
-      if (via && has(small ? KernelId::tc_rows : KernelId::tc_rows_m64)) add(Body::tc_rows_strip, tc_rows_config(t.cols, t.blocks));
-    }
-    // The Hopper tier, which every tensor-core entry tries first.
-    for (const auto& [body, id] : {std::pair{Body::wgmma_units, KernelId::wgmma_rows},
-                                   std::pair{Body::wgmma_units128, KernelId::wgmma_rows_n128}}) {
-      if (!has(id)) continue;
-      for (const WgTile& t : kWgTiles)
-        for (bool cut : {false, true}) add(body, wgmma_config(t.rows, false, cut));
-      for (bool cut : {false, true}) add(body, wgmma_config(device::kWgMaxTileRows, true, cut));
-    }
-    if (has(KernelId::wgmma_rows_n128_x2))
-      for (const WgTile& t : kWgX2Tiles)
-        for (bool cut : {false, true}) add(Body::wgmma_units128_x2, wgmma_config(t.rows, false, cut));
   }
   // By entry point and body; each body's configurations in the order written above.
   std::stable_sort(out.begin(), out.end(), [](const CoverageKey& a, const CoverageKey& b) {
@@ -250,7 +145,7 @@ std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, con
       for (const Shape& s : aimed_shapes(cell)) shapes.push_back(s);
       for (const Shape& s : shapes) {
         std::vector<std::uint32_t> tried;
-        for (std::uint32_t mask : aimed_masks(cell.body)) {
+        for (std::uint32_t mask : device::kernels_before(cell.body)) {
           mask &= present & ~own;
           if (std::find(tried.begin(), tried.end(), mask) != tried.end()) continue;
           tried.push_back(mask);

@@ -232,3 +232,21 @@ def test_build_info_names_the_cmake_version_and_a_commit():
     cmake = (REPO / "CMakeLists.txt").read_text()
     assert f"project(w8a16check VERSION {info['version']} " in cmake
     assert info["commit"] == "unknown" or all(c in "0123456789abcdef" for c in info["commit"])
+
+
+def test_bodies_rows_name_their_symbols_tier_and_the_order_probes_of_order_py():
+    # The order probes a body's row names (bodies.def) are exactly PROBE_PLAN's lines for that body,
+    # and each body's plan reaches one of its own symbols.
+    from w8a16check import order
+
+    bodies = w._core.bodies()
+    planned = {}
+    for name, _entry, body, _k, _rows in order.PROBE_PLAN:
+        planned.setdefault(body, []).append(name)
+    assert {b["name"]: b["order_probes"] for b in bodies} == {b["name"]: planned.get(b["name"], []) for b in bodies}
+    assert set(planned) <= {b["name"] for b in bodies}
+    for b in bodies:
+        assert b["symbols"] and len(b["archs"]) == len(b["symbols"]) and b["entries"], b
+        assert all(s.startswith("w8a16_") for s in b["symbols"]), b
+        assert b["tier"] in ("first", "twin_first", "own"), b
+    assert order.HOPPER_BODIES == ("wgmma_units", "wgmma_units128", "wgmma_units128_x2")

@@ -23,6 +23,7 @@
 #include "w8a16/bench/measure.hpp"
 #include "w8a16/bench/method.hpp"
 #include "w8a16/bench/timer.hpp"
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/device/cuda_backend.hpp"
 #include "w8a16/device/geometry.hpp"
 
@@ -39,8 +40,6 @@ struct Variant {
   std::uint32_t max_k;
 };
 
-std::uint32_t div_up(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
-
 device::Plan make_plan(const device::KernelRegistry& reg, const Variant& v, const bench::DeviceOperands& ops,
                        std::uint32_t m, std::uint32_t n, std::uint32_t k) {
   device::Plan p;
@@ -49,35 +48,12 @@ device::Plan make_plan(const device::KernelRegistry& reg, const Variant& v, cons
   p.handle = reg.resolve(v.kernel);
   p.body = v.body;
   p.contract = device::body_contract(v.body);
-  p.block = {device::kThreadsPerCta, 1, 1};
-  switch (v.body) {
-    case Body::gemm128_tile:
-      p.grid = {div_up(n, device::kGemm128TileCols), div_up(m, device::kGemm128TileRows), 1};
-      p.dynamic_smem = device::kGemm128SmemBytes;
-      break;
-    case Body::m32_tile:
-      p.grid = {div_up(n, device::kM32TileCols), div_up(m, device::kM32TileRows), 1};
-      p.dynamic_smem = device::kM32SmemBytes;
-      break;
-    case Body::m32_skinny:
-      p.grid = {div_up(n, device::kSkinnyTileCols), 1, 1};
-      p.dynamic_smem = device::skinny_smem_bytes(k);
-      break;
-    case Body::m64_tile:
-      p.grid = {div_up(n, device::kM64TileCols), div_up(m, device::kM64TileRows), 1};
-      p.dynamic_smem = 0;
-      break;
-    case Body::tc_rows_strip:
-      p.grid = {div_up(n, device::tc_rows_cols(m, n)), 1, 1};
-      p.dynamic_smem = device::tc_rows_smem_bytes(m, n);
-      break;
-    case Body::gemv_strip:
-      p.grid = {div_up(n, device::kGemvColsPerCta), 1, 1};
-      p.dynamic_smem = 0;
-      break;
-    default:  // the Hopper tier's bodies need their workspace and tensor maps: `w8a16check bench` times them
-      break;
-  }
+  // The body's own launch (bodies.hpp); the Hopper tier's bodies also need their workspace and
+  // tensor maps, which `w8a16check bench` provides: this bench times the others.
+  const device::BodyLaunch l = device::body_launch(v.body, m, n, k, 1);
+  p.block = {l.threads, 1, 1};
+  p.grid = l.grid;
+  p.dynamic_smem = l.smem;
   p.params = device::KernelParams{ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, n, k, k, n};
   return p;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/golden/case_rng.hpp"
 
 namespace w8a16::gputest {
@@ -13,19 +14,11 @@ namespace {
 using device::Body;
 using golden::EntryPoint;
 
-constexpr std::uint32_t bit(device::KernelId id) { return 1u << static_cast<unsigned>(id); }
-
 }  // namespace
 
+// The tier that goes first (the Hopper tier), less the target's own symbols (bodies.hpp).
 std::uint32_t without_for(Body target, std::uint32_t present) {
-  using device::KernelId;
-  const std::uint32_t wg64 = bit(KernelId::wgmma_rows), wg128 = bit(KernelId::wgmma_rows_n128),
-                      wgx2 = bit(KernelId::wgmma_rows_n128_x2);
-  std::uint32_t mask = wg64 | wg128 | wgx2;
-  if (target == Body::wgmma_units) mask = wg128 | wgx2;
-  if (target == Body::wgmma_units128) mask = wg64 | wgx2;
-  if (target == Body::wgmma_units128_x2) mask = wg64 | wg128;
-  return mask & present;
+  return device::tier_kernels(device::Tier::first) & ~device::body_info(target).kernels & present;
 }
 
 std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t count, std::uint64_t seed,

@@ -322,7 +322,8 @@ REDUCED_LEAVES = {256: np.array([0, 1, 2, 15, 16, 17, 31, 127, 128, 129, 200, 25
                   TC_ROWS_K: np.array([0, 1, 15, 16, 128, 129, 2560, 5120, 5121, 5247])}
 
 
-HOPPER_BODIES = ("wgmma_units", "wgmma_units128", "wgmma_units128_x2")
+# The bodies of the tier every tensor-core entry point tries first (bodies.def's tier column).
+HOPPER_BODIES = tuple(b["name"] for b in _core.bodies() if b["tier"] == "first")
 
 # The two-CTA symbol's probe. plan.hpp wgmma_choice gives it 1..16 rows when the 128-column units
 # number at least two per SM (264 on the H200's 132 SMs); 265 units (N = 33,920) make 264 CTAs

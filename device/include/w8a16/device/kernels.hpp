@@ -16,30 +16,37 @@ namespace w8a16::device {
 // The Hopper tier's two symbols take three more after them: float* workspace, then the tensor
 // maps of W and A (CUtensorMap by value, __grid_constant__), which the CUDA backend builds
 // (kernel_uses_tma).
+// One enumerator per W8A16_KERNEL row of bodies.def, in its order (w8a16_gemm_pipelined: the
+// 128-row tile; _m32 / _m64: the twins; tc_rows(_m64): the row-tile kernel the twins try first;
+// the two scalar GEMVs; wgmma_rows(_n128, _n128_x2): the Hopper tier, sm_90a).
 enum class KernelId : std::uint8_t {
-  gemm_pipelined,        // w8a16_gemm_pipelined: the 128-row tile
-  gemm_pipelined_m32,    // w8a16_gemm_pipelined_m32: the 32-row twin and its skinny body
-  gemm_pipelined_m64,    // w8a16_gemm_pipelined_m64: the 64-row twin
-  tc_rows,               // w8a16_tc_rows: the row-tile kernel the twins try first, 1..32 rows
-  tc_rows_m64,           // w8a16_tc_rows_m64: the same body at 33..64 rows (geometry.hpp)
-  gemv_batch4_strided,   // w8a16_gemv_batch4_strided: scalar GEMV, M <= 4
-  gemv_batch16_strided,  // w8a16_gemv_batch16_strided: scalar GEMV, M <= 16
-  wgmma_rows,            // w8a16_wgmma_rows: the Hopper tier (sm_90a), 64-column units
-  wgmma_rows_n128,       // w8a16_wgmma_rows_n128: the Hopper tier, 128-column units (geometry.hpp)
-  wgmma_rows_n128_x2,    // w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
+#define W8A16_KERNEL(id, file, arch, params) id,
+#include "w8a16/device/bodies.def"
 };
-inline constexpr std::size_t kKernelCount = 10;
+inline constexpr std::size_t kKernelCount = 0
+#define W8A16_KERNEL(id, file, arch, params) +1
+#include "w8a16/device/bodies.def"
+    ;
 inline constexpr std::array<KernelId, kKernelCount> kAllKernels = {
-    KernelId::gemm_pipelined,       KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64,
-    KernelId::tc_rows,              KernelId::tc_rows_m64,        KernelId::gemv_batch4_strided,
-    KernelId::gemv_batch16_strided, KernelId::wgmma_rows,         KernelId::wgmma_rows_n128,
-    KernelId::wgmma_rows_n128_x2};
+#define W8A16_KERNEL(id, file, arch, params) KernelId::id,
+#include "w8a16/device/bodies.def"
+};
 
 const char* kernel_name(KernelId id);
-// Kernels launched with the workspace and tensor-map parameters (w8a16_wgmma_rows).
+// Kernels launched with the workspace and tensor-map parameters (bodies.def's params column: tma).
 constexpr bool kernel_uses_tma(KernelId id) {
-  return id == KernelId::wgmma_rows || id == KernelId::wgmma_rows_n128 || id == KernelId::wgmma_rows_n128_x2;
+  constexpr bool kTma[] = {
+#define W8A16_KERNEL(id, file, arch, params) W8A16_KERNEL_PARAMS_##params,
+#define W8A16_KERNEL_PARAMS_plain false
+#define W8A16_KERNEL_PARAMS_tma true
+#include "w8a16/device/bodies.def"
+#undef W8A16_KERNEL_PARAMS_plain
+#undef W8A16_KERNEL_PARAMS_tma
+  };
+  return kTma[static_cast<std::size_t>(id)];
 }
+// The least architecture whose cubin holds the kernel ("sm_80", "sm_90", "sm_90a": bodies.def).
+const char* kernel_arch(KernelId id);
 // False for a name that is not one of the family's.
 bool kernel_from_name(std::string_view name, KernelId* out);
 

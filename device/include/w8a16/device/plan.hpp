@@ -126,17 +126,20 @@ struct Dim3 {
 // All clipped to the kernel's m and n parameters, as the kernels clip. row_origin is 0 in every
 // real map; it exists so tests can plant an off-by-one map and watch the simulation catch it.
 enum class TileKind : std::uint8_t { tile, column_strip, stream_units };
-// The body a kernel runs; each has its own tile map, shared memory need and row limits.
+// The body a kernel runs; each has its own tile map, shared memory need and row limits. One
+// enumerator per W8A16_BODY row of bodies.def, in its order; bodies.hpp holds the rest of each row:
+//   gemm128_tile   w8a16_gemm_pipelined: 128 x 64 tiles
+//   m32_tile       w8a16_gemm_pipelined_m32: 32 x 32 tiles
+//   m32_skinny     w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
+//   m64_tile       w8a16_gemm_pipelined_m64: 64 x 32 tiles
+//   tc_rows_strip  w8a16_tc_rows(_m64): 16-, 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
+//   gemv_strip     w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
+//   wgmma_units    w8a16_wgmma_rows: persistent CTAs over 64-column units (geometry.hpp), any M
+//   wgmma_units128 w8a16_wgmma_rows_n128: the same over 128-column units
+//   wgmma_units128_x2  w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
 enum class Body : std::uint8_t {
-  gemm128_tile,   // w8a16_gemm_pipelined: 128 x 64 tiles
-  m32_tile,       // w8a16_gemm_pipelined_m32: 32 x 32 tiles
-  m32_skinny,     // w8a16_gemm_pipelined_m32's skinny body: 8-column strips, M <= 16, K <= 5120
-  m64_tile,       // w8a16_gemm_pipelined_m64: 64 x 32 tiles
-  tc_rows_strip,  // w8a16_tc_rows(_m64): 16-, 32-, 64- or 128-column strips (geometry.hpp tc_rows_cols), M <= 64
-  gemv_strip,     // w8a16_gemv_batch{4,16}_strided: 8-column strips (one warp per column)
-  wgmma_units,       // w8a16_wgmma_rows: persistent CTAs over 64-column units (geometry.hpp), any M
-  wgmma_units128,    // w8a16_wgmma_rows_n128: the same over 128-column units
-  wgmma_units128_x2, // w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes) id,
+#include "w8a16/device/bodies.def"
 };
 // The Hopper tier's bodies, and the geometry variant of each.
 constexpr bool is_wgmma_body(Body b) {
@@ -146,12 +149,15 @@ constexpr WgVariant wgmma_variant(Body b) {
   return b == Body::wgmma_units128 ? WgVariant::n128 : b == Body::wgmma_units128_x2 ? WgVariant::n128_x2 : WgVariant::k64;
 }
 // Every body, in enumerator order: what tools that list the tiers (the Python audit through
-// _core.bodies) iterate, so a new body appears there without a second list. test_dispatch checks
-// that every enumerator body_name knows is here.
-inline constexpr std::size_t kBodyCount = 9;
+// _core.bodies) iterate.
+inline constexpr std::size_t kBodyCount = 0
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes) +1
+#include "w8a16/device/bodies.def"
+    ;
 inline constexpr std::array<Body, kBodyCount> kAllBodies = {
-    Body::gemm128_tile, Body::m32_tile,    Body::m32_skinny,     Body::m64_tile,        Body::tc_rows_strip,
-    Body::gemv_strip,   Body::wgmma_units, Body::wgmma_units128, Body::wgmma_units128_x2};
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes) Body::id,
+#include "w8a16/device/bodies.def"
+};
 const char* body_name(Body b);  // "unknown" for a value that is no body
 
 enum class Contract : std::uint8_t { canonical, gemv };  // NUMERICS.md 2.1 / 2.2
