@@ -395,7 +395,9 @@ Status CudaBackend::execute(const Plan& p) {
   void* base_args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc};
   // w8a16_wgmma_rows: then the workspace and the two tensor maps (kernels.hpp).
   std::uint64_t workspace = 0;
-  alignas(64) CUtensorMap wmap, amap;
+  // No alignas here: cuda.h declares CUtensorMap alignas(128), beyond the 64 bytes cuTensorMapEncodeTiled
+  // requires, and a weaker alignas than the type's is ill-formed C++ ([dcl.align]; GCC ignores it, clang refuses).
+  CUtensorMap wmap, amap;
   void* tma_args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc, &workspace, &wmap, &amap};
   if (p.workspace_bytes != 0)
     if (Status st = workspace_for(p.stream, p.workspace_bytes, &workspace); !st.ok()) return st;

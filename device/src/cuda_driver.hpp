@@ -12,20 +12,29 @@ namespace w8a16::device::cuda {
 
 // X(name): every driver function the backend calls. cuda.h maps some names to versioned symbols
 // (cuMemAlloc -> cuMemAlloc_v2); the loader looks up the mapped name.
-#define W8A16_CUDA_DRIVER_FUNCTIONS(X)                                                                       \
-  X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDeviceGetAttribute)                    \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent)          \
-  X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)   \
-  X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)        \
-  X(cuDeviceGetName) X(cuDriverGetVersion) X(cuTensorMapEncodeTiled)
+// A list of names, one X() a name, laid out by hand: clang-format 14 re-wraps such lists
+// differently each time it runs.
+// clang-format off
+#define W8A16_CUDA_DRIVER_FUNCTIONS(X)                                                            \
+  X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDeviceGetAttribute)          \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent) \
+  X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuModuleLoadData) X(cuModuleUnload)                \
+  X(cuModuleGetFunction) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree)       \
+  X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) X(cuDeviceGetName) X(cuDriverGetVersion)          \
+  X(cuTensorMapEncodeTiled)
+// clang-format on
 
 // X(name): what timing needs (device/bench/): streams, events, graphs of captured launches and a
 // device-to-device copy. Loaded with the rest but required only by timing_driver(), so that the
 // backend keeps running on a driver that lacks one of them (cuEventElapsedTime_v2 is CUDA 12.8's).
-#define W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(X)                                                           \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)              \
-  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemcpyDtoDAsync) X(cuStreamBeginCapture)              \
+// A list of names, one X() a name, laid out by hand: clang-format 14 re-wraps such lists
+// differently each time it runs.
+// clang-format off
+#define W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(X)                                                          \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)             \
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemcpyDtoDAsync) X(cuStreamBeginCapture)             \
   X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
+// clang-format on
 
 // X(name): functions of newer drivers (CUDA 12.4) the backend uses when present and does without
 // otherwise: a kernel's parameter layout (the ABI check, docs/KERNEL_ABI.md 1.3) and the list of a

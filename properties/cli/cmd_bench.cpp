@@ -101,7 +101,10 @@ bool resolve_args(BenchArgs* a, std::vector<Shape>* shapes, std::string* why) {
   for (const Shape& sh : *shapes) {
     CaseCost cost;
     const std::uint64_t w = std::uint64_t{sh.n} * sh.k, c = std::uint64_t{max_m} * sh.n;
-    cost.host_bytes = 2 * std::uint64_t{max_m} * sh.k + 3 * w + 4 * ((sh.n + 127) / 128) * (sh.k / 128) + 8 * c +
+    // S's elements in 64 bits, like every other term: in 32 bits (n / 128) * (k / 128) * 4 wraps from
+    // n = k = 2^22 on (harmless only because W's 3 * n * k bytes are then over any limit anyway).
+    const std::uint64_t scales = std::uint64_t{(sh.n + 127) / 128} * (sh.k / 128);
+    cost.host_bytes = 2 * std::uint64_t{max_m} * sh.k + 3 * w + 4 * scales + 8 * c +
                       (std::uint64_t{64} << 20);
     const std::string over = over_limits("--shapes " + std::to_string(sh.n) + "x" + std::to_string(sh.k) + " at M=" +
                                              std::to_string(max_m),

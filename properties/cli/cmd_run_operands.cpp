@@ -9,6 +9,10 @@
 // --without-hopper-tier plans as a module without the wgmma symbols would (KERNEL_ABI.md): the
 // probes of the seed's tile bodies need it, because the Hopper tier goes before them in the plan.
 //
+// --columns LIST keeps only those columns of C in the output: the two-CTA Hopper symbol is planned
+// only for N above two units per SM (plan.hpp wgmma_choice: 33,792 columns on an H200), and a probe
+// needs one column of each row, not gigabytes. C then lives on the device for one launch at a time.
+//
 // The bundle and output formats are specified, read and written in golden/ (operands.hpp); this
 // command adds the work limits and the launches.
 #include <atomic>
@@ -44,7 +48,10 @@ namespace cmd_run_operands {
 // Reads and checks a bundle; false with *error naming the file, the field and the rule. The file
 // and what it expands to must fit the limits: the bytes are read only when the file fits
 // --max-bytes, the operands are expanded only when the whole run does.
-bool read_bundle(const std::string& path, const WorkLimits& limits, golden::OperandBundle* out, std::string* error) {
+// `kept_columns` (0: all of C) sets the C the host holds: one launch's whole C, and the kept columns
+// of every launch.
+bool read_bundle(const std::string& path, const WorkLimits& limits, std::size_t kept_columns, golden::OperandBundle* out,
+                 std::string* error) {
   std::string b, why;
   if (!golden::read_regular_file(path, limits.max_bytes, &b, &why)) {
     *error = golden::shown(path) + ": " + why + (why.find("more than") != std::string::npos ? " (--max-bytes)" : "");
@@ -62,7 +69,9 @@ bool read_bundle(const std::string& path, const WorkLimits& limits, golden::Oper
   // simulation's bookkeeping per launch (3 bytes per output).
   CaseCost cost;
   cost.macs = rows * c.n * c.k;
-  cost.host_bytes = b.size() + 2 * (2 * a_elems + w_bytes + 4 * s_elems) + 2 * (2 * rows * c.c_row_stride) +
+  const std::uint64_t c_elems = kept_columns == 0 ? rows * c.c_row_stride
+                                                  : std::uint64_t{c.m} * c.c_row_stride + rows * kept_columns;
+  cost.host_bytes = b.size() + 2 * (2 * a_elems + w_bytes + 4 * s_elems) + 2 * (2 * c_elems) +
                     3 * std::uint64_t{c.m} * c.n + (std::uint64_t{64} << 20);
   const std::string over = over_limits(std::to_string(h.launches) + " launches of m=" + std::to_string(c.m) + " n=" +
                                            std::to_string(c.n) + " k=" + std::to_string(c.k),
@@ -76,27 +85,31 @@ struct RunOperandsArgs {
   std::string backend_kind, entry, in, out, module;
   bool without_hopper = false;  // --without-hopper-tier
   bool check = false;           // --check: C against the emulator's contract for the entry
+  std::vector<std::uint32_t> columns;  // --columns: the columns of C the output keeps (empty: all)
   WorkLimits limits;
 };
 
 int usage(const std::string& message) { return usage_error("run-operands", message); }
 
-// The bundle's buffers on the device: A and C with one slab per launch, C filled with 0xFF.
+// The bundle's buffers on the device: A with one slab per launch; C filled with 0xFF, one slab per
+// launch, or with --columns one slab that every launch reuses.
 struct DeviceOperands {
   std::unique_ptr<device::Buffer> a, w, s, o;
   std::size_t a_launch = 0, c_launch = 0;  // bytes of one launch's A and C
+  bool c_reused = false;                   // one C slab, read back after each launch
 };
 
 // Allocates and uploads; "" or what failed.
-std::string upload(device::Backend& backend, const golden::OperandBundle& bundle, DeviceOperands* d) {
+std::string upload(device::Backend& backend, const golden::OperandBundle& bundle, bool one_c_slab, DeviceOperands* d) {
   const golden::Case& c = bundle.header.shape;
   const std::size_t rows_per = std::size_t{c.m}, launches = bundle.header.launches;
   d->a_launch = 2 * rows_per * c.a_row_stride, d->c_launch = 2 * rows_per * c.c_row_stride;
+  d->c_reused = one_c_slab;
   device::Status st;
   d->a = backend.allocate(d->a_launch * launches, &st);
   d->w = d->a ? backend.allocate(bundle.w.size(), &st) : nullptr;
   d->s = d->w ? backend.allocate(4 * bundle.s.size(), &st) : nullptr;
-  d->o = d->s ? backend.allocate(d->c_launch * launches, &st) : nullptr;
+  d->o = d->s ? backend.allocate(d->c_launch * (one_c_slab ? 1 : launches), &st) : nullptr;
   if (d->o) st = d->a->upload(bundle.a.data(), d->a_launch * launches);
   if (st.ok() && d->o) st = d->w->upload(bundle.w.data(), bundle.w.size());
   if (st.ok() && d->o) st = d->s->upload(bundle.s.data(), 4 * bundle.s.size());
@@ -105,17 +118,31 @@ std::string upload(device::Backend& backend, const golden::OperandBundle& bundle
 }
 
 // Every launch of the bundle, each planned over `registry`, then the wait and the download of C;
-// false after printing which launch failed.
+// false after printing which launch failed. With `columns`, *c_bits is [launches*m][columns.size()]:
+// each launch is waited for and its C read back before the next one overwrites the slab (refilled
+// with 0xFF, so an element a launch did not write still reads 0xFFFF).
 bool launch_all(device::Backend& backend, const device::KernelRegistry& registry, const golden::Case& c,
-                std::size_t launches, const DeviceOperands& d, std::vector<std::uint16_t>* c_bits) {
+                std::size_t launches, const DeviceOperands& d, const std::vector<std::uint32_t>& columns,
+                std::vector<std::uint16_t>* c_bits) {
   std::atomic<std::size_t> launched{0};
   props::Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
   device::Status st;
+  std::vector<std::uint16_t> slab(d.c_reused ? d.c_launch / 2 : 0);
+  if (d.c_reused) c_bits->assign(std::size_t{c.m} * columns.size() * launches, 0);
   for (std::size_t i = 0; i < launches; ++i, ++launched) {
+    const std::size_t c_offset = d.c_reused ? 0 : i * d.c_launch;
     const device::Call call = props::case_call(c, registry, d.a->address() + i * d.a_launch, d.w->address(),
-                                               d.s->address(), d.o->address() + i * d.c_launch);
+                                               d.s->address(), d.o->address() + c_offset);
     const device::Planned planned = device::plan_launch(call, registry, backend.limits());
     st = planned.ok() ? backend.execute(planned.plan) : planned.status;
+    if (st.ok() && d.c_reused) {
+      st = backend.synchronize();
+      if (st.ok()) st = d.o->download(slab.data(), d.c_launch);
+      if (st.ok()) st = d.o->fill(0xFF);
+      for (std::size_t r = 0; st.ok() && r < c.m; ++r)
+        for (std::size_t j = 0; j < columns.size(); ++j)
+          (*c_bits)[(i * c.m + r) * columns.size() + j] = slab[r * c.c_row_stride + columns[j]];
+    }
     if (!st.ok()) {
       std::fprintf(stderr, "run-operands: launch %zu of %zu: %s: %s\n", i, launches, device::errc_name(st.code),
                    st.message.c_str());
@@ -123,6 +150,10 @@ bool launch_all(device::Backend& backend, const device::KernelRegistry& registry
     }
   }
   st = backend.synchronize();
+  if (d.c_reused) {
+    if (!st.ok()) std::fprintf(stderr, "run-operands: after %zu launches: %s\n", launches, st.message.c_str());
+    return st.ok();
+  }
   c_bits->assign(std::size_t{c.m} * c.c_row_stride * launches, 0);
   if (st.ok()) st = d.o->download(c_bits->data(), d.c_launch * launches);
   if (!st.ok()) {
@@ -178,7 +209,13 @@ int run_operands(const RunOperandsArgs& args) {
   std::string error, note;
   if (!golden::check_writable(args.out, &error)) return usage("--out " + golden::shown(args.out) + ": " + error);
   golden::OperandBundle bundle;
-  if (!read_bundle(args.in, args.limits, &bundle, &error)) return usage(error);
+  if (!read_bundle(args.in, args.limits, args.columns.size(), &bundle, &error)) return usage(error);
+  for (std::size_t j = 0; j < args.columns.size(); ++j)
+    if (args.columns[j] >= bundle.header.shape.n || (j > 0 && args.columns[j] <= args.columns[j - 1]))
+      return usage("--columns: " + std::to_string(args.columns[j]) + ": columns must increase and be below n=" +
+                   std::to_string(bundle.header.shape.n));
+  if (args.check && !args.columns.empty())
+    return usage("--check compares all of C; it does not go with --columns");
   const std::string& bundle_entry = bundle.header.entry;
   const std::string want = args.entry.rfind("w8a16_", 0) == 0 ? args.entry.substr(6) : args.entry;
   if (want != bundle_entry)
@@ -191,7 +228,7 @@ int run_operands(const RunOperandsArgs& args) {
   const golden::Case& c = bundle.header.shape;
   const std::size_t launches = bundle.header.launches;
   DeviceOperands d;
-  const std::string failed = upload(*backend, bundle, &d);
+  const std::string failed = upload(*backend, bundle, !args.columns.empty(), &d);
   if (!failed.empty() || !d.o) return usage("device memory: " + failed + " (nothing was run)");
   const device::MaskedRegistry no_hopper(
       backend->registry(), {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
@@ -215,23 +252,26 @@ int run_operands(const RunOperandsArgs& args) {
                                                    props::launch_text(plan.plan) + "\n  no completion within " +
                                                    std::to_string(static_cast<long long>(deadline)) + " s"});
   golden::OperandOutput result;
-  if (!launch_all(*backend, registry, c, launches, d, &result.c)) return kExitFail;
+  if (!launch_all(*backend, registry, c, launches, d, args.columns, &result.c)) return kExitFail;
   result.entry = bundle_entry;
   result.kernel = plan.plan.kernel_name;
   result.body = device::body_name(plan.plan.body);
   result.contract = plan.plan.contract == device::Contract::gemv ? 1 : 0;
   result.m = c.m;
-  result.n = c.n;
-  result.c_row_stride = c.c_row_stride;
+  // With --columns the file holds those columns only: its n and pitch are their count (the format's
+  // C is [launches*m][c_row_stride]); the command line, in probes.list, says which they are.
+  result.n = args.columns.empty() ? c.n : static_cast<std::uint32_t>(args.columns.size());
+  result.c_row_stride = args.columns.empty() ? c.c_row_stride : result.n;
   result.launches = static_cast<std::uint32_t>(launches);
   result.backend = backend->name();
   std::string file;
   if (!golden::format_operand_output(result, &file, &error) || !golden::write_file_atomic(args.out, file, &error))
     return usage("--out " + golden::shown(args.out) + ": cannot write: " + error);
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
-  std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s\n",
+  std::printf("run-operands: %s on %s: kernel %s, body %s, %zu launches of m=%u n=%u k=%u -> %s%s\n",
               bundle_entry.c_str(), note.c_str(), plan.plan.kernel_name, device::body_name(plan.plan.body), launches,
-              c.m, c.n, c.k, golden::shown(args.out).c_str());
+              c.m, c.n, c.k, golden::shown(args.out).c_str(),
+              args.columns.empty() ? "" : (" (" + std::to_string(args.columns.size()) + " columns kept)").c_str());
   if (!args.check) return kExitPass;
   const bool equal = check_against_emulator(bundle, result.c);
   std::printf("verdict: %s\n", equal ? "PASS" : "FAIL");
@@ -252,6 +292,10 @@ void add_run_operands(CLI::App& app, int* exit_code) {
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
   cmd->add_flag("--check", a->check,
                 "also compare C with the emulator's contract for the entry, bit for bit (exit 1 when a byte differs)");
+  cmd->add_option("--columns", a->columns,
+                  "keep only these columns of C in the output (increasing, comma-separated); C is then held "
+                  "for one launch at a time")
+      ->delimiter(',');
   add_limit_options(cmd, &a->limits);
   cmd->callback([a, exit_code] { *exit_code = run_operands(*a); });
 }

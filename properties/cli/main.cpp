@@ -63,7 +63,9 @@ std::string subcommand_path(const CLI::App& app) {
 }  // namespace
 }  // namespace w8a16::cli
 
-int main(int argc, char** argv) {
+// Exceptions of the run itself are caught around app.parse below; what runs before it (building the
+// option tree, a few KB) can throw only bad_alloc, which then ends the process as it would anyway.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   using namespace w8a16::cli;
   start_run(argc, argv);
   CLI::App app{"w8a16check: verification harness for block-scaled W8A16 GEMM kernels\n"

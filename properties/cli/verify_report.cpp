@@ -27,7 +27,7 @@ constexpr const char* kGroups[][3] = {
 
 int specials_count(std::uint32_t seen) {
   int n = 0;
-  for (int b = 0; b < golden::kSpecialClassCount; ++b) n += (seen >> b) & 1u;
+  for (int b = 0; b < golden::kSpecialClassCount; ++b) n += static_cast<int>((seen >> b) & 1u);
   return n;
 }
 

@@ -23,7 +23,7 @@ fs::path canonical_of(const std::string& p) {
 // The evidence folder of `data` that `path` lies in, or "" when none does.
 fs::path evidence_folder_of(const fs::path& path, const fs::path& data) {
   for (const char* name : kEvidenceFolders) {
-    const fs::path root = data / name;
+    fs::path root = data / name;  // not const: returned, so moved
     if (path_inside(path.string(), root.string())) return root;
   }
   return {};

@@ -49,7 +49,7 @@ std::string save_regression(const NotedFailure& f, const std::string& test_name,
   const fs::path dir = regressions_dir(default_dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string path = (dir / (file_stem(test_name) + ".case")).string();
+  std::string path = (dir / (file_stem(test_name) + ".case")).string();  // not const: returned, so moved
   const std::string comment = "failed " + test_name + ": " + f.why + "\nreplay: w8a16check repro '" +
                               golden::format_case(f.c) + "'";
   if (!golden::append_case_file(path, f.c, comment, error)) return {};

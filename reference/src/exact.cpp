@@ -77,7 +77,7 @@ Term bf16_term(std::uint16_t b) {
   return {0x80u | frac, field - 127 - 7, (b >> 15) != 0};
 }
 Term f32_term(std::uint32_t x) {
-  const int field = (x >> 23) & 0xFF;
+  const int field = static_cast<int>((x >> 23) & 0xFF);
   const std::uint32_t frac = x & 0x7FFFFF;
   if (field == 0) return {frac, -126 - 23, (x >> 31) != 0};
   return {0x800000u | frac, field - 127 - 23, (x >> 31) != 0};

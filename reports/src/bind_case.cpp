@@ -57,7 +57,9 @@ py::dict case_inputs(const std::string& line) {
   const golden::Case c = parse_line(line);
   // The operands are made in C++ and copied into numpy: twice their bytes at once. Refused before
   // they are made when that exceeds half the machine (an allocation past it would only fail when touched).
-  const double operand_bytes = 2.0 * c.m * c.a_row_stride + 1.0 * c.n * c.k + 4.0 * ((c.n + 127) / 128) * (c.k / 128);
+  // S holds one FP32 scale per whole 128 x 128 block (NUMERICS.md 2): integer divisions, then doubles.
+  const std::uint64_t scales = std::uint64_t{(c.n + 127) / 128} * (c.k / 128);
+  const double operand_bytes = 2.0 * c.m * c.a_row_stride + 1.0 * c.n * c.k + 4.0 * static_cast<double>(scales);
   const double memory = physical_memory_bytes();
   if (memory > 0 && 2 * operand_bytes > memory / 2)
     raise_memory_error("line: the case's operands need " + bytes_str(operand_bytes) + " (twice, while copied), more than "

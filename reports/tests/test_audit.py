@@ -392,6 +392,14 @@ def test_every_kernel_body_of_the_launch_layer_is_a_tier_and_a_new_one_says_it_h
     assert listed and listed.group(1).split(", ")[-1] == "wgmma_tile"
     if s["device_recordings"]["found"]:
         assert listed.group(1) == "wgmma_tile"
+    # Likewise a body no device order probe reached (the new one, and any body golden/order/ has no
+    # output of) is named in the headline and marked in its row.
+    assert tier["device_trees"] == "none" and tier["order_probes"] == []
+    treeless = re.search(r"kernel bodies without reduction trees recovered on a GPU</td><td><b class='bad'>([^<]*)</b>",
+                         html)
+    assert treeless and "wgmma_tile" in treeless.group(1).split(", ")
+    assert set(treeless.group(1).split(", ")) == {t["body"] for t in s2["tiers"] if not t["order_probes"]}
+    assert "<b class='bad'>no device order probe</b>" in row.group(0)
 
 
 # ---- the reduction orders ------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def test_every_body_recovers_the_documented_order_on_the_sim_backend(sim_probes)
     assert res["all_match"], json.dumps(res, indent=1)
     bodies = {r["body"] for r in res["results"]}
     assert bodies == {"gemm128_tile", "m32_tile", "m32_skinny", "m64_tile", "tc_rows_strip", "gemv_strip",
-                      "wgmma_units", "wgmma_units128"}
+                      "wgmma_units", "wgmma_units128", "wgmma_units128_x2"}
     entries = {r["entry"] for r in res["results"]}
     assert len(entries) == 8  # every entry point
     for r in res["results"]:
@@ -45,15 +45,30 @@ def test_every_body_recovers_the_documented_order_on_the_sim_backend(sim_probes)
 
 
 def test_full_probe_set_stays_small():
-    # The bundles travel to the GPU machine with the binaries in one 64 MiB carry.
-    sizes, rows = 0, []
+    # The bundles travel to the GPU machine with the binaries (about 30 MB) in one 64 MiB carry.
+    # The two-CTA symbol's probe has N = 33,920 columns of W (8.7 MB); its output keeps two of them.
+    sizes, rows, outputs = 0, [], 0
     for name, entry, body, k, per_launch in order.PROBE_PLAN:
         count = order.probe_leaves(k).size
         assert count <= 258
         pairs = count * (count - 1) // 2
         rows.append(pairs)
-        sizes += 2 * k + 8 * 2 * pairs + k + 4 * (k // 128) + 80
-    assert max(rows) <= 35000 and sizes < 8e6
+        n, columns = order.probe_n_columns(name)
+        sizes += 2 * k + 8 * 2 * pairs + n * k + 4 * ((n + 127) // 128) * (k // 128) + 80
+        outputs += 2 * (pairs + per_launch) * len(columns) + 160
+    assert max(rows) <= 35000 and sizes < 20e6 and outputs < 2.5e6
+
+
+def test_the_two_cta_probe_keeps_a_column_of_a_unit_cut_between_ctas():
+    # geometry.hpp wgmma_cta_pieces on the H200 (132 SMs, two CTAs each) at the probe's shape: column 0's
+    # unit is folded by one CTA, the second kept column's unit by two (a head and a tail piece).
+    n, columns = order.probe_n_columns("by_m_wgmma_units128_x2")
+    units, steps, ctas = -(-n // 128), 2, min(-(-n // 128), 2 * 132)
+    assert units >= 2 * 132  # plan.hpp wgmma_choice: the two-CTA symbol at 1..16 rows
+    starts = [units * steps * c // ctas for c in range(ctas)]
+    cut = {s // steps for s in starts if s % steps}
+    assert columns[0] // 128 not in cut and columns[1] // 128 in cut
+    assert order.run_flags("wgmma_units128_x2", "by_m_wgmma_units128_x2") == ["--columns", "0,16896"]
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "missing", "body"])
@@ -124,6 +139,51 @@ def test_cli_refuses_bad_bundles_and_shapes(sim_probes, cli, tmp_path):
     tail = src[80 + 2 * k + 8 * 2 * rows:]
     r = run(bytes(header) + src[80:80 + 2 * k] + patches + tail)
     assert r.returncode == 2 and "refuses" in r.stderr and "m=5" in r.stderr, r.stderr
+
+
+def test_columns_keeps_those_columns_of_the_full_output_and_refuses_bad_lists(sim_probes, cli, tmp_path):
+    d, _ = sim_probes
+
+    def run(*flags, bundle="m32_skinny.bundle", entry="gemm_pipelined_m32"):
+        out = tmp_path / ("o%d.out" % len(list(tmp_path.iterdir())))
+        r = subprocess.run([cli, "run-operands", "--backend", "sim", "--entry", entry, "--in", str(d / bundle),
+                            "--out", str(out), "--without-hopper-tier", *flags], capture_output=True, text=True)
+        return r, out
+
+    # A bundle of 300 columns (W = 1.0 everywhere), run whole and with three columns kept: the same bits.
+    src = operands.read_output(str(d / "m32_skinny.out"))
+    base = order.probe_base_row(256, order.REDUCED_LEAVES[256])
+    cols, bits = order.probe_patches(order.REDUCED_LEAVES[256])
+    wide = tmp_path / "wide.bundle"
+    cols, bits = cols[:16], bits[:16]        # one launch of the skinny body's 16 rows
+    operands.write_bundle(str(wide), "gemm_pipelined_m32", 16, 300, 256, 1, base, cols, bits,
+                          np.full((300, 256), 0x38, dtype=np.uint8), np.ones((3, 2), dtype=np.float32))
+    r, full = run(bundle=str(wide))
+    assert r.returncode == 0, r.stderr
+    r, kept = run("--columns", "0,129,299", bundle=str(wide))
+    assert r.returncode == 0 and "3 columns kept" in r.stdout, r.stderr
+    full, kept = operands.read_output(str(full)), operands.read_output(str(kept))
+    assert kept["n"] == kept["c_row_stride"] == 3 and kept["body"] == full["body"]
+    assert np.array_equal(kept["c"], full["c"][:, [0, 129, 299]])
+    assert np.array_equal(kept["c"][:, 0], src["c"][:16, 0])
+    for flags, why in ((["--columns", "1,1"], "must increase"), (["--columns", "300"], "below n=300"),
+                       (["--columns", "0", "--check"], "does not go with --columns")):
+        r, _ = run(*flags, bundle=str(wide))
+        assert r.returncode == 2 and why in r.stderr, (flags, r.stderr)
+
+
+def test_the_two_cta_probe_recovers_each_kept_column_and_names_a_damaged_one(sim_probes, tmp_path):
+    d, _ = sim_probes
+    (r,) = [x for x in order.recover_dir(str(d))["results"] if x["name"] == "by_m_wgmma_units128_x2"]
+    assert r["matches_documented"] and r["body"] == "wgmma_units128_x2" and r["columns"] == [0, 16896]
+    bad = tmp_path / "x2"
+    shutil.copytree(d, bad)
+    path = bad / "by_m_wgmma_units128_x2.out"
+    raw = bytearray(path.read_bytes())
+    raw[160 + 2 * (2 * 3 + 1) + 1] ^= 0x01   # row 3, the cut unit's column: no longer a unit count
+    path.write_bytes(bytes(raw))
+    (r,) = [x for x in order.recover_dir(str(bad))["results"] if x["name"] == "by_m_wgmma_units128_x2"]
+    assert not r["matches_documented"] and r["error"].startswith("column 16896: ")
 
 
 def test_audit_shows_a_device_order_recording_or_says_there_is_none(sim_probes, tmp_path):

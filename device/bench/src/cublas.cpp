@@ -11,12 +11,16 @@
 namespace w8a16::bench {
 
 // X(name): every cuBLASLt function used here.
-#define W8A16_BENCH_LT_FUNCTIONS(X)                                                               \
+// A list of names, one X() a name, laid out by hand: clang-format 14 re-wraps such lists
+// differently each time it runs.
+// clang-format off
+#define W8A16_BENCH_LT_FUNCTIONS(X)                                                              \
   X(cublasLtCreate) X(cublasLtDestroy) X(cublasLtGetVersion) X(cublasLtGetStatusString)          \
   X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute)     \
   X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) X(cublasLtMatmulPreferenceCreate) \
   X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute)                     \
   X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+// clang-format on
 
 struct CublasLt::Functions {
 #define W8A16_BENCH_LT_MEMBER(name) decltype(&::name) name = nullptr;

@@ -52,7 +52,10 @@ bool check_rows(std::uint32_t m, Shape sh, std::string* why) {
 }
 
 double weight_bytes(Shape sh) {
-  return static_cast<double>(sh.n) * sh.k + 4.0 * ((sh.n + 127) / 128) * (sh.k / 128);
+  // W's codes and S's FP32 scales, one per 128 x 128 block (NUMERICS.md 2): whole blocks, hence the
+  // integer divisions, counted in 64 bits before the conversion.
+  const std::uint64_t scales = std::uint64_t{(sh.n + 127) / 128} * (sh.k / 128);
+  return static_cast<double>(sh.n) * sh.k + 4.0 * static_cast<double>(scales);
 }
 
 double floor_bytes(Shape sh, std::uint32_t m) { return weight_bytes(sh) + 2.0 * m * sh.k + 2.0 * m * sh.n; }

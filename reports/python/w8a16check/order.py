@@ -306,11 +306,13 @@ PROBE_PLAN = (
     ("m32_strided_tc_rows_thin", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 8),
     ("m32_strided_tc_rows", "gemm_pipelined_m32_strided", "tc_rows_strip", TC_ROWS_K, 16),
     ("m64_strided_tc_rows", "gemm_pipelined_m64_strided", "tc_rows_strip", TC_ROWS_K, 16),
-    # The Hopper tier, its fold being the same code in every symbol: at n = 1 its 64-column
-    # symbol takes 33..64 rows a launch, its 128-column one 8,576 rows (67 units fill more than
-    # half of 132 SMs: plan.hpp wgmma_choice). The two-CTA symbol needs N > 33,792: not probed.
+    # The Hopper tier: at n = 1 its 64-column symbol takes 33..64 rows a launch, its 128-column one
+    # 8,576 rows (67 units fill more than half of 132 SMs: plan.hpp wgmma_choice). The two-CTA
+    # symbol takes 1..16 rows only where the 128-column units fill two CTAs per SM: X2_N columns
+    # (below), of which the output keeps X2_COLUMNS.
     ("by_m_wgmma_units", "gemm_pipelined_by_m", "wgmma_units", 256, 64),
     ("by_m_wgmma_units128", "gemm_pipelined_by_m", "wgmma_units128", 256, 8576),
+    ("by_m_wgmma_units128_x2", "gemm_pipelined_by_m", "wgmma_units128_x2", 256, 16),
     ("gemv_batch4", "gemv_batch4_strided", "gemv_strip", 256, 4),
     ("gemv_batch16", "gemv_batch16_strided", "gemv_strip", 256, 16),
 )
@@ -323,11 +325,40 @@ REDUCED_LEAVES = {256: np.array([0, 1, 2, 15, 16, 17, 31, 127, 128, 129, 200, 25
 # The bodies of the tier every tensor-core entry point tries first (bodies.def's tier column).
 HOPPER_BODIES = tuple(b["name"] for b in _core.bodies() if b["tier"] == "first")
 
+# The two-CTA symbol's probe. plan.hpp wgmma_choice gives it 1..16 rows when the 128-column units
+# number at least two per SM (264 on the H200's 132 SMs); 265 units (N = 33,920) make 264 CTAs
+# (geometry.hpp wgmma_ctas) share 530 steps of 128 K, so wgmma_cta_pieces cuts some units between
+# two CTAs: CTA c starts at step floor(530 c / 264), which is odd from c = 132 on. Column 0 lies in
+# unit 0, folded whole by CTA 0; column 132 * 128 in unit 132, whose first step CTA 131 folds and
+# hands over in the workspace and whose second CTA 132 folds (the hand-over of NUMERICS.md 2.1's
+# fold between CTAs). Every column has W = 1.0, so every column's tree must be the documented one;
+# the output keeps these two (run-operands --columns), 2 bytes a probe each, not 68 KB.
+X2_N = 265 * 128
+X2_COLUMNS = (0, 132 * 128)
+# Per probe: (n, the columns the output keeps or None for all of C).
+PROBE_COLUMNS = {"by_m_wgmma_units128_x2": (X2_N, X2_COLUMNS)}
 
-def run_flags(body: str) -> list:
+
+def probe_n_columns(name: str) -> tuple:
+    """(n, kept columns) of a PROBE_PLAN line: n = 1 and column 0 unless PROBE_COLUMNS says more."""
+    n, cols = PROBE_COLUMNS.get(name, (1, None))
+    return n, (list(cols) if cols else [0])
+
+
+DEFAULT_MAX_MACS = 1 << 34  # run-operands' --max-macs default (work_limits.hpp)
+
+
+def run_flags(body: str, name: str = "", macs: int = 0) -> list:
     """run-operands flags a probe needs: the Hopper tier goes before the seed's tile bodies and the
-    row-tile kernel in the plan (plan.hpp wgmma_choice), so their probes plan without it."""
-    return [] if body in HOPPER_BODIES else ["--without-hopper-tier"]
+    row-tile kernel in the plan (plan.hpp wgmma_choice), so their probes plan without it; a probe
+    of many columns keeps only the ones it reads (--columns); one of more multiply-adds than
+    run-operands runs by default (`macs`, all launches) raises --max-macs to the power of two above."""
+    flags = [] if body in HOPPER_BODIES else ["--without-hopper-tier"]
+    if name in PROBE_COLUMNS:
+        flags += ["--columns", ",".join(str(c) for c in PROBE_COLUMNS[name][1])]
+    if macs > DEFAULT_MAX_MACS:
+        flags += ["--max-macs", str(1 << (macs - 1).bit_length())]
+    return flags
 
 
 def entry_contract(entry: str) -> str:
@@ -366,15 +397,17 @@ def write_probes(out_dir, reduced: bool = False, only=None) -> dict:
         pad = launches * m - pairs           # the last launch is filled with copies of the last probe
         cols = np.concatenate([cols, np.repeat(cols[-1:], pad, axis=0)])
         bits = np.concatenate([bits, np.repeat(bits[-1:], pad, axis=0)])
-        w = np.full((1, k), _ONE_E4M3, dtype=np.uint8)
-        s = np.ones((1, k // 128), dtype=np.float32)
-        size = operands.write_bundle(os.path.join(out_dir, name + ".bundle"), entry, m, 1, k, launches,
+        n, columns = probe_n_columns(name)
+        w = np.full((n, k), _ONE_E4M3, dtype=np.uint8)
+        s = np.ones(((n + 127) // 128, k // 128), dtype=np.float32)
+        size = operands.write_bundle(os.path.join(out_dir, name + ".bundle"), entry, m, n, k, launches,
                                      probe_base_row(k, leaves), cols, bits, w, s)
+        flags = run_flags(body, name, launches * m * n * k)
         manifest["probes"].append({"name": name, "entry": entry, "expected_body": body,
-                                   "contract": entry_contract(entry), "k": k, "n": 1, "m": m,
-                                   "launches": launches, "pairs": pairs, "leaves": leaves.tolist(), "run_flags": run_flags(body),
+                                   "contract": entry_contract(entry), "k": k, "n": n, "columns": columns, "m": m,
+                                   "launches": launches, "pairs": pairs, "leaves": leaves.tolist(), "run_flags": flags,
                                    "bundle": name + ".bundle", "output": name + ".out", "bundle_bytes": size})
-        lines.append(" ".join([entry, name + ".bundle", name + ".out"] + run_flags(body)))
+        lines.append(" ".join([entry, name + ".bundle", name + ".out"] + flags))
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     with open(os.path.join(out_dir, "probes.list"), "w") as f:
@@ -392,9 +425,12 @@ def recover_outputs(probe: dict, output: dict, arch: str = "sm90") -> dict:
            "leaf_positions": [int(x) for x in leaves], "probes": int(probe["pairs"]), "error": None,
            "matches_documented": False}
     problems = []
+    # An output of run-operands --columns holds only those columns: its n is their count.
+    columns = probe.get("columns") or [0]
+    want = dict(probe, n=len(columns) if probe.get("run_flags") and "--columns" in probe["run_flags"] else probe["n"])
     for key in ("entry", "m", "n", "launches"):
-        if output.get(key) != probe[key]:
-            problems.append(f"output {key} {output.get(key)!r}, manifest {probe[key]!r}")
+        if output.get(key) != want[key]:
+            problems.append(f"output {key} {output.get(key)!r}, manifest {want[key]!r}")
     if output.get("body") != probe["expected_body"]:
         problems.append(f"the plan chose body {output.get('body')!r}, the probe is for {probe['expected_body']!r}")
     if output.get("contract") != contract:
@@ -406,12 +442,20 @@ def recover_outputs(probe: dict, output: dict, arch: str = "sm90") -> dict:
     if problems:
         res["error"] = "; ".join(problems)
         return res
+    # Every kept column is a probe of its own (the same rows, another CTA's or unit's path through
+    # the kernel); the first one that differs from the documented tree is the one reported.
+    measured = None
     try:
-        sizes = sizes_from_outputs(output["c"][:probe["pairs"], 0], leaves.size)
-        measured = clusters_from_sizes(sizes)
+        for i, col in enumerate(columns):
+            sizes = sizes_from_outputs(output["c"][:probe["pairs"], i], leaves.size)
+            measured = clusters_from_sizes(sizes)
+            if measured != documented:
+                res["column"] = int(col)
+                break
     except (RuntimeError, ValueError) as exc:
-        res["error"] = str(exc)
+        res["error"] = (f"column {col}: " if len(columns) > 1 else "") + str(exc)
         return res
+    res["columns"] = [int(c) for c in columns]
     res.update({"internal_nodes_measured": len(measured), "matches_documented": measured == documented,
                 "only_measured": len(measured - documented), "only_documented": len(documented - measured),
                 "measured_tree": render(measured, leaves), "measured_nodes": tree_nodes(measured, leaves.size)})

@@ -214,6 +214,11 @@ def tiers(bodies: list[dict], device_recordings: dict, device_order: dict) -> li
                   for d in device_order.get("devices", []) for r in d["results"]
                   if (r.get("body") or r.get("expected_body")) == name]
         row["order_probes"] = probes
+        # Device trees: the reduction order recovered from this body's outputs on a GPU (order.py). A body
+        # without them is flagged by the audit: its order on the hardware is only what its recorded
+        # outputs imply.
+        row["device_trees"] = ("MISMATCH" if any(not p["matches_documented"] for p in probes)
+                               else "recovered" if probes else "none")
         checked = row["cases_with_bits"] + row["digest_only_checked"]
         if row["mismatches"] or row["mismatching_cases"] or any(not p["matches_documented"] for p in probes):
             row["status"] = "MISMATCH"

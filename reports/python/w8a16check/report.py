@@ -196,6 +196,9 @@ def _device_headline(s: dict) -> list:
         missing = [t["body"] for t in tiers_ if t["status"] == "no device recording"]
         rows.append(["kernel bodies without a device recording",
                      Raw("<b class='bad'>" + e(", ".join(missing)) + "</b>") if missing else "none"])
+        treeless = [t["body"] for t in tiers_ if t.get("device_trees") == "none"]
+        rows.append(["kernel bodies without reduction trees recovered on a GPU",
+                     Raw("<b class='bad'>" + e(", ".join(treeless)) + "</b>") if treeless else "none"])
     return rows
 
 
@@ -205,7 +208,8 @@ def _tiers_html(s: dict) -> list[str]:
         can = t["contract"] == "canonical"
         probes = t["order_probes"]
         same = sum(p["matches_documented"] for p in probes)
-        trees_ = (f"{same} of {len(probes)} probes: same tree" if probes else "no device order probe")
+        trees_ = (f"{same} of {len(probes)} probes: same tree" if probes
+                  else Raw("<b class='bad'>no device order probe</b>"))
         if t["status"] == "no device recording":
             status = Raw("<b class='bad'>NO DEVICE RECORDING</b>: no recording holds a case of this body")
             classes.append("bad")

@@ -34,6 +34,7 @@ namespace w8a16::golden {
 //   0   magic "W8A16OPC"   8 version = 1   12 entry[32]   44 kernel[48] (the plan's kernel name)
 //   92  body[32] (plan.hpp body_name)   124 contract (0 canonical, NUMERICS.md 2.1; 1 gemv, 2.2)
 //   128 m   132 n   136 c_row_stride   140 launches   144 backend[16] ("cuda" or "sim")
+//       (run-operands --columns keeps some columns of C only: n and c_row_stride are then their count)
 //   160 C: uint16 [launches*m][c_row_stride] (C starts filled with 0xFFFF: an element no launch
 //       wrote reads as that NaN pattern, never as a plausible value)
 // Text fields are printable ASCII, NUL-padded to their width (a name may fill its whole field).
