@@ -29,10 +29,9 @@ using namespace w8a16::device;
 
 // Sizes that sit on every rule's edge, so the fuzzer reaches them without guessing 32-bit values.
 std::uint32_t pick_u32(FuzzedDataProvider& in) {
-  static constexpr std::uint32_t kEdges[] = {0,     1,      4,      5,      8,      15,    16,         17,
-                                             31,    32,     33,     63,     64,     65,    127,        128,
-                                             129,   136,    256,    5120,   5248,   65535, 65536,      2097120,
-                                             2097121, 1u << 24, 1u << 30, 1u << 31, 0xFFFFFFFFu};
+  static constexpr std::uint32_t kEdges[] = {
+      0,   1,   4,   5,   8,    15,   16,    17,    31,      32,      33,       63,       64,       65,         127,
+      128, 129, 136, 256, 5120, 5248, 65535, 65536, 2097120, 2097121, 1u << 24, 1u << 30, 1u << 31, 0xFFFFFFFFu};
   switch (in.ConsumeIntegralInRange<int>(0, 3)) {
     case 0: return in.PickValueInArray(kEdges);
     case 1: return in.ConsumeIntegralInRange<std::uint32_t>(0, 300);
@@ -46,7 +45,7 @@ std::uint32_t pick_u32(FuzzedDataProvider& in) {
 DevPtr pick_ptr(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange<int>(0, 3)) {
     case 0: return 0;
-    case 1: return in.ConsumeIntegralInRange<DevPtr>(0, 1u << 20);  // small: operands collide often
+    case 1: return in.ConsumeIntegralInRange<DevPtr>(0, 1u << 20);                 // small: operands collide often
     case 2: return DevPtr{in.ConsumeIntegralInRange<std::uint32_t>(1, 64)} << 36;  // far apart, aligned
     default: return in.ConsumeIntegralInRange<DevPtr>(0, (DevPtr{1} << 48) - 1);
   }
@@ -124,27 +123,25 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   // SM, at most one per unit, and the workspace of that grid.
   const bool hopper = is_wgmma_body(p.body);
   const WgVariant wv = wgmma_variant(p.body);
-  const WgChoice choice = wgmma_choice(
-      a.m, a.n, a.k, lim.multiprocessors,
-      WgPresent{static_cast<bool>(reg.resolve(KernelId::wgmma_rows)), static_cast<bool>(reg.resolve(KernelId::wgmma_rows_n128)),
-                static_cast<bool>(reg.resolve(KernelId::wgmma_rows_n128_x2))});
+  const WgChoice choice = wgmma_choice(a.m, a.n, a.k, lim.multiprocessors,
+                                       WgPresent{static_cast<bool>(reg.resolve(KernelId::wgmma_rows)),
+                                                 static_cast<bool>(reg.resolve(KernelId::wgmma_rows_n128)),
+                                                 static_cast<bool>(reg.resolve(KernelId::wgmma_rows_n128_x2))});
   if (hopper) {
     need(p.grid.x == wgmma_ctas(a.m, a.n, lim.multiprocessors, wv) && p.grid.y == 1,
          "Hopper tier grid is not min(SMs x CTAs per SM, units)");
     need(p.workspace_bytes == wgmma_workspace_bytes(a.m, p.grid.x, wv), "Hopper tier workspace is not its need");
-    need(choice.takes && choice.variant == wv && reg.resolve(p.kernel), "Hopper tier off its rule or without its symbol");
+    need(choice.takes && choice.variant == wv && reg.resolve(p.kernel),
+         "Hopper tier off its rule or without its symbol");
   } else {
     need(p.workspace_bytes == 0, "a workspace for a body that needs none");
     need(p.grid.x == div_ceil(a.n, t.cols), "grid.x does not cover N exactly");
-    if (t.kind == TileKind::tile)
-      need(p.grid.y == div_ceil(a.m, t.rows), "grid.y does not cover M exactly");
-    else
-      need(p.grid.y == 1, "a column-strip body with grid.y != 1");
+    if (t.kind == TileKind::tile) need(p.grid.y == div_ceil(a.m, t.rows), "grid.y does not cover M exactly");
+    else need(p.grid.y == 1, "a column-strip body with grid.y != 1");
   }
   // Every tensor-core entry tries the Hopper tier first.
   const bool gemv_entry = call.entry == Entry::gemv_batch4_strided || call.entry == Entry::gemv_batch16_strided;
-  need(hopper == (!gemv_entry && choice.takes),
-       "the Hopper tier taken by a GEMV, or passed over where it is present");
+  need(hopper == (!gemv_entry && choice.takes), "the Hopper tier taken by a GEMV, or passed over where it is present");
   const KernelParams& q = p.params;
   need(q.input == a.input && q.weight == a.weight && q.block_scale == a.block_scale && q.output == a.output &&
            q.m == a.m && q.n == a.n && q.k == a.k && q.a_row_stride == a.a_row_stride &&
@@ -176,8 +173,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
         need(tc || p.body == Body::m32_skinny || p.body == Body::m32_tile, "by_m: m32 preferred but not taken");
       else if (prefers_m64(a.m, a.k, call.m64_kernel))
         need(tc || p.body == Body::m64_tile, "by_m: m64 preferred but not taken");
-      else
-        need(p.body == Body::gemm128_tile, "by_m: fell back past the 128-row tile");
+      else need(p.body == Body::gemm128_tile, "by_m: fell back past the 128-row tile");
       break;
     case Entry::gemv_batch4_strided:
     case Entry::gemv_batch16_strided: need(p.body == Body::gemv_strip, "GEMV entry off the GEMV strip"); break;
@@ -246,9 +242,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // Validation agrees with the independent statement of the rules, and names the rule it applies.
   const Errc want = first_broken_rule(call.entry, eff);
-  if (v.code != want) finding(std::string("validate_args gave ") + errc_name(v.code) + ", the rules say " + errc_name(want), call, v);
+  if (v.code != want)
+    finding(std::string("validate_args gave ") + errc_name(v.code) + ", the rules say " + errc_name(want), call, v);
   if (!v.ok()) {
-    if (st.code != v.code || st.message != v.message) finding("plan_launch refused differently from validate_args", call, st);
+    if (st.code != v.code || st.message != v.message)
+      finding("plan_launch refused differently from validate_args", call, st);
   }
   if (!st.ok()) {
     const char* arg = named_argument(st.code);
@@ -262,11 +260,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The same device with no grid or smem limit: the SM count stays, since the persistent tier's
     // grid is sized by it (geometry.hpp wgmma_ctas).
     DeviceLimits unlimited = lim;
-    unlimited.max_dynamic_smem_per_block = unlimited.max_grid_x = unlimited.max_grid_y = unlimited.max_grid_z = 0xFFFFFFFFu;
+    unlimited.max_dynamic_smem_per_block = unlimited.max_grid_x = unlimited.max_grid_y = unlimited
+                                                                                             .max_grid_z = 0xFFFFFFFFu;
     const Planned free = plan_launch(call, reg, unlimited);
     switch (st.code) {
       case Errc::kernel_missing:
-        if (call.kernel && call.m32_kernel && call.m64_kernel) finding("kernel_missing with every handle nonzero", call, st);
+        if (call.kernel && call.m32_kernel && call.m64_kernel)
+          finding("kernel_missing with every handle nonzero", call, st);
         if (free.status.code != Errc::kernel_missing) finding("kernel_missing depends on the limits", call, st);
         break;
       case Errc::grid_too_large:
@@ -290,6 +290,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Launcher api(rec);
   const Status ls = api.launch(call);
   if (ls.code != st.code || ls.message != st.message) finding("Launcher::launch disagrees with plan_launch", call, ls);
-  if (rec.plans().size() != (st.ok() ? 1u : 0u)) finding("the backend saw a refused call, or missed an accepted one", call, ls);
+  if (rec.plans().size() != (st.ok() ? 1u : 0u))
+    finding("the backend saw a refused call, or missed an accepted one", call, ls);
   return 0;
 }

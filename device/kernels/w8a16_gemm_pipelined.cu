@@ -16,8 +16,8 @@ static_assert(w8a16::device::kGemm128TileRows == 128 && w8a16::device::kGemm128T
 // Grid (ceil(N/64), ceil(M/128)), 256 threads, kGemm128SmemBytes of dynamic shared memory.
 extern "C" __global__ void __launch_bounds__(256)
     w8a16_gemm_pipelined(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
-                         const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
-                         uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+                         const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
+                         uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
   extern __shared__ __align__(16) unsigned char smem[];
   Body::run(smem, input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }

@@ -23,10 +23,9 @@ static_assert(dev::kSkinnyTileCols == 8 && dev::kSkinnyMaxK / 128 <= 40, "skinny
 // the partial sums p_s of steps s = w, w + 8, ... (at most 5 each); then the partials go to shared
 // memory (over the weights, which are no longer needed: 512 B per step <= 8 (k + 16)), and 128
 // threads, one per output, fold them in step order: acc = fma(p_s, S, acc) for s = 0, 1, ...
-__device__ void skinny_body(unsigned char* smem, const uint16_t* __restrict__ input,
-                            const uint8_t* __restrict__ weight, const float* __restrict__ block_scale,
-                            uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
-                            uint32_t a_row_stride, uint32_t c_row_stride) {
+__device__ void skinny_body(unsigned char* smem, const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
+                            const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
+                            uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
   constexpr int kMaxStepsPerWarp = dev::kSkinnyMaxK / 128 / 8;  // 5
   const uint32_t n0 = blockIdx.x * dev::kSkinnyTileCols;
   const uint32_t steps = k / 128, pitch = k + 16, chunks = k / 16;
@@ -36,7 +35,8 @@ __device__ void skinny_body(unsigned char* smem, const uint16_t* __restrict__ in
     const uint32_t col = n0 + r;
     const bool in = col < n;
     const uint8_t* src = weight + static_cast<size_t>(in ? col : 0) * k;
-    for (uint32_t c = threadIdx.x; c < chunks; c += 256) kn::cp_async_16(smem + r * pitch + c * 16, src + c * 16, in ? 16u : 0u);
+    for (uint32_t c = threadIdx.x; c < chunks; c += 256)
+      kn::cp_async_16(smem + r * pitch + c * 16, src + c * 16, in ? 16u : 0u);
   }
   kn::cp_async_commit();
   kn::cp_async_wait<0>();
@@ -80,6 +80,5 @@ extern "C" __global__ void __launch_bounds__(256, 4)
   extern __shared__ __align__(16) unsigned char smem[];
   if (m <= dev::kSkinnyMaxRows && k <= dev::kSkinnyMaxK)  // geometry.hpp skinny_body_runs (host-only constexpr)
     skinny_body(smem, input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
-  else
-    Tile::run(smem, input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
+  else Tile::run(smem, input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }

@@ -10,7 +10,7 @@ static_assert(w8a16::device::kGemvBatch16MaxRows == 16 && w8a16::device::kGemvCo
 // Grid (ceil(N/8), 1), 256 threads (one warp per column), no shared memory, m <= 16.
 extern "C" __global__ void __launch_bounds__(256)
     w8a16_gemv_batch16_strided(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
-                              const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
-                              uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+                               const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
+                               uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
   w8a16::kernels::gemv_body<16>(input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }

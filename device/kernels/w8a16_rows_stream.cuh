@@ -62,7 +62,7 @@ struct RowsStream {
   static constexpr uint32_t kWBytes = kCols * kWPitch;
   static constexpr uint32_t kABytes = kRows * kAPitch;
   static constexpr uint32_t kStageBytes = kWBytes + kABytes;
-  static constexpr int kGroupOuts = kNt * kMb * 128;  // outputs per group: [u][mb][q][lane]
+  static constexpr int kGroupOuts = kNt * kMb * 128;                         // outputs per group: [u][mb][q][lane]
   static constexpr uint32_t kPartialFloats = kRound * kGroups * kGroupOuts;  // [step][group][..]
   static constexpr uint32_t kPartialBytes = kKG > 1 ? 2 * kPartialFloats * 4 : 0;
   static constexpr uint32_t kSmemBytes = kStages * kStageBytes + kPartialBytes;
@@ -93,10 +93,10 @@ struct RowsStream {
   static constexpr int kAPerRow = kRound * 16, kAChunks = kRows * kAPerRow;
   static_assert(256 % kWPerRow == 0 && 256 % kAPerRow == 0, "a thread's chunks share one part");
   struct Loader {
-    const uint8_t* w;      // this thread's first W chunk of round 0 (row tid / kWPerRow)
-    const uint16_t* a;     // this thread's first A chunk of round 0
+    const uint8_t* w;         // this thread's first W chunk of round 0 (row tid / kWPerRow)
+    const uint16_t* a;        // this thread's first A chunk of round 0
     uint32_t w_part, a_part;  // the 16-byte part within a row's round
-    uint32_t w_rows_in;    // W rows of the CTA inside [0, n)
+    uint32_t w_rows_in;       // W rows of the CTA inside [0, n)
     uint32_t m;
     uint32_t w_dst, a_dst;  // shared-memory offsets of the first chunk within a stage
   };
@@ -144,8 +144,8 @@ struct RowsStream {
   // did. Row blocks past m hold zeros (run() zeroed them) and are multiplied all the same: the
   // launch picks the fewest blocks that hold m, so at most half of the MMAs are spent on them.
   template <bool kExact>
-  __device__ static bool round_partials(float (&p)[kChains][kNt][kMb][4], const unsigned char* stage,
-                                        uint32_t group, uint32_t kg) {
+  __device__ static bool round_partials(float (&p)[kChains][kNt][kMb][4], const unsigned char* stage, uint32_t group,
+                                        uint32_t kg) {
     const uint32_t lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
     const unsigned char* wrow = stage + (group * kNt * 16 + g) * kWPitch + 4 * t;
     const unsigned char* arow = stage + kWBytes + g * kAPitch + 8 * t;
@@ -193,8 +193,8 @@ struct RowsStream {
 
   __device__ static void run(unsigned char* smem, const uint16_t* __restrict__ input,
                              const uint8_t* __restrict__ weight, const float* __restrict__ block_scale,
-                             uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
-                             uint32_t a_row_stride, uint32_t c_row_stride) {
+                             uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                             uint32_t c_row_stride) {
     const uint32_t n0 = blockIdx.x * kCols;
     const uint32_t steps = k / 128, rounds = (steps + kRound - 1) / kRound;
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -210,7 +210,8 @@ struct RowsStream {
       const uint32_t st = i / kAChunksPerStage, rem = i % kAChunksPerStage;
       const uint32_t row = rem / (kAPitch / 16), part = rem % (kAPitch / 16);
       if (row >= m)
-        *reinterpret_cast<uint4*>(smem + st * kStageBytes + kWBytes + row * kAPitch + part * 16) = make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(smem + st * kStageBytes + kWBytes + row * kAPitch + part * 16) = make_uint4(0, 0, 0,
+                                                                                                              0);
     }
 
     // kKG == 1: acc[(u * kMb + mb) * 4 + q] is C register q of column tile u, row block mb.
@@ -254,8 +255,7 @@ struct RowsStream {
       }
       const uint32_t next = r + kStages - 1;
       if (next < rounds)
-        load_round(smem + (next % kStages) * kStageBytes, loader, weight, input, k, a_row_stride, next,
-                   steps_in(next));
+        load_round(smem + (next % kStages) * kStageBytes, loader, weight, input, k, a_row_stride, next, steps_in(next));
       cp_async_commit();
 
       const uint32_t here = steps_in(r);

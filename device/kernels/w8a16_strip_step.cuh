@@ -14,9 +14,9 @@ namespace w8a16::kernels {
 // at most 16 rows, all CTAs read the same rows, and L1/L2 serve them); rows >= m read as zero and
 // are never written. `k0` is the step's first k (128 s). Operand layout: mma_bf16_16816.
 template <int kNt>
-__device__ __forceinline__ void strip_step_partials(float (&p)[kNt][4], const uint16_t* __restrict__ input,
-                                                    uint32_t m, uint32_t a_row_stride, uint32_t k0,
-                                                    const unsigned char* w_tile, uint32_t w_pitch, uint32_t w_k) {
+__device__ __forceinline__ void strip_step_partials(float (&p)[kNt][4], const uint16_t* __restrict__ input, uint32_t m,
+                                                    uint32_t a_row_stride, uint32_t k0, const unsigned char* w_tile,
+                                                    uint32_t w_pitch, uint32_t w_k) {
   const uint32_t lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const bool lo_in = g < m, hi_in = g + 8 < m;
   const uint16_t* a_lo = input + static_cast<size_t>(lo_in ? g : 0) * a_row_stride + k0 + 4 * t;
@@ -36,8 +36,7 @@ __device__ __forceinline__ void strip_step_partials(float (&p)[kNt][4], const ui
     const uint32_t a[4] = {alo[j].x, ahi[j].x, alo[j].y, ahi[j].y};
 #pragma unroll
     for (int c = 0; c < kNt; ++c) {
-      const uint32_t codes =
-          *reinterpret_cast<const uint32_t*>(w_tile + (c * 8 + g) * w_pitch + w_k + 16 * j + 4 * t);
+      const uint32_t codes = *reinterpret_cast<const uint32_t*>(w_tile + (c * 8 + g) * w_pitch + w_k + 16 * j + 4 * t);
       uint32_t b[2];
       e4m3x4_to_bf16_frag(codes, b);
       mma_bf16_16816(p[c], a, b);

@@ -38,11 +38,10 @@ constexpr bool sized_for(std::uint32_t m, std::uint32_t n) {
 constexpr std::uint32_t kManyCols = 51200, kMidN = 5120, kFewCols = 2048;  // >= 80, 40, 16 wide strips
 static_assert(sized_for<Thin>(1, kFewCols) && sized_for<Thin>(8, kMidN) && sized_for<Narrow<1>>(1, kManyCols) &&
                   sized_for<Narrow<2>>(16, kMidN) && sized_for<Narrow<4>>(32, kFewCols) &&
-                  sized_for<Mid<4>>(17, kMidN) && sized_for<Mid<2>>(9, kManyCols) &&
-                  sized_for<Wide<4>>(32, kManyCols),
+                  sized_for<Mid<4>>(17, kMidN) && sized_for<Mid<2>>(9, kManyCols) && sized_for<Wide<4>>(32, kManyCols),
               "w8a16_tc_rows: geometry.hpp");
-static_assert(sized_for<Mid<6>>(33, kMidN) && sized_for<Mid<8>>(64, kFewCols) &&
-                  sized_for<Wide64<6>>(48, kManyCols) && sized_for<Wide64<8>>(49, kManyCols),
+static_assert(sized_for<Mid<6>>(33, kMidN) && sized_for<Mid<8>>(64, kFewCols) && sized_for<Wide64<6>>(48, kManyCols) &&
+                  sized_for<Wide64<8>>(49, kManyCols),
               "w8a16_tc_rows_m64: geometry.hpp");
 
 }  // namespace
@@ -67,17 +66,12 @@ extern "C" __global__ void __launch_bounds__(256, 3)
   if (cols == dev::kTcRowsThinCols) {
     Thin::run(W8A16_TC_ROWS_ARGS);
   } else if (cols == dev::kTcRowsNarrowCols) {
-    if (blocks == 1)
-      Narrow<1>::run(W8A16_TC_ROWS_ARGS);
-    else if (blocks == 2)
-      Narrow<2>::run(W8A16_TC_ROWS_ARGS);
-    else
-      Narrow<4>::run(W8A16_TC_ROWS_ARGS);
+    if (blocks == 1) Narrow<1>::run(W8A16_TC_ROWS_ARGS);
+    else if (blocks == 2) Narrow<2>::run(W8A16_TC_ROWS_ARGS);
+    else Narrow<4>::run(W8A16_TC_ROWS_ARGS);
   } else if (cols == dev::kTcRowsMidCols) {
-    if (blocks == 2)
-      Mid<2>::run(W8A16_TC_ROWS_ARGS);
-    else
-      Mid<4>::run(W8A16_TC_ROWS_ARGS);
+    if (blocks == 2) Mid<2>::run(W8A16_TC_ROWS_ARGS);
+    else Mid<4>::run(W8A16_TC_ROWS_ARGS);
   } else {
     Wide<4>::run(W8A16_TC_ROWS_ARGS);  // 17..32 rows
   }
@@ -93,10 +87,8 @@ extern "C" __global__ void __launch_bounds__(256, 2)
   extern __shared__ __align__(16) unsigned char smem[];
   const bool six = dev::tc_rows_row_blocks(m) == 6;
   if (dev::tc_rows_cols(m, n) == dev::kTcRowsMidCols) {
-    if (six)
-      Mid<6>::run(W8A16_TC_ROWS_ARGS);
-    else
-      Mid<8>::run(W8A16_TC_ROWS_ARGS);
+    if (six) Mid<6>::run(W8A16_TC_ROWS_ARGS);
+    else Mid<8>::run(W8A16_TC_ROWS_ARGS);
   } else if (six) {
     Wide64<6>::run(W8A16_TC_ROWS_ARGS);
   } else {

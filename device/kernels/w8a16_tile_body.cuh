@@ -85,8 +85,8 @@ struct TileBody {
 
   __device__ static void run(unsigned char* smem, const uint16_t* __restrict__ input,
                              const uint8_t* __restrict__ weight, const float* __restrict__ block_scale,
-                             uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
-                             uint32_t a_row_stride, uint32_t c_row_stride) {
+                             uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                             uint32_t c_row_stride) {
     const uint32_t m0 = blockIdx.y * kTm, n0 = blockIdx.x * kTn;
     const uint32_t steps = k / 128;
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -154,11 +154,13 @@ struct TileBody {
 #pragma unroll
         for (int c = 0; c < kNt; ++c) {
           if constexpr (kDecodeInSmem) {
-            const uint2 v = *reinterpret_cast<const uint2*>(decoded + (wn + c * 8 + g) * kBPitch + (16 * j + 4 * t) * 2);
+            const uint2 v = *reinterpret_cast<const uint2*>(decoded + (wn + c * 8 + g) * kBPitch +
+                                                            (16 * j + 4 * t) * 2);
             b[c][0] = v.x;
             b[c][1] = v.y;
           } else {
-            const uint32_t codes = *reinterpret_cast<const uint32_t*>(w_st + (wn + c * 8 + g) * kWPitch + 16 * j + 4 * t);
+            const uint32_t codes = *reinterpret_cast<const uint32_t*>(w_st + (wn + c * 8 + g) * kWPitch + 16 * j +
+                                                                      4 * t);
             e4m3x4_to_bf16_frag(codes, b[c]);
           }
         }

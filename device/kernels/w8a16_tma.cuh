@@ -122,8 +122,8 @@ struct WgmmaDescriptor {
   uint32_t stride_byte_offset = 0;   // bytes (PTX ISA 9.7.15.5.1.2.1.2)
   uint32_t base_offset = 0;          // 0 when the swizzle pattern starts at its boundary (1,024 B for 128 B)
   WgmmaSwizzle swizzle = WgmmaSwizzle::none;
-  static constexpr int kStartAddressBit = 0, kLeadingByteOffsetBit = 16, kStrideByteOffsetBit = 32,
-                       kBaseOffsetBit = 49, kSwizzleBit = 62;
+  static constexpr int kStartAddressBit = 0, kLeadingByteOffsetBit = 16, kStrideByteOffsetBit = 32, kBaseOffsetBit = 49,
+                       kSwizzleBit = 62;
   __host__ __device__ static constexpr uint64_t encode(uint32_t bytes) { return (bytes & 0x3FFFFu) >> 4; }
   __host__ __device__ constexpr uint64_t bits() const {
     return encode(start_address) << kStartAddressBit | encode(leading_byte_offset) << kLeadingByteOffsetBit |
@@ -145,7 +145,8 @@ __host__ __device__ constexpr WgmmaDescriptor wgmma_desc_k_major_sw128(uint32_t 
   d.swizzle = WgmmaSwizzle::b128;
   return d;
 }
-static_assert(wgmma_desc_k_major_sw128(0).bits() == 0x4000004000010000ull, "matrix descriptor: LBO 1, SBO 64, 128-byte swizzle");
+static_assert(wgmma_desc_k_major_sw128(0).bits() == 0x4000004000010000ull,
+              "matrix descriptor: LBO 1, SBO 64, 128-byte swizzle");
 static_assert(wgmma_desc_k_major_sw128(0x3FFF0u + 0x40000u).bits() == 0x4000004000013FFFull,
               "matrix descriptor: the start address keeps bits 17-4");
 __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t addr) { return wgmma_desc_k_major_sw128(addr).bits(); }

@@ -35,11 +35,14 @@ struct Cursor {
   bool has_tail;
   dev::WgPiece tail;
   __device__ __forceinline__ Cursor(const dev::WgPieces& pc, std::uint32_t steps_per_unit)
-      : at{}, next_full(pc.full_begin), full_end(pc.full_end), steps(steps_per_unit), has_tail(pc.has_tail), tail(pc.tail) {
-    if (pc.has_head)
-      at = {pc.head.unit, 0, 0, pc.head.end, dev::WgPieceKind::head};
-    else
-      start_next_piece();
+      : at{},
+        next_full(pc.full_begin),
+        full_end(pc.full_end),
+        steps(steps_per_unit),
+        has_tail(pc.has_tail),
+        tail(pc.tail) {
+    if (pc.has_head) at = {pc.head.unit, 0, 0, pc.head.end, dev::WgPieceKind::head};
+    else start_next_piece();
   }
   __device__ __forceinline__ void start_next_piece() {
     if (next_full < full_end) {
@@ -114,12 +117,12 @@ struct WgRows {
   static constexpr std::uint32_t kCols = dev::wgmma_unit_cols(kV);
   static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows, kV);
   static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
-  static constexpr std::uint32_t kWeightBytes = kCols * dev::kKBlock;  // the stage's W tile
+  static constexpr std::uint32_t kWeightBytes = kCols * dev::kKBlock;           // the stage's W tile
   static constexpr std::uint32_t kHalfBytes = kRows * dev::kWgSwizzleRowBytes;  // rows x 64 BF16
-  static constexpr std::uint32_t kSliceBytes = 16 * 2;  // one wgmma's K = 16 BF16 of a row
+  static constexpr std::uint32_t kSliceBytes = 16 * 2;                          // one wgmma's K = 16 BF16 of a row
   // 64 x kRows FP32 over a warpgroup's 128 threads
   static constexpr int kAcc = dev::kWgWarpgroupCols * kRows / dev::kWgWarpgroupThreads;
-  static constexpr std::uint32_t kSlotFloats = kCols * kRows;          // one workspace slot
+  static constexpr std::uint32_t kSlotFloats = kCols * kRows;  // one workspace slot
   static constexpr std::uint32_t kHandoverFloats = dev::kWgWarpgroupCols * kRows;
   // The consumer warpgroups that read every stage and hold acc: both, or the first (the second
   // reads every other stage and hands its partial sums to the first).
@@ -135,7 +138,9 @@ struct WgRows {
   using Slots = kn::PipelineState<dev::kWgHandoverSlots>;  // the hand-over ring
   // Byte offsets of the Storage's members, as 32-bit shared-window offsets.
   template <class T>
-  static constexpr std::uint32_t u32(T bytes) { return static_cast<std::uint32_t>(bytes); }
+  static constexpr std::uint32_t u32(T bytes) {
+    return static_cast<std::uint32_t>(bytes);
+  }
   static constexpr std::uint32_t kOffStages = u32(offsetof(Storage, stage)), kOffBarriers = u32(offsetof(Storage, bar));
   static constexpr std::uint32_t kOffHandover = kOffStages + u32(sizeof(Storage::stage));  // the slots, if any
   static constexpr std::uint32_t kOffWeight = u32(offsetof(Stage, weight)), kOffAct = u32(offsetof(Stage, act)),
@@ -155,7 +160,8 @@ struct WgRows {
   // setmaxnreg (run): the consumers' increase is paid from the producer's decrease, within the
   // registers the launch gave the CTA (geometry.hpp, wgmma_launch_regs).
   static constexpr int kProducerRegs = dev::kWgProducerRegs, kConsumerRegs = dev::wgmma_consumer_regs(kV);
-  static_assert(dev::kWgWarpgroupThreads * kProducerRegs + dev::kWgConsumers * dev::kWgWarpgroupThreads * kConsumerRegs <=
+  static_assert(dev::kWgWarpgroupThreads * kProducerRegs +
+                        dev::kWgConsumers * dev::kWgWarpgroupThreads * kConsumerRegs <=
                     dev::kWgThreads * dev::wgmma_launch_regs(kV),
                 "setmaxnreg: the consumers would wait forever for registers");
 
@@ -164,12 +170,18 @@ struct WgRows {
   // each wait names its phase through the ring's state, nowhere else.
   struct Smem {
     std::uint32_t base;
-    __device__ __forceinline__ std::uint32_t stage(Stages st) const { return base + kOffStages + st.index() * kStageBytes; }
-    __device__ __forceinline__ std::uint32_t barrier(std::uint32_t i) const { return base + kOffBarriers + kMbarrierBytes * i; }
+    __device__ __forceinline__ std::uint32_t stage(Stages st) const {
+      return base + kOffStages + st.index() * kStageBytes;
+    }
+    __device__ __forceinline__ std::uint32_t barrier(std::uint32_t i) const {
+      return base + kOffBarriers + kMbarrierBytes * i;
+    }
     __device__ __forceinline__ std::uint32_t full(std::uint32_t i) const { return barrier(kFull + i); }
     __device__ __forceinline__ std::uint32_t empty(std::uint32_t i) const { return barrier(kEmpty + i); }
     __device__ __forceinline__ std::uint32_t handover_full(std::uint32_t h) const { return barrier(kHandoverFull + h); }
-    __device__ __forceinline__ std::uint32_t handover_empty(std::uint32_t h) const { return barrier(kHandoverEmpty + h); }
+    __device__ __forceinline__ std::uint32_t handover_empty(std::uint32_t h) const {
+      return barrier(kHandoverEmpty + h);
+    }
     __device__ __forceinline__ std::uint32_t handover(std::uint32_t h) const {
       return base + kOffHandover + 4u * h * kHandoverFloats;
     }
@@ -178,7 +190,9 @@ struct WgRows {
     __device__ __forceinline__ void producer_acquire(Stages st) const {
       if (!st.first_lap()) kn::mbar_wait(empty(st.index()), st.previous_phase());
     }
-    __device__ __forceinline__ void producer_expect(Stages st) const { kn::mbar_arrive_expect_tx(full(st.index()), kStageBytes); }
+    __device__ __forceinline__ void producer_expect(Stages st) const {
+      kn::mbar_arrive_expect_tx(full(st.index()), kStageBytes);
+    }
     __device__ __forceinline__ std::uint32_t full_barrier(Stages st) const { return full(st.index()); }
     // A consumer: wait until the stage has landed; release it (one arrival per warp) once its
     // wgmmas have finished.
@@ -207,7 +221,8 @@ struct WgRows {
 
   // ---- producer: one thread issues every TMA load of the CTA, in step order --------------------
   __device__ __forceinline__ static void produce(const Smem& sm, const Shape& sh, const dev::WgPieces& pc,
-                                                 std::uint32_t range, const CUtensorMap* wmap, const CUtensorMap* amap) {
+                                                 std::uint32_t range, const CUtensorMap* wmap,
+                                                 const CUtensorMap* amap) {
     kn::tma_prefetch_map(wmap);
     kn::tma_prefetch_map(amap);
     Cursor cur(pc, sh.steps);
@@ -294,7 +309,8 @@ struct WgRows {
   static constexpr bool kPipelined = kN128 || kRows < 64;
   template <class F>
   __device__ __forceinline__ static void consume(const Smem& sm, std::uint32_t first, std::uint32_t stride,
-                                                 std::uint32_t range, std::uint32_t row_base, std::uint32_t lane, F& f) {
+                                                 std::uint32_t range, std::uint32_t row_base, std::uint32_t lane,
+                                                 F& f) {
     if (first >= range) return;
     float p[kAcc];
     if constexpr (!kPipelined) {  // decode, wgmmas, fold, one step after the other
@@ -311,7 +327,7 @@ struct WgRows {
       return;
     } else {
       std::uint32_t a0[8][4], a1[8][4];
-      auto turn = [&](Stages st, const std::uint32_t (&cur)[8][4], std::uint32_t (&nxt)[8][4]) {
+      auto turn = [&](Stages st, const std::uint32_t(&cur)[8][4], std::uint32_t(&nxt)[8][4]) {
         issue(sm, st, cur, p);
         const Stages later = st + stride;
         const bool more = later.count < range;
@@ -339,7 +355,7 @@ struct WgRows {
     const float* __restrict__ block_scale;
     std::uint16_t* __restrict__ output;
     float* workspace;
-    std::uint32_t tid, wg;  // thread in the warpgroup; which consumer (0 or 1) of the columns
+    std::uint32_t tid, wg;    // thread in the warpgroup; which consumer (0 or 1) of the columns
     Cursor folding, loading;  // the next step to fold, and the next whose scale to load
     float acc[kAcc];
     // The scales of the step being folded (sc) and of the one being decoded (sc_next), loaded a step
@@ -347,8 +363,15 @@ struct WgRows {
     float sc[2] = {0.f, 0.f}, sc_next[2] = {0.f, 0.f};
 
     __device__ __forceinline__ Folder(const Shape& shape, const dev::WgPieces& pc, const float* __restrict__ s,
-                                      std::uint16_t* __restrict__ c, float* ws, std::uint32_t thread, std::uint32_t which)
-        : sh(shape), block_scale(s), output(c), workspace(ws), tid(thread), wg(which), folding(pc, shape.steps),
+                                      std::uint16_t* __restrict__ c, float* ws, std::uint32_t thread,
+                                      std::uint32_t which)
+        : sh(shape),
+          block_scale(s),
+          output(c),
+          workspace(ws),
+          tid(thread),
+          wg(which),
+          folding(pc, shape.steps),
           loading(pc, shape.steps) {}
     // S[first column of the unit / 128][step]: both consumers of a 128-column unit share its row.
     __device__ __forceinline__ float load_scale() {
@@ -374,8 +397,7 @@ struct WgRows {
         if (at.kind == dev::WgPieceKind::tail) {
           // acc after the steps before `begin`: the previous CTA's head, written first thing there.
           if (tid == 0 && wg == 0) {
-            while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {
-            }
+            while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {}
             flags[blockIdx.x - 1] = 0;  // its one reader: zero again for the next launch
           }
           kn::bar_sync(1, kFolders);
@@ -419,7 +441,8 @@ struct WgRows {
     const Smem sm{kn::smem_addr(smem)};
     const dev::WgPieces pc = dev::wgmma_cta_pieces(blockIdx.x, gridDim.x, sh.units, sh.steps);
     const std::uint64_t total = std::uint64_t{sh.units} * sh.steps;
-    const auto range = static_cast<std::uint32_t>(total * (blockIdx.x + 1) / gridDim.x - total * blockIdx.x / gridDim.x);
+    const auto range = static_cast<std::uint32_t>(total * (blockIdx.x + 1) / gridDim.x -
+                                                  total * blockIdx.x / gridDim.x);
     const std::uint32_t wg = threadIdx.x / dev::kWgWarpgroupThreads, tid = threadIdx.x % dev::kWgWarpgroupThreads,
                         warp = tid / 32, lane = tid % 32;
     if (threadIdx.x == 0) {  // the barriers' arrival counts (WgBarriers)
@@ -498,15 +521,14 @@ __device__ __forceinline__ void wgmma_rows_body(const float* __restrict__ block_
                                                 uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
                                                 uint32_t c_row_stride, float* workspace, const CUtensorMap* wmap,
                                                 const CUtensorMap* amap, unsigned char* smem_raw) {
-  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
-      (reinterpret_cast<std::uintptr_t>(smem_raw) + dev::kWgAlign - 1) & ~std::uintptr_t{dev::kWgAlign - 1});
-  const Shape sh{m, n, k, a_row_stride, c_row_stride, k / dev::kKBlock, dev::wgmma_row_tiles(m),
-                 dev::wgmma_units(m, n, kV)};
+  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(smem_raw) + dev::kWgAlign -
+                                                        1) &
+                                                       ~std::uintptr_t{dev::kWgAlign - 1});
+  const Shape sh{
+      m, n, k, a_row_stride, c_row_stride, k / dev::kKBlock, dev::wgmma_row_tiles(m), dev::wgmma_units(m, n, kV)};
   if constexpr (kV == dev::WgVariant::n128_x2) {  // up to 16 rows (geometry.hpp)
-    if (dev::wgmma_tile_rows(m) == 8)
-      WgRows<8, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
-    else
-      WgRows<16, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+    if (dev::wgmma_tile_rows(m) == 8) WgRows<8, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+    else WgRows<16, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
     return;
   } else {  // from 17 rows (plan.hpp wgmma_choice: below, the two-CTA symbol or none)
     switch (dev::wgmma_tile_rows(m)) {
@@ -535,7 +557,8 @@ extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_pe
   (void)input;
   (void)weight;  // read through the tensor maps
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  wgmma_rows_body<dev::WgVariant::k64>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap, &amap, smem_raw);
+  wgmma_rows_body<dev::WgVariant::k64>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap,
+                                       &amap, smem_raw);
 }
 
 // The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_smem_bytes(m,
@@ -548,7 +571,8 @@ extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_pe
   (void)input;
   (void)weight;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  wgmma_rows_body<dev::WgVariant::n128>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap, &amap, smem_raw);
+  wgmma_rows_body<dev::WgVariant::n128>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap,
+                                        &amap, smem_raw);
 }
 
 // 128-column units with two CTAs per SM, 1 <= m <= 16: grid (wgmma_ctas(m, n, SMs, n128_x2), 1, 1),
@@ -556,8 +580,8 @@ extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_pe
 // {128, 128}.
 extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128_x2))
     w8a16_wgmma_rows_n128_x2(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
-                             const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
-                             uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
+                             const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
+                             uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
                              const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
   (void)input;
   (void)weight;

@@ -6,9 +6,8 @@
 namespace w8a16::device {
 namespace {
 
-Call make(Entry e, KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
-          std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride, std::uint32_t c_row_stride,
-          Stream stream) {
+Call make(Entry e, KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output, std::uint32_t m,
+          std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride, std::uint32_t c_row_stride, Stream stream) {
   Call c;
   c.entry = e;
   c.kernel = kernel;
@@ -29,8 +28,8 @@ Status Launcher::gemm_pipelined(KernelHandle kernel, DevPtr input, DevPtr weight
   return launch(make(Entry::gemm_pipelined, kernel, input, weight, block_scale, output, m, n, k, k, n, stream));
 }
 
-Status Launcher::gemm_pipelined_m32(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale,
-                                    DevPtr output, std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream) {
+Status Launcher::gemm_pipelined_m32(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
+                                    std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream) {
   return launch(make(Entry::gemm_pipelined_m32, kernel, input, weight, block_scale, output, m, n, k, k, n, stream));
 }
 
@@ -41,8 +40,8 @@ Status Launcher::gemm_pipelined_m32_strided(KernelHandle kernel, DevPtr input, D
                      a_row_stride, c_row_stride, stream));
 }
 
-Status Launcher::gemm_pipelined_m64(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale,
-                                    DevPtr output, std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream) {
+Status Launcher::gemm_pipelined_m64(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
+                                    std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream) {
   return launch(make(Entry::gemm_pipelined_m64, kernel, input, weight, block_scale, output, m, n, k, k, n, stream));
 }
 

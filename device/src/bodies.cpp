@@ -76,7 +76,9 @@ std::string wgmma_plan_config(const Plan& p) {
 // more. Whole: units <= SMs, or one step per unit; at 17..32 rows the tier runs only where its
 // 128-column units fill more than half the SMs (N > 8448).
 std::vector<BodyConfig> wgmma_cells() {
-  struct WgTile { std::uint32_t rows, m; };
+  struct WgTile {
+    std::uint32_t rows, m;
+  };
   constexpr WgTile kTiles[] = {{24, 17}, {32, 25}, {48, 33}, {64, 49}, {96, 65}, {128, 97}};
   constexpr std::uint32_t kSeveralTilesM = 129;
   auto cell = [](std::uint32_t rows, bool several, bool cut, std::uint32_t m) {
@@ -122,7 +124,8 @@ std::string config(const Plan&) { return "32x32 tiles"; }
 
 namespace m32_skinny {
 BodyLaunch plan(const BodyShape& s) {
-  return tiled(KernelId::gemm_pipelined_m32, {TileKind::column_strip, 0, kSkinnyTileCols, 0}, s, skinny_smem_bytes(s.k));
+  return tiled(KernelId::gemm_pipelined_m32, {TileKind::column_strip, 0, kSkinnyTileCols, 0}, s,
+               skinny_smem_bytes(s.k));
 }
 KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
 const std::vector<BodyConfig>& cells() {
@@ -159,19 +162,18 @@ KernelHandle takes(const BodyShape& s, const KernelRegistry& r) {
 const std::vector<BodyConfig>& cells() {
   // Its configurations (geometry.hpp tc_rows_cols x tc_rows_row_blocks) and a shape that plan.hpp's
   // tc_rows_takes gives it: (cols, blocks, m, n, k).
-  struct TcConfig { std::uint32_t cols, blocks, m, n, k; };
+  struct TcConfig {
+    std::uint32_t cols, blocks, m, n, k;
+  };
   static constexpr TcConfig kConfigs[] = {
-      {16, 1, 5, 4001, 256},   // thin: 1..8 rows, fewer than 64 wide strips
-      {32, 1, 3, 8101, 256},   // narrow: 1..8 rows from 64 wide strips (N >= 8065)
-      {32, 2, 11, 4001, 256},  // 9..16 rows below 80 wide strips
-      {64, 2, 13, 10133, 256}, // 9..16 rows from 80 wide strips (N >= 10113)
-      {32, 4, 23, 77, 768},    // 17..32 rows below 32 wide strips
-      {64, 4, 19, 5003, 256},  // 17..32 rows, 32..79 wide strips
-      {128, 4, 29, 10133, 256},
-      {64, 6, 41, 4099, 256},  // 33..48 rows (tc_rows takes them from N = 3969)
-      {128, 6, 47, 10139, 256},
-      {64, 8, 57, 8075, 256},
-      {128, 8, 61, 10147, 256},
+      {16, 1, 5, 4001, 256},                             // thin: 1..8 rows, fewer than 64 wide strips
+      {32, 1, 3, 8101, 256},                             // narrow: 1..8 rows from 64 wide strips (N >= 8065)
+      {32, 2, 11, 4001, 256},                            // 9..16 rows below 80 wide strips
+      {64, 2, 13, 10133, 256},                           // 9..16 rows from 80 wide strips (N >= 10113)
+      {32, 4, 23, 77, 768},                              // 17..32 rows below 32 wide strips
+      {64, 4, 19, 5003, 256},                            // 17..32 rows, 32..79 wide strips
+      {128, 4, 29, 10133, 256}, {64, 6, 41, 4099, 256},  // 33..48 rows (tc_rows takes them from N = 3969)
+      {128, 6, 47, 10139, 256}, {64, 8, 57, 8075, 256}, {128, 8, 61, 10147, 256},
   };
   static const std::vector<BodyConfig> c = [] {
     std::vector<BodyConfig> out;
@@ -185,7 +187,8 @@ std::string config(const Plan& p) { return tc_rows_config(p.tile.cols, tc_rows_r
 
 namespace gemv_strip {
 BodyLaunch plan(const BodyShape& s) {
-  const KernelId k = s.entry == Entry::gemv_batch4_strided ? KernelId::gemv_batch4_strided : KernelId::gemv_batch16_strided;
+  const KernelId k = s.entry == Entry::gemv_batch4_strided ? KernelId::gemv_batch4_strided
+                                                           : KernelId::gemv_batch16_strided;
   return tiled(k, {TileKind::column_strip, 0, kGemvColsPerCta, 0}, s, kGemvSmemBytes);
 }
 KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
@@ -225,7 +228,8 @@ const std::vector<BodyConfig>& cells() {
   static const std::vector<BodyConfig> c = [] {
     std::vector<BodyConfig> out;
     for (const auto& [rows, m] : {std::pair{8u, 5u}, std::pair{16u, 9u}})
-      for (bool cut : {false, true}) out.push_back({wgmma_config(rows, false, cut), m, {{m, cut ? 33811u : 33701u, 256}}});
+      for (bool cut : {false, true})
+        out.push_back({wgmma_config(rows, false, cut), m, {{m, cut ? 33811u : 33701u, 256}}});
     return out;
   }();
   return c;

@@ -37,8 +37,7 @@ bool sticky(CUresult r) {
     case 719:  // CUDA_ERROR_LAUNCH_FAILED
     case 999:  // CUDA_ERROR_UNKNOWN
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -79,7 +78,9 @@ class DeviceBuffer final : public Buffer {
     return Status::error(Errc::backend_error,
                          std::string(op) + ": the range leaves the buffer of " + std::to_string(size_) + " bytes");
   }
-  Status check(const char* what, CUresult r) const { return r == CUDA_SUCCESS ? Status::success() : driver_error(d_, what, r); }
+  Status check(const char* what, CUresult r) const {
+    return r == CUDA_SUCCESS ? Status::success() : driver_error(d_, what, r);
+  }
   const cuda::Driver* d_;
   CUcontext ctx_;
   CUdeviceptr ptr_;
@@ -125,9 +126,10 @@ std::string layout_mismatch(const cuda::Driver* d, CUfunction f, KernelId id, bo
   if (same) return "";
   std::vector<std::pair<std::size_t, std::size_t>> want;
   for (std::size_t i = 0; i < kParamCount; ++i) want.emplace_back(kParamOffset[i], kParamSize[i]);
-  if (tma) return "has " + layout_text(got) + ", its ABI is " + layout_text(want) +
-                  " then workspace (56:8) and two 128-byte tensor maps: (input, weight, block_scale, output, m, n, k, "
-                  "a_row_stride, c_row_stride, workspace, wmap, amap)";
+  if (tma)
+    return "has " + layout_text(got) + ", its ABI is " + layout_text(want) +
+           " then workspace (56:8) and two 128-byte tensor maps: (input, weight, block_scale, output, m, n, k, "
+           "a_row_stride, c_row_stride, workspace, wmap, amap)";
   return "has " + layout_text(got) + ", the family's ABI is " + layout_text(want) +
          ": (input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride)";
 }
@@ -148,8 +150,10 @@ std::unique_ptr<CudaBackend> CudaBackend::create_from_file(int ordinal, const st
   // A regular file only, read with POSIX calls: a std::ifstream on a folder throws from its first
   // read and one on a FIFO blocks in open. (device/ shares no code with golden/'s reader.)
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return fail(errno == ENOENT ? "no such file" : std::string("cannot read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fail(S_ISDIR(st.st_mode) ? "is a folder, not a module file" : "is not a regular file");
+  if (::stat(path.c_str(), &st) != 0)
+    return fail(errno == ENOENT ? "no such file" : std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return fail(S_ISDIR(st.st_mode) ? "is a folder, not a module file" : "is not a regular file");
   constexpr off_t kMaxModuleBytes = off_t{1} << 30;  // far above any fatbin of this family (a few MB)
   if (st.st_size > kMaxModuleBytes) return fail("is larger than 1 GiB: not a kernel module");
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -227,8 +231,9 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
   std::string failed;
   if (CUresult r = ctx->retain(*d, ordinal, &failed); r != CUDA_SUCCESS) {
     Status s = driver_error(d, failed, r);
-    const bool no_gpu = failed == "cuInit" ? (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY)
-                                           : failed.rfind("cuDeviceGet", 0) == 0 && ordinal == 0 && r == CUDA_ERROR_INVALID_DEVICE;
+    const bool no_gpu = failed == "cuInit"
+                            ? (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY)
+                            : failed.rfind("cuDeviceGet", 0) == 0 && ordinal == 0 && r == CUDA_ERROR_INVALID_DEVICE;
     if (no_gpu) s.code = Errc::no_device;
     return fail(std::move(s));
   }
@@ -356,10 +361,10 @@ Status encode_maps(const cuda::Driver* d, const Plan& p, CUtensorMap* wmap, CUte
     const cuuint64_t dims[2] = {q.k, q.n};
     const cuuint64_t strides[1] = {q.k};
     const cuuint32_t box[2] = {kKBlock, wgmma_unit_cols(wgmma_variant(p.body))};
-    if (CUresult r = d->cuTensorMapEncodeTiled(wmap, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, reinterpret_cast<void*>(q.weight),
-                                               dims, strides, box, unit_stride, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (CUresult r = d->cuTensorMapEncodeTiled(wmap, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+                                               reinterpret_cast<void*>(q.weight), dims, strides, box, unit_stride,
+                                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         r != CUDA_SUCCESS)
       return driver_error(d, std::string("cuTensorMapEncodeTiled (W of ") + p.kernel_name + ")", r);
   }
@@ -367,10 +372,10 @@ Status encode_maps(const cuda::Driver* d, const Plan& p, CUtensorMap* wmap, CUte
     const cuuint64_t dims[2] = {q.k, q.m};
     const cuuint64_t strides[1] = {cuuint64_t{2} * q.a_row_stride};
     const cuuint32_t box[2] = {64, wgmma_tile_rows(q.m)};
-    if (CUresult r = d->cuTensorMapEncodeTiled(amap, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, reinterpret_cast<void*>(q.input),
-                                               dims, strides, box, unit_stride, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (CUresult r = d->cuTensorMapEncodeTiled(amap, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
+                                               reinterpret_cast<void*>(q.input), dims, strides, box, unit_stride,
+                                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         r != CUDA_SUCCESS)
       return driver_error(d, std::string("cuTensorMapEncodeTiled (A of ") + p.kernel_name + ")", r);
   }
@@ -391,7 +396,8 @@ Status CudaBackend::execute(const Plan& p) {
   }
   // The kernels' parameters, in order: 4 pointers then 5 uint32_t (kernels.hpp).
   CUdeviceptr input = p.params.input, weight = p.params.weight, scale = p.params.block_scale, output = p.params.output;
-  std::uint32_t m = p.params.m, n = p.params.n, k = p.params.k, lda = p.params.a_row_stride, ldc = p.params.c_row_stride;
+  std::uint32_t m = p.params.m, n = p.params.n, k = p.params.k, lda = p.params.a_row_stride,
+                ldc = p.params.c_row_stride;
   void* base_args[] = {&input, &weight, &scale, &output, &m, &n, &k, &lda, &ldc};
   // w8a16_wgmma_rows: then the workspace and the two tensor maps (kernels.hpp).
   std::uint64_t workspace = 0;

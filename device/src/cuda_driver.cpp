@@ -28,11 +28,11 @@ Loaded load() {
     out.absent = true;
     return out;
   }
-#define W8A16_CUDA_DRIVER_LOAD(name)                                                              \
-  out.driver.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, W8A16_STR(name)));             \
-  if (!out.driver.name) {                                                                         \
-    out.error = std::string("the CUDA driver lacks ") + W8A16_STR(name) + " (driver too old?)";    \
-    return out;                                                                                   \
+#define W8A16_CUDA_DRIVER_LOAD(name)                                                            \
+  out.driver.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, W8A16_STR(name)));           \
+  if (!out.driver.name) {                                                                       \
+    out.error = std::string("the CUDA driver lacks ") + W8A16_STR(name) + " (driver too old?)"; \
+    return out;                                                                                 \
   }
   W8A16_CUDA_DRIVER_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD)
 #undef W8A16_CUDA_DRIVER_LOAD
@@ -41,9 +41,10 @@ Loaded load() {
   W8A16_CUDA_DRIVER_OPTIONAL_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD_OPTIONAL)
   W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(W8A16_CUDA_DRIVER_LOAD_OPTIONAL)
 #undef W8A16_CUDA_DRIVER_LOAD_OPTIONAL
-#define W8A16_CUDA_DRIVER_CHECK_TIMING(name)                                                          \
-  if (out.timing_error.empty() && !out.driver.name)                                                   \
-    out.timing_error = std::string("the CUDA driver lacks ") + W8A16_STR(name) + ", which timing needs (driver too old?)";
+#define W8A16_CUDA_DRIVER_CHECK_TIMING(name)                                     \
+  if (out.timing_error.empty() && !out.driver.name)                              \
+    out.timing_error = std::string("the CUDA driver lacks ") + W8A16_STR(name) + \
+                       ", which timing needs (driver too old?)";
   W8A16_CUDA_DRIVER_TIMING_FUNCTIONS(W8A16_CUDA_DRIVER_CHECK_TIMING)
 #undef W8A16_CUDA_DRIVER_CHECK_TIMING
   return out;  // the library stays loaded for the life of the process

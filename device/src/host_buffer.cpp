@@ -49,7 +49,8 @@ std::unique_ptr<Buffer> allocate_host_buffer(std::size_t bytes, Status* status) 
   const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
   if (!p) {
-    if (status) *status = Status::error(Errc::backend_error, "host allocation of " + std::to_string(bytes) + " bytes failed");
+    if (status)
+      *status = Status::error(Errc::backend_error, "host allocation of " + std::to_string(bytes) + " bytes failed");
     return nullptr;
   }
   if (status) *status = Status::success();

@@ -39,7 +39,12 @@ std::string range_text(std::uint64_t off, std::uint64_t len) {
   return "[" + std::to_string(off) + ", " + std::to_string(off + len) + ")";
 }
 
-bool is_elf(const Bytes& b) { return b.has(0, 4) && std::memcmp(b.at(0), "\x7f" "ELF", 4) == 0; }
+bool is_elf(const Bytes& b) {
+  return b.has(0, 4) && std::memcmp(b.at(0),
+                                    "\x7f"
+                                    "ELF",
+                                    4) == 0;
+}
 
 // .nv.compat holds 4-byte records {format, attribute, value...}; ptxas 13 writes attribute 9 with
 // value 1 for sm_XYa and 0 otherwise (compared between sm_90 / sm_90a, sm_100 / sm_100a cubins).
@@ -67,7 +72,9 @@ bool runs_on(const ModuleEntry& e, int cc_major, int cc_minor) {
 
 std::string module_entry_name(const ModuleEntry& e) {
   return std::string(e.kind == ModuleEntry::Kind::ptx ? "compute_" : "sm_") + std::to_string(e.arch) +
-         (e.arch_specific ? "a" : e.family_specific ? "f" : "");
+         (e.arch_specific     ? "a"
+          : e.family_specific ? "f"
+                              : "");
 }
 
 std::string read_module_entries(const unsigned char* data, std::size_t size, std::vector<ModuleEntry>* out) {
@@ -125,7 +132,8 @@ std::string read_module_entries(const unsigned char* data, std::size_t size, std
     e.offset = off + entry_header;
     e.size = payload;
     const std::string named = "the " + module_entry_name(e) + " entry at " + at_byte(off);
-    if (e.arch < 10 || e.arch > 255) return named + ": SM version " + std::to_string(e.arch) + " at " + at_byte(off + 28);
+    if (e.arch < 10 || e.arch > 255)
+      return named + ": SM version " + std::to_string(e.arch) + " at " + at_byte(off + 28);
     if (e.compressed && (compressed_size == 0 || compressed_size > payload || decompressed_size == 0))
       return named + ": compressed " + std::to_string(compressed_size) + " bytes (at " + at_byte(off + 16) +
              ") in a payload of " + std::to_string(payload) + ", " + std::to_string(decompressed_size) +
@@ -171,18 +179,18 @@ std::string check_elf_image(const unsigned char* data, std::size_t size, std::si
     const std::uint64_t h = phoff + std::uint64_t{i} * kPhdrBytes;
     const std::uint64_t off = e.get<std::uint64_t>(h + 8), filesz = e.get<std::uint64_t>(h + 32);
     if (!e.has(off, filesz))
-      return "segment " + std::to_string(i) + " (header at " + where(h) + "): its bytes " + range_text(base + off, filesz) +
-             " leave the image, which ends at " + where(size);
+      return "segment " + std::to_string(i) + " (header at " + where(h) + "): its bytes " +
+             range_text(base + off, filesz) + " leave the image, which ends at " + where(size);
   }
   out->sections.resize(shnum);
   for (std::uint16_t i = 0; i < shnum; ++i) {
     const std::uint64_t h = shoff + std::uint64_t{i} * kShdrBytes;
     ElfSection& s = out->sections[i];
-    s = {e.get<std::uint32_t>(h), e.get<std::uint32_t>(h + 4), e.get<std::uint32_t>(h + 40),
+    s = {e.get<std::uint32_t>(h),      e.get<std::uint32_t>(h + 4),  e.get<std::uint32_t>(h + 40),
          e.get<std::uint64_t>(h + 24), e.get<std::uint64_t>(h + 32), e.get<std::uint64_t>(h + 56)};
     if (s.type != kShtNobits && !e.has(s.offset, s.size))
-      return "section " + std::to_string(i) + " (header at " + where(h) + "): its bytes " + range_text(base + s.offset, s.size) +
-             " leave the image, which ends at " + where(size);
+      return "section " + std::to_string(i) + " (header at " + where(h) + "): its bytes " +
+             range_text(base + s.offset, s.size) + " leave the image, which ends at " + where(size);
   }
   const ElfSection& names = out->sections[shstrndx];
   if (names.type != kShtStrtab || names.size == 0 || e.get<std::uint8_t>(names.offset + names.size - 1) != 0)
@@ -192,7 +200,8 @@ std::string check_elf_image(const unsigned char* data, std::size_t size, std::si
     if (s.name >= names.size)
       return "section " + std::to_string(i) + ": its name " + std::to_string(s.name) + " leaves the string table of " +
              std::to_string(names.size) + " bytes";
-    if (s.type != kShtNobits && std::strcmp(reinterpret_cast<const char*>(e.at(names.offset + s.name)), ".nv.compat") == 0)
+    if (s.type != kShtNobits &&
+        std::strcmp(reinterpret_cast<const char*>(e.at(names.offset + s.name)), ".nv.compat") == 0)
       out->arch_specific = compat_says_arch_specific(e, s);
   }
   out->shstrndx = shstrndx;
@@ -213,7 +222,8 @@ std::string check_module_image(const unsigned char* data, std::size_t size, int 
   std::string held;
   bool any_runs = false;
   for (ModuleEntry& e : entries) {
-    const std::string where = fatbin ? "the " + module_entry_name(e) + " entry at " + at_byte(e.header_offset) : "the cubin";
+    const std::string where = fatbin ? "the " + module_entry_name(e) + " entry at " + at_byte(e.header_offset)
+                                     : "the cubin";
     if (e.compressed) {
       if (notes)
         notes->push_back(where + " is compressed (" + std::to_string(e.size) +

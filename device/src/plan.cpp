@@ -80,24 +80,24 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
     handle = h;
   };
   if (!tried_first(Tier::first)) switch (e) {
-    case Entry::gemm_pipelined: body = Body::gemm128_tile; break;
-    case Entry::gemm_pipelined_m32:
-    case Entry::gemm_pipelined_m32_strided: twin32(call.kernel); break;
-    case Entry::gemm_pipelined_m64:
-    case Entry::gemm_pipelined_m64_strided: twin64(call.kernel); break;
-    case Entry::gemm_pipelined_by_m:  // seed lines 332-371
-      if (prefers_m32(a.m, a.k, call.m32_kernel)) {
-        twin32(call.m32_kernel);
-      } else if (prefers_m64(a.m, a.k, call.m64_kernel)) {
-        twin64(call.m64_kernel);
-      } else {
-        body = Body::gemm128_tile;
-        handle = call.kernel;
-      }
-      break;
-    case Entry::gemv_batch4_strided:
-    case Entry::gemv_batch16_strided: body = Body::gemv_strip; break;
-  }
+      case Entry::gemm_pipelined: body = Body::gemm128_tile; break;
+      case Entry::gemm_pipelined_m32:
+      case Entry::gemm_pipelined_m32_strided: twin32(call.kernel); break;
+      case Entry::gemm_pipelined_m64:
+      case Entry::gemm_pipelined_m64_strided: twin64(call.kernel); break;
+      case Entry::gemm_pipelined_by_m:  // seed lines 332-371
+        if (prefers_m32(a.m, a.k, call.m32_kernel)) {
+          twin32(call.m32_kernel);
+        } else if (prefers_m64(a.m, a.k, call.m64_kernel)) {
+          twin64(call.m64_kernel);
+        } else {
+          body = Body::gemm128_tile;
+          handle = call.kernel;
+        }
+        break;
+      case Entry::gemv_batch4_strided:
+      case Entry::gemv_batch16_strided: body = Body::gemv_strip; break;
+    }
 
   const BodyInfo& row = body_info(body);
   const BodyLaunch launch = row.plan(shape_of_call);
@@ -124,16 +124,18 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
   const struct {
     const char* axis;
     std::uint32_t value, limit;
-  } dims[] = {{"x", p.grid.x, limits.max_grid_x}, {"y", p.grid.y, limits.max_grid_y}, {"z", p.grid.z, limits.max_grid_z}};
+  } dims[] = {
+      {"x", p.grid.x, limits.max_grid_x}, {"y", p.grid.y, limits.max_grid_y}, {"z", p.grid.z, limits.max_grid_z}};
   for (const auto& d : dims)
     if (d.value > d.limit)
       return fail(e, Errc::grid_too_large,
-                  std::string("grid.") + d.axis + "=" + std::to_string(d.value) + " (" + body_name(body) + ", " + shape +
-                      "): must be at most the device limit " + std::to_string(d.limit));
+                  std::string("grid.") + d.axis + "=" + std::to_string(d.value) + " (" + body_name(body) + ", " +
+                      shape + "): must be at most the device limit " + std::to_string(d.limit));
   if (p.dynamic_smem > limits.max_dynamic_smem_per_block)
     return fail(e, Errc::smem_too_large,
                 std::string("dynamic_smem=") + std::to_string(p.dynamic_smem) + " (" + body_name(body) +
-                    "): must be at most the device's opt-in limit " + std::to_string(limits.max_dynamic_smem_per_block));
+                    "): must be at most the device's opt-in limit " +
+                    std::to_string(limits.max_dynamic_smem_per_block));
   return Planned{Status::success(), p};
 }
 

@@ -92,7 +92,8 @@ std::unique_ptr<Buffer> SimBackend::allocate(std::size_t bytes, Status* status) 
   // The buffer removes its region when it dies; the weak pointer lets it outlive the backend.
   class Registered final : public Buffer {
    public:
-    Registered(std::unique_ptr<Buffer> host, std::weak_ptr<Memory> mem) : host_(std::move(host)), mem_(std::move(mem)) {}
+    Registered(std::unique_ptr<Buffer> host, std::weak_ptr<Memory> mem)
+        : host_(std::move(host)), mem_(std::move(mem)) {}
     ~Registered() override {
       if (auto m = mem_.lock()) m->regions.erase(host_->address());
     }
@@ -125,9 +126,7 @@ std::unique_ptr<Buffer> SimBackend::allocate(std::size_t bytes, Status* status) 
   return std::make_unique<Registered>(std::move(host), memory_);
 }
 
-Status SimBackend::synchronize() {
-  return memory_->poisoned.empty() ? Status::success() : memory_->lost();
-}
+Status SimBackend::synchronize() { return memory_->poisoned.empty() ? Status::success() : memory_->lost(); }
 
 bool parse_injections(const std::string& text, std::vector<Injection>* out, std::string* error) {
   out->clear();
@@ -179,15 +178,19 @@ Status SimBackend::execute(const Plan& p) {
   for (const Injection& inj : injections_) {
     if (inj.kernel != p.kernel_name || (inj.m != 0 && inj.m != p.params.m)) continue;
     const std::string what = std::string(p.kernel_name) + " (injected " +
-                             (inj.kind == InjectedFault::hang ? "hang" : inj.kind == InjectedFault::fault ? "fault" : "crash") +
+                             (inj.kind == InjectedFault::hang    ? "hang"
+                              : inj.kind == InjectedFault::fault ? "fault"
+                                                                 : "crash") +
                              ", W8A16_SIM_INJECT)";
     switch (inj.kind) {
       case InjectedFault::hang:
         for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
       case InjectedFault::fault:
         // As the driver reports a fault: at the next synchronising call, and on every call after.
-        memory_->poisoned = "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was "
-                            "encountered (simulated: " + what + ")";
+        memory_->poisoned =
+            "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was "
+            "encountered (simulated: " +
+            what + ")";
         plans_.push_back(p);
         return Status::success();
       case InjectedFault::crash:
@@ -215,16 +218,22 @@ Status SimBackend::execute(const Plan& p) {
   if (shape_ok) {
     const std::uint64_t a_bytes = 2 * ((std::uint64_t{q.m} - 1) * q.a_row_stride + q.k);
     const std::uint64_t w_bytes = std::uint64_t{q.n} * q.k;
-    const std::uint64_t s_bytes = 4 * std::uint64_t{(q.n + kScaleRowsPerBlock - 1) / kScaleRowsPerBlock} * (q.k / kKBlock);
+    const std::uint64_t s_bytes = 4 * std::uint64_t{(q.n + kScaleRowsPerBlock - 1) / kScaleRowsPerBlock} *
+                                  (q.k / kKBlock);
     a = memory_->locate(q.input, a_bytes);
     w = memory_->locate(q.weight, w_bytes);
     s = memory_->locate(q.block_scale, s_bytes);
-    if (!a) log.add(FindingKind::read_outside, "A: " + std::to_string(a_bytes) + " bytes from input leave every buffer");
-    if (!w) log.add(FindingKind::read_outside, "W: " + std::to_string(w_bytes) + " bytes from weight leave every buffer");
-    if (!s) log.add(FindingKind::read_outside, "S: " + std::to_string(s_bytes) + " bytes from block_scale leave every buffer");
+    if (!a)
+      log.add(FindingKind::read_outside, "A: " + std::to_string(a_bytes) + " bytes from input leave every buffer");
+    if (!w)
+      log.add(FindingKind::read_outside, "W: " + std::to_string(w_bytes) + " bytes from weight leave every buffer");
+    if (!s)
+      log.add(FindingKind::read_outside,
+              "S: " + std::to_string(s_bytes) + " bytes from block_scale leave every buffer");
     for (std::uint64_t r = 0; r < q.m; ++r) {
       if ((q.input + 2 * r * q.a_row_stride) % 16 != 0) {
-        log.add(FindingKind::misaligned_row, "A row " + std::to_string(r) + " starts off a 16-byte boundary (cp.async)");
+        log.add(FindingKind::misaligned_row,
+                "A row " + std::to_string(r) + " starts off a 16-byte boundary (cp.async)");
         break;
       }
     }
@@ -235,7 +244,8 @@ Status SimBackend::execute(const Plan& p) {
   }
   for (std::uint64_t r = 0; r < q.m; ++r) {
     if ((q.output + 2 * r * q.c_row_stride) % 2 != 0) {
-      log.add(FindingKind::misaligned_row, "C row " + std::to_string(r) + " starts off a 2-byte boundary (BF16 stores)");
+      log.add(FindingKind::misaligned_row,
+              "C row " + std::to_string(r) + " starts off a 2-byte boundary (BF16 stores)");
       break;
     }
   }
@@ -274,8 +284,8 @@ Status SimBackend::execute(const Plan& p) {
         const std::uint64_t idx = (addr - ext.output) / 2;
         const std::uint64_t row = idx / ext.c_row_stride, col = idx % ext.c_row_stride;
         if (row >= ext.m) {
-          log.add(FindingKind::write_outside, who() + ": lands in row " + std::to_string(row) + " >= M=" +
-                                                  std::to_string(ext.m));
+          log.add(FindingKind::write_outside,
+                  who() + ": lands in row " + std::to_string(row) + " >= M=" + std::to_string(ext.m));
           continue;
         }
         if (col >= ext.n) {
@@ -298,8 +308,10 @@ Status SimBackend::execute(const Plan& p) {
   if (ctas > (std::uint64_t{1} << 28)) {
     log.add(FindingKind::grid_over_limit, "grid of " + std::to_string(ctas) + " CTAs: too large to simulate");
   } else if (p.tile.kind == TileKind::stream_units) {
-    sim::run_stream_units(p, log, [&](std::uint32_t x, std::uint64_t r0, std::uint64_t r1, std::uint64_t c0,
-                                      std::uint64_t c1) { write_rect(x, 0, 0, Rect{r0, r1, c0, c1}); });
+    sim::run_stream_units(p, log,
+                          [&](std::uint32_t x, std::uint64_t r0, std::uint64_t r1, std::uint64_t c0, std::uint64_t c1) {
+                            write_rect(x, 0, 0, Rect{r0, r1, c0, c1});
+                          });
   } else {
     for (std::uint32_t z = 0; z < p.grid.z; ++z)
       for (std::uint32_t y = 0; y < p.grid.y; ++y)
@@ -319,8 +331,9 @@ Status SimBackend::execute(const Plan& p) {
   log.finish();
 
   if (findings_.empty()) return Status::success();
-  std::string msg = std::string(p.kernel_name) + ": " + std::to_string(findings_.size()) + " simulation finding(s); first: " +
-                    finding_kind_name(findings_.front().kind) + ": " + findings_.front().message;
+  std::string msg = std::string(p.kernel_name) + ": " + std::to_string(findings_.size()) +
+                    " simulation finding(s); first: " + finding_kind_name(findings_.front().kind) + ": " +
+                    findings_.front().message;
   return Status::error(Errc::simulation_finding, msg);
 }
 

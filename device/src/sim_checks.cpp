@@ -36,12 +36,14 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
                                                  " at grid.x=" + std::to_string(p.grid.x) + " (geometry.hpp)");
   if (is_wgmma_body(p.body) && q.m >= 1 && q.n >= 1 && q.k >= kKBlock &&
       (p.grid.x < 1 || p.grid.x > wgmma_units(q.m, q.n, wv) || p.grid.y != 1 || p.grid.z != 1))
-    log.add(FindingKind::grid_over_limit,
-            who + "grid " + dims(p.grid) + ": the persistent tier needs 1 <= grid.x <= its " +
-                std::to_string(wgmma_units(q.m, q.n, wv)) + " units (every CTA's range at least one unit), grid.y = grid.z = 1");
+    log.add(FindingKind::grid_over_limit, who + "grid " + dims(p.grid) +
+                                              ": the persistent tier needs 1 <= grid.x <= its " +
+                                              std::to_string(wgmma_units(q.m, q.n, wv)) +
+                                              " units (every CTA's range at least one unit), grid.y = grid.z = 1");
   if (is_wgmma_body(p.body) && !wgmma_runs_rows(wv, q.m))
-    log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": this symbol has no row tile for it " +
-                                            "(the two-CTA symbol runs 1..16 rows, the others 17 and more: geometry.hpp)");
+    log.add(FindingKind::body_mismatch,
+            who + "m=" + std::to_string(q.m) + ": this symbol has no row tile for it " +
+                "(the two-CTA symbol runs 1..16 rows, the others 17 and more: geometry.hpp)");
 
   const std::uint32_t need = body_smem_bytes(p.body, q.m, q.n, q.k);
   if (p.dynamic_smem != need)
@@ -59,13 +61,12 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
 
   // The body: it must be one of the kernel's, be the one the kernel itself picks for (m, k), and
   // keep that body's limits.
-  if (!body_belongs_to(p.body, p.kernel))
-    log.add(FindingKind::body_mismatch, who + "the kernel has no such body");
+  if (!body_belongs_to(p.body, p.kernel)) log.add(FindingKind::body_mismatch, who + "the kernel has no such body");
   if (p.kernel == KernelId::gemm_pipelined_m32) {
     const Body picked = skinny_body_runs(q.m, q.k) ? Body::m32_skinny : Body::m32_tile;
     if (p.body != picked)
-      log.add(FindingKind::body_mismatch, who + "the kernel runs its " + body_name(picked) + " body at m=" +
-                                              std::to_string(q.m) + ", k=" + std::to_string(q.k) +
+      log.add(FindingKind::body_mismatch, who + "the kernel runs its " + body_name(picked) +
+                                              " body at m=" + std::to_string(q.m) + ", k=" + std::to_string(q.k) +
                                               " (skinny iff m <= 16 && k <= 5120, seed line 141)");
   }
   if (p.body == Body::m32_skinny && (q.m > kSkinnyMaxRows || q.k > kSkinnyMaxK))
@@ -73,8 +74,8 @@ void check_launch_shape(const Plan& p, const DeviceLimits& lim, FindingLog& log)
                                             ": the skinny body takes m <= 16 and k <= 5120 (seed W8A16_M16_MAX_ROWS, "
                                             "W8A16_M16_MAX_K)");
   if (p.body == Body::tc_rows_strip && q.m > kTcRowsMaxRows)
-    log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": the row-tile kernel takes m <= " +
-                                            std::to_string(kTcRowsMaxRows));
+    log.add(FindingKind::body_mismatch,
+            who + "m=" + std::to_string(q.m) + ": the row-tile kernel takes m <= " + std::to_string(kTcRowsMaxRows));
   else if (p.body == Body::tc_rows_strip && p.kernel != tc_rows_kernel(q.m))
     log.add(FindingKind::body_mismatch, who + "m=" + std::to_string(q.m) + ": the row-tile body runs in " +
                                             kernel_name(tc_rows_kernel(q.m)) + " at these rows, not " +
@@ -115,17 +116,18 @@ void run_stream_units(const Plan& p, FindingLog& log, const UnitWrite& write) {
     const std::string who = "CTA (" + std::to_string(c) + ", 0, 0) unit " + std::to_string(pc.unit) + " steps [" +
                             std::to_string(pc.begin) + ", " + std::to_string(pc.end) + ")";
     if (pc.unit >= units || pc.end > steps || pc.begin >= pc.end) {
-      log.add(FindingKind::step_coverage, who + ": outside the " + std::to_string(units) + " units of " +
-                                              std::to_string(steps) + " steps");
+      log.add(FindingKind::step_coverage,
+              who + ": outside the " + std::to_string(units) + " units of " + std::to_string(steps) + " steps");
       return;
     }
     if (pc.kind == WgPieceKind::tail) {
       const Slot& in = c > 0 ? slots[c - 1] : Slot{};
       if (c == 0 || !in.set || in.unit != pc.unit || in.step != pc.begin)
-        log.add(FindingKind::workspace_chain, who + ": starts from workspace slot " + std::to_string(c) + " - 1, which " +
-                                                  (c == 0 || !in.set ? std::string("nothing wrote")
-                                                                     : "holds unit " + std::to_string(in.unit) +
-                                                                           " after step " + std::to_string(in.step)));
+        log.add(FindingKind::workspace_chain,
+                who + ": starts from workspace slot " + std::to_string(c) + " - 1, which " +
+                    (c == 0 || !in.set
+                         ? std::string("nothing wrote")
+                         : "holds unit " + std::to_string(in.unit) + " after step " + std::to_string(in.step)));
       if (c > 0) slots[c - 1].set = false;  // read once
     }
     if (next[pc.unit] != pc.begin)
@@ -151,8 +153,8 @@ void run_stream_units(const Plan& p, FindingLog& log, const UnitWrite& write) {
   }
   for (std::uint32_t u = 0; u < units; ++u)
     if (next[u] != steps)
-      log.add(FindingKind::step_coverage, "unit " + std::to_string(u) + ": folded up to step " + std::to_string(next[u]) +
-                                              " of " + std::to_string(steps));
+      log.add(FindingKind::step_coverage, "unit " + std::to_string(u) + ": folded up to step " +
+                                              std::to_string(next[u]) + " of " + std::to_string(steps));
   for (std::uint32_t c = 0; c < ctas; ++c)
     if (slots[c].set)
       log.add(FindingKind::workspace_chain, "workspace slot " + std::to_string(c) + " (unit " +

@@ -49,10 +49,8 @@ bool same_a(const Entry& e, const ref::GemmView& v) {
 }
 
 void compute(const ref::GemmView& v, Contract contract, std::uint16_t* c) {
-  if (contract == Contract::canonical)
-    ref::gemm_canonical(v, ref::Arch::sm90, c, v.n);  // the H200 (NUMERICS.md 1.1)
-  else
-    ref::gemm_gemv(v, c, v.n);
+  if (contract == Contract::canonical) ref::gemm_canonical(v, ref::Arch::sm90, c, v.n);  // the H200 (NUMERICS.md 1.1)
+  else ref::gemm_gemv(v, c, v.n);
 }
 
 }  // namespace
@@ -71,8 +69,7 @@ std::vector<std::uint16_t> expected_output(const ref::GemmView& v, Contract cont
     std::lock_guard<std::mutex> lock(mm.mu);
     for (const Entry& e : mm.entries)
       if (e.contract == contract && e.m == v.m && e.n == v.n && e.k == v.k &&
-          std::memcmp(e.w.data(), v.w, w_bytes) == 0 && std::memcmp(e.s.data(), v.s, s_count * 4) == 0 &&
-          same_a(e, v))
+          std::memcmp(e.w.data(), v.w, w_bytes) == 0 && std::memcmp(e.s.data(), v.s, s_count * 4) == 0 && same_a(e, v))
         return e.c;
   }
   compute(v, contract, c.data());

@@ -26,7 +26,9 @@ struct Span {
 // The bytes a kernel may touch of each operand (NUMERICS.md 2: the used extents only).
 Span a_span(const Args& a) { return {a.input, a.input + 2 * ((std::uint64_t{a.m} - 1) * a.a_row_stride + a.k)}; }
 Span w_span(const Args& a) { return {a.weight, a.weight + std::uint64_t{a.n} * a.k}; }
-std::uint64_t scale_count(const Args& a) { return std::uint64_t{(a.n + kScaleRowsPerBlock - 1) / kScaleRowsPerBlock} * (a.k / kKBlock); }
+std::uint64_t scale_count(const Args& a) {
+  return std::uint64_t{(a.n + kScaleRowsPerBlock - 1) / kScaleRowsPerBlock} * (a.k / kKBlock);
+}
 Span s_span(const Args& a) { return {a.block_scale, a.block_scale + 4 * scale_count(a)}; }
 Span c_span(const Args& a) { return {a.output, a.output + 2 * ((std::uint64_t{a.m} - 1) * a.c_row_stride + a.n)}; }
 bool overlap(Span x, Span y) { return x.lo < y.hi && y.lo < x.hi; }
@@ -64,8 +66,8 @@ Status validate_args(Entry entry, const Args& in) {
     return fail(Errc::c_pitch_short, "c_row_stride=" + u(a.c_row_stride) + ": must be at least n=" + u(a.n) +
                                          " (the pitch must cover the n elements written to each row of C)");
   if (a.a_row_stride % kARowAlignElems != 0)
-    return fail(Errc::a_pitch_misaligned, "a_row_stride=" + u(a.a_row_stride) +
-                                              ": must be a multiple of 8 (16-byte cp.async rows of A)");
+    return fail(Errc::a_pitch_misaligned,
+                "a_row_stride=" + u(a.a_row_stride) + ": must be a multiple of 8 (16-byte cp.async rows of A)");
 
   // ---- the rest ----
   if (a.n == 0) return fail(Errc::n_zero, "n=0: must be at least 1 (no columns to compute)");
@@ -91,8 +93,8 @@ Status validate_args(Entry entry, const Args& in) {
     if (q.ptr == 0) return fail(Errc::null_pointer, std::string(q.name) + "=null: must point to the operand");
   for (const auto& q : ptrs)
     if (q.ptr % q.align != 0)
-      return fail(Errc::misaligned_pointer, std::string(q.name) + "=" + hex(q.ptr) + ": must be " + u(q.align) +
-                                                "-byte aligned (" + q.why + ")");
+      return fail(Errc::misaligned_pointer,
+                  std::string(q.name) + "=" + hex(q.ptr) + ": must be " + u(q.align) + "-byte aligned (" + q.why + ")");
 
   // The kernels index with uint32_t element offsets (row * pitch + col): the largest offset of
   // each operand is below these products, so each product must stay within 32 bits.
@@ -117,9 +119,9 @@ Status validate_args(Entry entry, const Args& in) {
   } inputs[] = {{"input", a_span(a)}, {"weight", w_span(a)}, {"block_scale", s_span(a)}};
   for (const auto& q : inputs)
     if (overlap(c, q.span))
-      return fail(Errc::output_overlaps_input,
-                  "output=" + hex(a.output) + ": its bytes [" + hex(c.lo) + ", " + hex(c.hi) + ") overlap " + q.name +
-                      " [" + hex(q.span.lo) + ", " + hex(q.span.hi) + ") (C must not alias an operand the kernel reads)");
+      return fail(Errc::output_overlaps_input, "output=" + hex(a.output) + ": its bytes [" + hex(c.lo) + ", " +
+                                                   hex(c.hi) + ") overlap " + q.name + " [" + hex(q.span.lo) + ", " +
+                                                   hex(q.span.hi) + ") (C must not alias an operand the kernel reads)");
   return Status::success();
 }
 

@@ -46,7 +46,8 @@ bool read_cubin(const Bytes& e, std::size_t base, std::uint32_t arch, std::vecto
   std::map<std::string, std::vector<KernelParamLayout>> info;  // .nv.info.<name> of every function
   for (const Section& s : secs) {
     std::string name;
-    if (!name_at(e, secs[shstrndx].offset + s.name, &name)) return fail(error, "a section name leaves the string table");
+    if (!name_at(e, secs[shstrndx].offset + s.name, &name))
+      return fail(error, "a section name leaves the string table");
     if (s.type == 2 /* SHT_SYMTAB */) {
       if (s.entsize != 24 || s.link >= shnum) return fail(error, "a symbol table of unknown shape");
       for (std::uint64_t j = 0; j < s.size / 24; ++j) {
@@ -80,9 +81,8 @@ bool read_cubin(const Bytes& e, std::size_t base, std::uint32_t arch, std::vecto
     auto it = info.find(kernel);
     if (it == info.end()) continue;  // no parameters at all
     params = it->second;
-    std::sort(params.begin(), params.end(), [](const KernelParamLayout& a, const KernelParamLayout& b) {
-      return a.ordinal < b.ordinal;
-    });
+    std::sort(params.begin(), params.end(),
+              [](const KernelParamLayout& a, const KernelParamLayout& b) { return a.ordinal < b.ordinal; });
   }
   out->push_back(std::move(c));
   return true;
@@ -98,7 +98,9 @@ bool read_module_image(const std::vector<unsigned char>& image, std::vector<Cubi
     return fail(error, why);
   for (const device::ModuleEntry& entry : entries) {
     if (entry.kind != device::ModuleEntry::Kind::cubin) continue;
-    const std::string where = entry.header_offset || entry.offset ? "the " + device::module_entry_name(entry) + " entry: " : "";
+    const std::string where = entry.header_offset || entry.offset
+                                  ? "the " + device::module_entry_name(entry) + " entry: "
+                                  : "";
     if (entry.compressed) return fail(error, where + "compressed: this reader reads uncompressed cubins only");
     std::string why;
     if (!read_cubin(Bytes(image.data() + entry.offset, entry.size), entry.offset, entry.arch, out, &why))

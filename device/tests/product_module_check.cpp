@@ -16,7 +16,8 @@ std::string layout_text(const std::vector<KernelParamLayout>& ps) {
 // docs/KERNEL_ABI.md 1.1: nine parameters, then for the Hopper tier the workspace at 56 and two
 // 128-byte tensor maps whose offsets follow the parameter bank's alignment.
 bool layout_ok(device::KernelId id, const std::vector<KernelParamLayout>& ps) {
-  static constexpr std::uint32_t kOffset[9] = {0, 8, 16, 24, 32, 36, 40, 44, 48}, kSize[9] = {8, 8, 8, 8, 4, 4, 4, 4, 4};
+  static constexpr std::uint32_t kOffset[9] = {0, 8, 16, 24, 32, 36, 40, 44, 48},
+                                 kSize[9] = {8, 8, 8, 8, 4, 4, 4, 4, 4};
   const bool tma = device::kernel_uses_tma(id);
   if (ps.size() != (tma ? 12u : 9u)) return false;
   for (std::uint32_t i = 0; i < ps.size(); ++i)
@@ -43,13 +44,15 @@ std::string product_module_problems(const std::vector<Cubin>& cubins, const std:
       }
       if (!layout_ok(id, params)) out += name + " has " + layout_text(params) + where + "\n";
     }
-    std::vector<KernelId> required = {KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64,
-                                      KernelId::gemv_batch4_strided, KernelId::gemv_batch16_strided};
+    std::vector<KernelId> required = {KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32,
+                                      KernelId::gemm_pipelined_m64, KernelId::gemv_batch4_strided,
+                                      KernelId::gemv_batch16_strided};
     if (c.arch >= 90) required.insert(required.end(), {KernelId::tc_rows, KernelId::tc_rows_m64});
     if (c.arch == 90 && hopper_built)
       required.insert(required.end(), {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
     for (KernelId id : required)
-      if (!c.kernels.count(device::kernel_name(id))) out += std::string("lacks ") + device::kernel_name(id) + where + "\n";
+      if (!c.kernels.count(device::kernel_name(id)))
+        out += std::string("lacks ") + device::kernel_name(id) + where + "\n";
   }
   return out;
 }

@@ -19,9 +19,7 @@ inline constexpr std::uint32_t kRowsPastM = 2;  // C has rows beyond M that must
 
 struct Shape {
   std::uint32_t m, n, k, lda, ldc;
-  bool operator<(const Shape& o) const {
-    return std::tie(m, n, k, lda, ldc) < std::tie(o.m, o.n, o.k, o.lda, o.ldc);
-  }
+  bool operator<(const Shape& o) const { return std::tie(m, n, k, lda, ldc) < std::tie(o.m, o.n, o.k, o.lda, o.ldc); }
 };
 
 struct Operands {
@@ -32,10 +30,8 @@ struct Operands {
 
 inline std::vector<std::uint16_t> expected_buffer(const Shape& sh, const ref::GemmView& v, bool gemv) {
   std::vector<std::uint16_t> c(std::size_t{sh.m + kRowsPastM} * sh.ldc, kPoison16);
-  if (gemv)
-    ref::gemm_gemv(v, c.data(), sh.ldc);
-  else
-    ref::gemm_canonical(v, ref::Arch::sm90, c.data(), sh.ldc);
+  if (gemv) ref::gemm_gemv(v, c.data(), sh.ldc);
+  else ref::gemm_canonical(v, ref::Arch::sm90, c.data(), sh.ldc);
   return c;
 }
 

@@ -40,7 +40,8 @@ TEST(Api, NamedEntryPointsKeepTheSeedsArgumentOrder) {
   for (const auto& s : strided) {
     RecordingBackend rec;
     Launcher api(rec);
-    const Status st = (api.*s.fn)(KernelHandle{3}, kA, kW, kS, kC, 3, 7, 256, 264, 9, kStream);  // m <= 4 for every GEMV
+    const Status st = (api.*s.fn)(KernelHandle{3}, kA, kW, kS, kC, 3, 7, 256, 264, 9,
+                                  kStream);  // m <= 4 for every GEMV
     ASSERT_TRUE(st.ok()) << st.message;
     expect_plan(rec, s.e, 3, 264, 9);
   }

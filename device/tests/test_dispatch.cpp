@@ -155,7 +155,14 @@ struct Hopper {
   Body body;
 };
 Hopper hopper_rule(std::uint32_t m, std::uint32_t n, bool wg64, bool wg128, bool wg128x2) {
-  const std::uint32_t rows = m <= 8 ? 8 : m <= 16 ? 16 : m <= 24 ? 24 : m <= 32 ? 32 : m <= 48 ? 48 : m <= 64 ? 64 : m <= 96 ? 96 : 128;
+  const std::uint32_t rows = m <= 8    ? 8
+                             : m <= 16 ? 16
+                             : m <= 24 ? 24
+                             : m <= 32 ? 32
+                             : m <= 48 ? 48
+                             : m <= 64 ? 64
+                             : m <= 96 ? 96
+                                       : 128;
   const std::uint64_t units128 = std::uint64_t{(n + 127) / 128} * ((m + rows - 1) / rows);
   if (m <= 16) {
     if (wg128x2 && units128 >= 264) return {true, KernelId::wgmma_rows_n128_x2, Body::wgmma_units128_x2};
@@ -167,8 +174,8 @@ Hopper hopper_rule(std::uint32_t m, std::uint32_t n, bool wg64, bool wg128, bool
   return {false, KernelId::gemm_pipelined, Body::gemm128_tile};
 }
 
-Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, bool m32, bool m64, bool tc,
-                 bool wg64, bool wg128, bool wg128x2) {
+Expect by_m_rule(std::uint32_t m, std::uint32_t n, std::uint32_t k, bool full, bool m32, bool m64, bool tc, bool wg64,
+                 bool wg128, bool wg128x2) {
   if (m == 0 || !k_ok(k)) return {true, KernelId::gemm_pipelined, Body::gemm128_tile};
   // The Hopper tier goes first.
   if (const Hopper h = hopper_rule(m, n, wg64, wg128, wg128x2); h.takes) return {false, h.kernel, h.body};
@@ -199,25 +206,25 @@ TEST(Dispatch, ByMFollowsTheSeedForEveryHandleCombination) {
     reg.set_present(KernelId::wgmma_rows_n128_x2, wg128x2);
     for (std::uint32_t m = 0; m <= 200; ++m)
       for (std::uint32_t n : {33u, 3968u, 4096u, 8449u, 10113u, 16897u, 33793u})
-      for (std::uint32_t k : kKs) {
-        if (static_cast<std::uint64_t>(n) * k > kMaxElementOffsets) continue;  // refused for its size
-        Call c;
-        c.entry = Entry::gemm_pipelined_by_m;
-        c.kernel = full ? reg.resolve(KernelId::gemm_pipelined) : kZero;
-        c.m32_kernel = m32 ? reg.resolve(KernelId::gemm_pipelined_m32) : kZero;
-        c.m64_kernel = m64 ? reg.resolve(KernelId::gemm_pipelined_m64) : kZero;
-        c.args = args_for(m, n, k);
-        const Planned p = plan_launch(c, reg, DeviceLimits::h200());
-        const Expect e = by_m_rule(m, n, k, full, m32, m64, tc, wg64, wg128, wg128x2);
-        ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask << ": "
-                                    << p.status.message;
-        if (!p.ok()) continue;
-        ++planned;
-        EXPECT_EQ(p.plan.kernel, e.kernel) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask;
-        EXPECT_EQ(p.plan.body, e.body) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask;
-        EXPECT_EQ(p.plan.handle, reg.resolve(e.kernel));
-        EXPECT_TRUE(p.plan.handle);
-      }
+        for (std::uint32_t k : kKs) {
+          if (static_cast<std::uint64_t>(n) * k > kMaxElementOffsets) continue;  // refused for its size
+          Call c;
+          c.entry = Entry::gemm_pipelined_by_m;
+          c.kernel = full ? reg.resolve(KernelId::gemm_pipelined) : kZero;
+          c.m32_kernel = m32 ? reg.resolve(KernelId::gemm_pipelined_m32) : kZero;
+          c.m64_kernel = m64 ? reg.resolve(KernelId::gemm_pipelined_m64) : kZero;
+          c.args = args_for(m, n, k);
+          const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+          const Expect e = by_m_rule(m, n, k, full, m32, m64, tc, wg64, wg128, wg128x2);
+          ASSERT_EQ(!p.ok(), e.error) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask << ": "
+                                      << p.status.message;
+          if (!p.ok()) continue;
+          ++planned;
+          EXPECT_EQ(p.plan.kernel, e.kernel) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask;
+          EXPECT_EQ(p.plan.body, e.body) << "m=" << m << " n=" << n << " k=" << k << " mask=" << mask;
+          EXPECT_EQ(p.plan.handle, reg.resolve(e.kernel));
+          EXPECT_TRUE(p.plan.handle);
+        }
   }
   EXPECT_GT(planned, 0);
 }
@@ -229,25 +236,25 @@ TEST(Dispatch, StridedTwinsTryTheRowTileKernelFirst) {
     reg.set_present(KernelId::tc_rows_m64, tc);
     for (std::uint32_t m = 1; m <= 200; ++m)
       for (std::uint32_t n : {40u, 3968u, 4096u, 10113u})
-      for (std::uint32_t k : {128u, 5120u, 5248u}) {
-        for (Entry e : {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64_strided}) {
-          const bool is32 = e == Entry::gemm_pipelined_m32_strided;
-          Call c;
-          c.entry = e;
-          c.kernel = reg.resolve(is32 ? KernelId::gemm_pipelined_m32 : KernelId::gemm_pipelined_m64);
-          c.args = args_for(m, n, k);
-          c.args.a_row_stride = k + 8;
-          c.args.c_row_stride = n + 1;
-          const Planned p = plan_launch(c, reg, DeviceLimits::h200());
-          ASSERT_TRUE(p.ok()) << p.status.message;
-          Body want = is32 ? ((m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile) : Body::m64_tile;
-          if (tc && tc_rule(m, n, k)) want = Body::tc_rows_strip;
-          EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " n=" << n << " k=" << k << " tc=" << tc;
-          if (want == Body::tc_rows_strip) {
-            EXPECT_EQ(p.plan.kernel, tc_kernel(m)) << "m=" << m;
+        for (std::uint32_t k : {128u, 5120u, 5248u}) {
+          for (Entry e : {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64_strided}) {
+            const bool is32 = e == Entry::gemm_pipelined_m32_strided;
+            Call c;
+            c.entry = e;
+            c.kernel = reg.resolve(is32 ? KernelId::gemm_pipelined_m32 : KernelId::gemm_pipelined_m64);
+            c.args = args_for(m, n, k);
+            c.args.a_row_stride = k + 8;
+            c.args.c_row_stride = n + 1;
+            const Planned p = plan_launch(c, reg, DeviceLimits::h200());
+            ASSERT_TRUE(p.ok()) << p.status.message;
+            Body want = is32 ? ((m <= 16 && k <= 5120) ? Body::m32_skinny : Body::m32_tile) : Body::m64_tile;
+            if (tc && tc_rule(m, n, k)) want = Body::tc_rows_strip;
+            EXPECT_EQ(p.plan.body, want) << entry_name(e) << " m=" << m << " n=" << n << " k=" << k << " tc=" << tc;
+            if (want == Body::tc_rows_strip) {
+              EXPECT_EQ(p.plan.kernel, tc_kernel(m)) << "m=" << m;
+            }
           }
         }
-      }
   }
 }
 
@@ -293,9 +300,9 @@ TEST(Dispatch, GeometryIsTheSeeds) {
 // shape it takes; the GEMVs never do (their contract is NUMERICS.md 2.2).
 TEST(Dispatch, EveryTensorCoreEntryTriesTheHopperTierFirst) {
   const StaticRegistry reg = StaticRegistry::all_present();
-  const Entry tensor_core[] = {Entry::gemm_pipelined,     Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
-                               Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided,
-                               Entry::gemm_pipelined_by_m};
+  const Entry tensor_core[] = {
+      Entry::gemm_pipelined,     Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
+      Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m};
   struct Shape3 {
     std::uint32_t m, n;
     Body body;
@@ -361,9 +368,8 @@ TEST(Dispatch, HopperTierGeometryFollowsTheRows) {
   struct Want {
     std::uint32_t m, rows, per_sm, stages;
   };
-  for (const Want& w : {Want{1, 8, 2, 6}, Want{9, 16, 2, 5}, Want{17, 24, 1, 8}, Want{32, 32, 1, 8},
-                        Want{33, 48, 1, 8}, Want{64, 64, 1, 7}, Want{65, 96, 1, 5}, Want{97, 128, 1, 4},
-                        Want{512, 128, 1, 4}}) {
+  for (const Want& w : {Want{1, 8, 2, 6}, Want{9, 16, 2, 5}, Want{17, 24, 1, 8}, Want{32, 32, 1, 8}, Want{33, 48, 1, 8},
+                        Want{64, 64, 1, 7}, Want{65, 96, 1, 5}, Want{97, 128, 1, 4}, Want{512, 128, 1, 4}}) {
     const Plan p = plan(w.m, 51200, 5120);
     const std::uint32_t stage = 128 * 128 + w.rows * 256, budget = w.per_sm == 2 ? 115712 : 232448;
     EXPECT_EQ(p.body, w.per_sm == 2 ? Body::wgmma_units128_x2 : Body::wgmma_units128) << w.m;

@@ -15,7 +15,8 @@ TEST(ModuleAbi, EachEntryRequiresItsOwnKernelAndByMAllThreeTiles) {
   EXPECT_EQ(required_kernels(Entry::gemm_pipelined_m64), std::vector<KernelId>{KernelId::gemm_pipelined_m64});
   EXPECT_EQ(required_kernels(Entry::gemv_batch16_strided), std::vector<KernelId>{KernelId::gemv_batch16_strided});
   EXPECT_EQ(required_kernels(Entry::gemm_pipelined_by_m),
-            (std::vector<KernelId>{KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64}));
+            (std::vector<KernelId>{KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32,
+                                   KernelId::gemm_pipelined_m64}));
 }
 
 TEST(ModuleAbi, TheRowTileKernelAndTheHopperTierAreOptionalAndUnusedByTheGemvs) {
@@ -43,10 +44,10 @@ TEST(ModuleAbi, AModuleWithoutTheHopperTierSaysWhichBodiesRunInItsPlace) {
 
 TEST(ModuleAbi, AFullModuleCoversEveryEntryPoint) {
   const StaticRegistry all = StaticRegistry::all_present();
-  const ModuleCoverage c = module_coverage(
-      all, {Entry::gemm_pipelined, Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
-            Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
-            Entry::gemv_batch4_strided, Entry::gemv_batch16_strided});
+  const ModuleCoverage c = module_coverage(all, {Entry::gemm_pipelined, Entry::gemm_pipelined_m32,
+                                                 Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined_m64,
+                                                 Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
+                                                 Entry::gemv_batch4_strided, Entry::gemv_batch16_strided});
   EXPECT_TRUE(c.ok());
   EXPECT_TRUE(c.optional.empty());
   EXPECT_EQ(missing_required_text(c), "");
@@ -55,8 +56,8 @@ TEST(ModuleAbi, AFullModuleCoversEveryEntryPoint) {
 TEST(ModuleAbi, AMissingTwinIsNamedWithEveryEntryThatNeedsIt) {
   StaticRegistry r = StaticRegistry::all_present();
   r.set_present(KernelId::gemm_pipelined_m32, false);
-  const ModuleCoverage c =
-      module_coverage(r, {Entry::gemm_pipelined_m32_strided, Entry::gemv_batch4_strided, Entry::gemm_pipelined_by_m});
+  const ModuleCoverage c = module_coverage(r, {Entry::gemm_pipelined_m32_strided, Entry::gemv_batch4_strided,
+                                               Entry::gemm_pipelined_by_m});
   ASSERT_FALSE(c.ok());
   ASSERT_EQ(c.required.size(), 1u);
   EXPECT_EQ(c.required[0].kernel, KernelId::gemm_pipelined_m32);
@@ -100,7 +101,8 @@ TEST(ModuleAbi, ProbeSymbolsInAProductModuleAreReportedAndNeverRequired) {
     const std::vector<KernelId> optional = optional_kernels(e);
     all.insert(all.end(), optional.begin(), optional.end());
     for (KernelId k : all)
-      EXPECT_EQ(std::string(kernel_name(k)).find("probe"), std::string::npos) << entry_name(e) << " needs " << kernel_name(k);
+      EXPECT_EQ(std::string(kernel_name(k)).find("probe"), std::string::npos)
+          << entry_name(e) << " needs " << kernel_name(k);
   }
   for (KernelId k : kAllKernels) EXPECT_EQ(std::string(kernel_name(k)).find("probe"), std::string::npos);
 }

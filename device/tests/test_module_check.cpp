@@ -101,7 +101,8 @@ TEST_F(ModuleCheck, EveryCutOfEitherFailsWithAMessage) {
     }
   }
   // One byte short is a cut too: the container's size is to the byte.
-  EXPECT_NE(check(Image(fatbin_.begin(), fatbin_.end() - 1), major_, minor_).find("the file is cut"), std::string::npos);
+  EXPECT_NE(check(Image(fatbin_.begin(), fatbin_.end() - 1), major_, minor_).find("the file is cut"),
+            std::string::npos);
 }
 
 TEST_F(ModuleCheck, ACorruptedSectionOffsetIsNamedWithItsHeader) {
@@ -109,14 +110,15 @@ TEST_F(ModuleCheck, ACorruptedSectionOffsetIsNamedWithItsHeader) {
   const std::uint16_t shnum = get<std::uint16_t>(cubin_, 0x3c);
   std::size_t victim = 0;
   for (std::size_t i = 1; i < shnum && !victim; ++i)
-    if (get<std::uint32_t>(cubin_, section_header(i) + 4) != 8 && get<std::uint64_t>(cubin_, section_header(i) + 32) > 0)
+    if (get<std::uint32_t>(cubin_, section_header(i) + 4) != 8 &&
+        get<std::uint64_t>(cubin_, section_header(i) + 32) > 0)
       victim = i;
   ASSERT_NE(victim, 0u);
   Image cubin = cubin_;
   put<std::uint64_t>(&cubin, section_header(victim) + 24, cubin.size() - 1);
   const std::string why = check(cubin, major_, minor_);
-  EXPECT_NE(why.find("section " + std::to_string(victim) + " (header at byte " + std::to_string(section_header(victim)) +
-                     "): its bytes"),
+  EXPECT_NE(why.find("section " + std::to_string(victim) + " (header at byte " +
+                     std::to_string(section_header(victim)) + "): its bytes"),
             std::string::npos)
       << why;
   EXPECT_NE(why.find("leave the image"), std::string::npos) << why;
@@ -125,7 +127,8 @@ TEST_F(ModuleCheck, ACorruptedSectionOffsetIsNamedWithItsHeader) {
   put<std::uint64_t>(&fatbin, entry_.offset + section_header(victim) + 24, std::uint64_t{1} << 40);
   const std::string in_fatbin = check(fatbin, major_, minor_);
   EXPECT_NE(in_fatbin.find("entry at byte " + std::to_string(entry_.header_offset)), std::string::npos) << in_fatbin;
-  EXPECT_NE(in_fatbin.find("header at byte " + std::to_string(entry_.offset + section_header(victim))), std::string::npos)
+  EXPECT_NE(in_fatbin.find("header at byte " + std::to_string(entry_.offset + section_header(victim))),
+            std::string::npos)
       << in_fatbin;
   // A section of SHT_NOBITS occupies no file bytes: its offset may say anything.
   for (std::size_t i = 1; i < shnum; ++i)
@@ -168,8 +171,7 @@ TEST_F(ModuleCheck, AnImageForAnotherGpuIsRefusedNamingWhatItHolds) {
   const std::string later = check(fatbin_, major_, minor_ + 1);
   if (entry_.arch_specific)
     EXPECT_NE(later.find("no image in the module runs on this GPU"), std::string::npos) << later;
-  else
-    EXPECT_EQ(later, "");
+  else EXPECT_EQ(later, "");
   // e_flags naming another SM than the fatbin entry: the entry is inconsistent. nvcc 13 writes the
   // SM in bits 8..15 (EI_ABIVERSION 8); the cubin's own e_flags then decide where it runs.
   ASSERT_GE(cubin_[8], 8) << "EI_ABIVERSION " << int(cubin_[8]) << ": not the layout nvcc 13 writes";
@@ -184,7 +186,8 @@ TEST_F(ModuleCheck, AnImageForAnotherGpuIsRefusedNamingWhatItHolds) {
   EXPECT_EQ(check(cubin, 8, 0), "");
   // No GPU known yet (compute capability 0): everything but the architecture.
   EXPECT_EQ(check(cubin, 0, 0), "");
-  EXPECT_NE(check(Image(cubin.begin(), cubin.begin() + 2000), 0, 0).find("the section header table"), std::string::npos);
+  EXPECT_NE(check(Image(cubin.begin(), cubin.begin() + 2000), 0, 0).find("the section header table"),
+            std::string::npos);
 }
 
 TEST_F(ModuleCheck, TheContainerIsCheckedEntryByEntry) {

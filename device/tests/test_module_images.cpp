@@ -72,8 +72,8 @@ TEST(ModuleImageReader, RefusesWhatItCannotRead) {
   std::string error;
   EXPECT_FALSE(image::read_module_image({}, &cubins, &error));
   EXPECT_EQ(error, "the file is empty");
-  EXPECT_FALSE(image::read_module_image({'n', 'o', 't', ' ', 'a', ' ', 'm', 'o', 'd', 'u', 'l', 'e', 0, 0, 0, 0}, &cubins,
-                                          &error));
+  EXPECT_FALSE(image::read_module_image({'n', 'o', 't', ' ', 'a', ' ', 'm', 'o', 'd', 'u', 'l', 'e', 0, 0, 0, 0},
+                                        &cubins, &error));
   EXPECT_NE(error.find("neither a cubin (ELF) nor a fatbin"), std::string::npos) << error;
   const std::vector<unsigned char> good = device::CudaBackend::embedded_module();
   ASSERT_GT(good.size(), 200u);
@@ -83,7 +83,11 @@ TEST(ModuleImageReader, RefusesWhatItCannotRead) {
   // The first entry's ELF magic clobbered: what a compressed entry not marked as one would look like.
   std::vector<unsigned char> squashed = good;
   const std::size_t payload = 16 + (squashed[16 + 4] | squashed[16 + 5] << 8);
-  ASSERT_EQ(std::memcmp(&squashed[payload], "\x7f" "ELF", 4), 0);
+  ASSERT_EQ(std::memcmp(&squashed[payload],
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
   squashed[payload + 1] = 'X';
   EXPECT_FALSE(image::read_module_image(squashed, &cubins, &error));
   EXPECT_NE(error.find("no ELF magic at byte " + std::to_string(payload)), std::string::npos) << error;

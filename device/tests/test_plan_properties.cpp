@@ -14,9 +14,10 @@
 namespace w8a16::device {
 namespace {
 
-const Entry kEntries[] = {Entry::gemm_pipelined,         Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
-                          Entry::gemm_pipelined_m64,     Entry::gemm_pipelined_m64_strided,
-                          Entry::gemm_pipelined_by_m,    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
+const Entry kEntries[] = {
+    Entry::gemm_pipelined,      Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
+    Entry::gemm_pipelined_m64,  Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
+    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
 
 RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes, ()) {
   const Entry e = *rc::gen::elementOf(std::vector<Entry>(std::begin(kEntries), std::end(kEntries)));
@@ -27,8 +28,8 @@ RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes,
   const std::uint32_t lda_pad = 8 * *rc::gen::inRange<std::uint32_t>(0, 3);
   const std::uint32_t ldc_pad = *rc::gen::inRange<std::uint32_t>(0, 9);
   StaticRegistry reg = StaticRegistry::all_present();
-  for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows, KernelId::tc_rows_m64,
-                      KernelId::wgmma_rows, KernelId::wgmma_rows_n128})
+  for (KernelId id : {KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64, KernelId::tc_rows,
+                      KernelId::tc_rows_m64, KernelId::wgmma_rows, KernelId::wgmma_rows_n128})
     reg.set_present(id, *rc::gen::arbitrary<bool>());
   DeviceLimits lim = DeviceLimits::h200();
   lim.multiprocessors = *rc::gen::inRange<std::uint32_t>(1, 140);

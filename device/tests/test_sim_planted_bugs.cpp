@@ -173,7 +173,8 @@ TEST(PlantedBug, RowTileBodyInTheWrongSymbolIsCaught) {
   f.plan.kernel_name = kernel_name(KernelId::tc_rows);
   f.expect_caught(FindingKind::body_mismatch);
   bool names_the_symbol = false;
-  for (const Finding& x : f.sim.findings()) names_the_symbol |= x.message.find("w8a16_tc_rows_m64") != std::string::npos;
+  for (const Finding& x : f.sim.findings())
+    names_the_symbol |= x.message.find("w8a16_tc_rows_m64") != std::string::npos;
   EXPECT_TRUE(names_the_symbol);
 }
 

@@ -20,9 +20,10 @@ using testing::Shape;
 const std::vector<std::uint32_t> kMs = {1, 2, 4, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 127, 128, 129};
 const std::vector<std::uint32_t> kNs = {1, 7, 33, 129, 300};
 
-const Entry kEntries[] = {Entry::gemm_pipelined,         Entry::gemm_pipelined_m32, Entry::gemm_pipelined_m32_strided,
-                          Entry::gemm_pipelined_m64,     Entry::gemm_pipelined_m64_strided,
-                          Entry::gemm_pipelined_by_m,    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
+const Entry kEntries[] = {
+    Entry::gemm_pipelined,      Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
+    Entry::gemm_pipelined_m64,  Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
+    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
 
 std::uint32_t max_rows(Entry e) {
   if (e == Entry::gemv_batch4_strided) return kGemvBatch4MaxRows;
@@ -136,8 +137,8 @@ TEST(Simulation, EveryEntryAroundTheSkinnyKLimit) {
         if (m > max_rows(e)) continue;
         for (std::uint32_t n : {7u, 33u}) reached.push_back(simulate_and_compare(e, m, n, k, 16, 5));
       }
-  for (Body b : {Body::gemm128_tile, Body::m32_tile, Body::m32_skinny, Body::m64_tile, Body::tc_rows_strip,
-                 Body::gemv_strip})
+  for (Body b :
+       {Body::gemm128_tile, Body::m32_tile, Body::m32_skinny, Body::m64_tile, Body::tc_rows_strip, Body::gemv_strip})
     EXPECT_NE(std::find(reached.begin(), reached.end(), b), reached.end()) << "no shape reached " << body_name(b);
 }
 

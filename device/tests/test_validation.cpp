@@ -66,7 +66,8 @@ TEST(Validation, TheBaseCallIsAccepted) {
   // The fixture's call must be valid, or every refusal below would prove nothing.
   BadCall s;
   RecordingBackend rec;
-  auto a = rec.allocate(2 * 64 * 1024), w = rec.allocate(64 * 1024), sc = rec.allocate(4096), c = rec.allocate(2 * 64 * 48);
+  auto a = rec.allocate(2 * 64 * 1024), w = rec.allocate(64 * 1024), sc = rec.allocate(4096),
+       c = rec.allocate(2 * 64 * 48);
   Launcher api(rec);
   const Status st = api.gemm_pipelined_m32_strided(api.handle(KernelId::gemm_pipelined_m32), a->address(), w->address(),
                                                    sc->address(), c->address(), s.m, s.n, s.k, s.lda, s.ldc);
@@ -114,8 +115,10 @@ TEST(Validation, NZeroIsRefused) {
 }
 
 TEST(Validation, NullPointersAreRefused) {
-  const std::pair<const char*, DevPtr Args::*> fields[] = {
-      {"input", &Args::input}, {"weight", &Args::weight}, {"block_scale", &Args::block_scale}, {"output", &Args::output}};
+  const std::pair<const char*, DevPtr Args::*> fields[] = {{"input", &Args::input},
+                                                           {"weight", &Args::weight},
+                                                           {"block_scale", &Args::block_scale},
+                                                           {"output", &Args::output}};
   for (const auto& f : fields) {
     BadCall s;
     s.mutate = [&](Call& c) { c.args.*(f.second) = 0; };
@@ -170,7 +173,8 @@ TEST(Validation, TheLargestUnwrappedExtentIsAccepted) {
   Call c;
   c.entry = Entry::gemm_pipelined_m32_strided;
   c.kernel = KernelHandle{9};
-  c.args = Args{0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull, 1, 65535, 65536, 65536, 65535, 0};
+  c.args = Args{
+      0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull, 1, 65535, 65536, 65536, 65535, 0};
   const Planned p = plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200());
   EXPECT_TRUE(p.ok()) << p.status.message;
 }
@@ -190,7 +194,8 @@ TEST(Validation, GridYPastTheH200LimitIsRefused) {
   Call c;
   c.entry = Entry::gemm_pipelined_m32_strided;
   c.kernel = KernelHandle{9};
-  c.args = Args{0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull, 65535u * 32 + 1, 1, 128, 128, 1, 0};
+  c.args = Args{
+      0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull, 65535u * 32 + 1, 1, 128, 128, 1, 0};
   const Planned p = plan_launch(c, StaticRegistry::without_hopper_tier(), DeviceLimits::h200());
   EXPECT_EQ(p.status.code, Errc::grid_too_large) << p.status.message;
   EXPECT_NE(p.status.message.find("grid.y=65536"), std::string::npos) << p.status.message;
@@ -200,7 +205,7 @@ TEST(Validation, GridYPastTheH200LimitIsRefused) {
   const Planned h = plan_launch(c, StaticRegistry::all_present(), DeviceLimits::h200());
   ASSERT_TRUE(h.ok()) << h.status.message;
   EXPECT_EQ(h.plan.body, Body::wgmma_units128);  // 16,384 row tiles of one 128-column unit
-  EXPECT_EQ(h.plan.grid, (Dim3{132, 1, 1}));      // one CTA per SM
+  EXPECT_EQ(h.plan.grid, (Dim3{132, 1, 1}));     // one CTA per SM
 }
 
 TEST(Validation, SharedMemoryPastTheDeviceLimitIsRefused) {

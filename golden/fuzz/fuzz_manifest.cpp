@@ -36,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string error;
   if (!golden::parse_manifest(text, "fuzz", &m, &error)) {
     if (error.rfind("fuzz", 0) != 0) finding("the error does not start with the source name", text);
-    if (m.entries.size() != 1 || m.entries[0].name != "sentinel") finding("a refused manifest changed the output", text);
+    if (m.entries.size() != 1 || m.entries[0].name != "sentinel")
+      finding("a refused manifest changed the output", text);
     return 0;
   }
   for (std::size_t i = 1; i < m.entries.size(); ++i)

@@ -35,9 +35,11 @@ void bundle(std::string_view b) {
     return;
   }
   if (h.encoding == 0 && 2 * h.a_elements() > b.size()) finding("accepted a dense A larger than its file", b);
-  if (h.rows() * h.shape.a_row_stride > kMaxExpandedElements) return;  // a patched header expands beyond this run's memory
+  if (h.rows() * h.shape.a_row_stride > kMaxExpandedElements)
+    return;  // a patched header expands beyond this run's memory
   if (!golden::parse_bundle(b, &r, &error)) {
-    if (error.empty() || r.header.launches != 0xDEAD) finding("a refused bundle changed the output or gave no reason", b);
+    if (error.empty() || r.header.launches != 0xDEAD)
+      finding("a refused bundle changed the output or gave no reason", b);
     return;
   }
   const golden::Case& c = r.header.shape;
@@ -65,7 +67,8 @@ void bundle(std::string_view b) {
       again.header.entry != r.header.entry)
     finding("a dense copy reads differently", b);
   // From byte 44 on (the entry may have been written with its "w8a16_" prefix).
-  if (h.encoding == 0 && dense.substr(44) != b.substr(44)) finding("a dense bundle does not format back to its bytes", b);
+  if (h.encoding == 0 && dense.substr(44) != b.substr(44))
+    finding("a dense bundle does not format back to its bytes", b);
 }
 
 void output(std::string_view b) {

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!golden::case_problem(o.c).empty()) finding("accepted an invalid case", text);
     if (o.outputs != std::uint64_t{o.c.m} * o.c.n) finding("accepted an output count other than m * n", text);
     const bool small = o.outputs <= golden::kRecordingFullOutputsMax;
-    if (small != (o.bits.size() == o.outputs) || (!small && !o.bits.empty())) finding("full bytes kept or dropped wrongly", text);
+    if (small != (o.bits.size() == o.outputs) || (!small && !o.bits.empty()))
+      finding("full bytes kept or dropped wrongly", text);
     if (small && golden::outputs_digest(o.bits) != o.digest) finding("accepted full bytes whose digest differs", text);
   }
   // A cut file is an error (recording.hpp): with the trailer checked, every shorter text but the one
@@ -56,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Formatting is canonical: its text parses back to a recording that formats identically.
   const std::string once = golden::format_recording(r);
   golden::Recording back;
-  if (!golden::parse_recording(once, "formatted", &back, &error)) finding("format_recording() output does not parse", text);
+  if (!golden::parse_recording(once, "formatted", &back, &error))
+    finding("format_recording() output does not parse", text);
   if (golden::format_recording(back) != once) finding("format(parse(format(r))) != format(r)", text);
   if (back.outputs.size() != r.outputs.size()) finding("the output count changed in a round trip", text);
   return 0;

@@ -11,7 +11,10 @@
 namespace w8a16::golden {
 namespace {
 
-struct EntryName { EntryPoint e; std::string_view name; };
+struct EntryName {
+  EntryPoint e;
+  std::string_view name;
+};
 constexpr EntryName kEntryNames[] = {
     {EntryPoint::gemm_pipelined, "w8a16_gemm_pipelined"},
     {EntryPoint::gemm_pipelined_m32, "w8a16_gemm_pipelined_m32"},
@@ -23,16 +26,27 @@ constexpr EntryName kEntryNames[] = {
     {EntryPoint::gemv_batch16_strided, "w8a16_gemv_batch16_strided"},
 };
 
-struct DistName { Distribution d; std::string_view name; };
+struct DistName {
+  Distribution d;
+  std::string_view name;
+};
 constexpr DistName kDistNames[] = {
-    {Distribution::activation_like, "activation_like"}, {Distribution::wide_exponents, "wide_exponents"},
-    {Distribution::cancellation, "cancellation"},       {Distribution::specials, "specials"},
-    {Distribution::pow2_scales, "pow2_scales"},         {Distribution::special_scales, "special_scales"},
-    {Distribution::ones_pow2_scales, "ones_pow2_scales"}, {Distribution::near_overflow, "near_overflow"},
-    {Distribution::tiny, "tiny"},                       {Distribution::mid_exponents, "mid_exponents"},
-    {Distribution::cancellation_pairs, "cancellation_pairs"}, {Distribution::row_specials, "row_specials"},
-    {Distribution::fold_ties, "fold_ties"},             {Distribution::zero_signs, "zero_signs"},
-    {Distribution::cancelling_steps, "cancelling_steps"}, {Distribution::every_special, "every_special"},
+    {Distribution::activation_like, "activation_like"},
+    {Distribution::wide_exponents, "wide_exponents"},
+    {Distribution::cancellation, "cancellation"},
+    {Distribution::specials, "specials"},
+    {Distribution::pow2_scales, "pow2_scales"},
+    {Distribution::special_scales, "special_scales"},
+    {Distribution::ones_pow2_scales, "ones_pow2_scales"},
+    {Distribution::near_overflow, "near_overflow"},
+    {Distribution::tiny, "tiny"},
+    {Distribution::mid_exponents, "mid_exponents"},
+    {Distribution::cancellation_pairs, "cancellation_pairs"},
+    {Distribution::row_specials, "row_specials"},
+    {Distribution::fold_ties, "fold_ties"},
+    {Distribution::zero_signs, "zero_signs"},
+    {Distribution::cancelling_steps, "cancelling_steps"},
+    {Distribution::every_special, "every_special"},
     {Distribution::nan_codes, "nan_codes"},
 };
 
@@ -138,7 +152,10 @@ std::string_view entry_point_name(EntryPoint e) {
 
 bool parse_entry_point(std::string_view name, EntryPoint* out) {
   for (const auto& x : kEntryNames)
-    if (x.name == name) { *out = x.e; return true; }
+    if (x.name == name) {
+      *out = x.e;
+      return true;
+    }
   return false;
 }
 
@@ -165,7 +182,10 @@ std::string_view distribution_name(Distribution d) {
 
 bool parse_distribution(std::string_view name, Distribution* out) {
   for (const auto& x : kDistNames)
-    if (x.name == name) { *out = x.d; return true; }
+    if (x.name == name) {
+      *out = x.d;
+      return true;
+    }
   return false;
 }
 
@@ -193,8 +213,9 @@ std::string without_text(std::uint32_t without) {
 std::string case_problem(const Case& c) {
   const auto s = [](std::uint64_t v) { return std::to_string(v); };
   if (c.gen < kCaseOldestGeneratorVersion || c.gen > kCaseGeneratorVersion)
-    return "generator version gen=" + s(c.gen) + " is not known to this build (it replays gen=" +
-           s(kCaseOldestGeneratorVersion) + ".." + s(kCaseGeneratorVersion) + "; use the w8a16check that wrote it)";
+    return "generator version gen=" + s(c.gen) +
+           " is not known to this build (it replays gen=" + s(kCaseOldestGeneratorVersion) + ".." +
+           s(kCaseGeneratorVersion) + "; use the w8a16check that wrote it)";
   if (c.m < 1 || c.m > kCaseMaxM) return "m=" + s(c.m) + " must be in 1.." + s(kCaseMaxM);
   if (c.n < 1 || c.n > kCaseMaxN) return "n=" + s(c.n) + " must be in 1.." + s(kCaseMaxN);
   if (c.k < 128 || c.k % 128 != 0 || c.k > kCaseMaxK)
@@ -207,8 +228,8 @@ std::string case_problem(const Case& c) {
   const std::uint32_t max_rows = entry_point_max_rows(c.entry);
   if (max_rows != 0 && c.m > max_rows)
     return std::string(entry_point_name(c.entry)) + " takes at most " + s(max_rows) + " rows, m=" + s(c.m);
-  if (std::uint64_t{c.m} * c.a_row_stride > kCaseMaxElements || std::uint64_t{c.m} * c.c_row_stride > kCaseMaxElements ||
-      std::uint64_t{c.n} * c.k > kCaseMaxElements)
+  if (std::uint64_t{c.m} * c.a_row_stride > kCaseMaxElements ||
+      std::uint64_t{c.m} * c.c_row_stride > kCaseMaxElements || std::uint64_t{c.n} * c.k > kCaseMaxElements)
     return "operands exceed " + s(kCaseMaxElements) + " elements";
   if (c.without >> kKernelSymbolCount) return "without= names a kernel symbol this build does not know";
   if ((c.without >> entry_point_own_symbol(c.entry)) & 1u)
@@ -222,8 +243,8 @@ std::string format_case(const Case& c) {
   std::snprintf(seed, sizeof seed, "0x%016" PRIx64, c.seed);
   std::ostringstream o;
   o << kCaseFormatTag << ' ' << entry_point_name(c.entry) << " m=" << c.m << " n=" << c.n << " k=" << c.k
-    << " a_row_stride=" << c.a_row_stride << " c_row_stride=" << c.c_row_stride
-    << " dist=" << distribution_name(c.dist) << " seed=" << seed << " gen=" << c.gen;
+    << " a_row_stride=" << c.a_row_stride << " c_row_stride=" << c.c_row_stride << " dist=" << distribution_name(c.dist)
+    << " seed=" << seed << " gen=" << c.gen;
   if (c.without != 0) o << " without=" << without_text(c.without);
   return o.str();
 }
@@ -233,9 +254,9 @@ bool parse_case(std::string_view line, Case* out, std::string* error) {
   const std::vector<std::string_view> t = split_spaces(line);
   if (t.empty() || t[0] != kCaseFormatTag) {
     const std::string first(t.empty() ? std::string_view{} : t[0]);
-    *error = first.rfind("case/", 0) == 0
-                 ? "line format " + quote(first) + " is not known to this build (it reads " + std::string(kCaseFormatTag) + ")"
-                 : "not a case line: it must start with '" + std::string(kCaseFormatTag) + "'";
+    *error = first.rfind("case/", 0) == 0 ? "line format " + quote(first) + " is not known to this build (it reads " +
+                                                std::string(kCaseFormatTag) + ")"
+                                          : "not a case line: it must start with '" + std::string(kCaseFormatTag) + "'";
     return false;
   }
   // An eleventh field is only ever without= (a doubled space also makes eleven, shifted ones).

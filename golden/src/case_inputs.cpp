@@ -20,7 +20,10 @@ namespace {
 // one with the same seed), and specials are placed from tag 4 after the bulk values.
 namespace v1 {
 
-struct Weighted { int value; unsigned weight; };  // weights of a table sum to 256
+struct Weighted {
+  int value;
+  unsigned weight;
+};  // weights of a table sum to 256
 
 template <std::size_t N>
 int draw_weighted(Xoshiro256ss& r, const Weighted (&table)[N]) {
@@ -33,8 +36,8 @@ int draw_weighted(Xoshiro256ss& r, const Weighted (&table)[N]) {
 }
 
 // log2 of |x| for x ~ N(0, 1), binned per power of two, in 1/256.
-constexpr Weighted kActivationExponent[] = {{1, 12}, {0, 70}, {-1, 77}, {-2, 50}, {-3, 25},
-                                            {-4, 12}, {-5, 5}, {-6, 3}, {-7, 1}, {-8, 1}};
+constexpr Weighted kActivationExponent[] = {{1, 12},  {0, 70}, {-1, 77}, {-2, 50}, {-3, 25},
+                                            {-4, 12}, {-5, 5}, {-6, 3},  {-7, 1},  {-8, 1}};
 // E4M3 exponent fields of weights quantised so that a block's largest lands near 448.
 constexpr Weighted kWeightExponentField[] = {{15, 8}, {14, 20}, {13, 40}, {12, 60}, {11, 50}, {10, 35},
                                              {9, 20}, {8, 10},  {7, 4},   {6, 2},   {5, 1},   {4, 1},
@@ -73,12 +76,13 @@ std::uint32_t realistic_scale_bits(Xoshiro256ss& r) {
 
 std::uint32_t special_scale_bits(Xoshiro256ss& r) {
   switch (r.below(8)) {
-    case 0: return 0x00000000u;                                                        // +0
-    case 1: return 0x80000000u;                                                        // -0
+    case 0: return 0x00000000u;                                                                // +0
+    case 1: return 0x80000000u;                                                                // -0
     case 2: return f32_from_fields(true, static_cast<int>(r.in_range(-17, -10)), r.bits32());  // negative
-    case 3: return (r.chance(1, 2) ? 0x80000000u : 0) | (1 + static_cast<std::uint32_t>(r.below(0x7FFFFF)));  // subnormal
-    case 4: return r.chance(1, 2) ? 0x7F800000u : 0xFF800000u;                        // +-Inf
-    case 5: return r.chance(1, 2) ? 0x7FC00000u : 0xFF800001u;                        // quiet / signalling NaN
+    case 3:
+      return (r.chance(1, 2) ? 0x80000000u : 0) | (1 + static_cast<std::uint32_t>(r.below(0x7FFFFF)));  // subnormal
+    case 4: return r.chance(1, 2) ? 0x7F800000u : 0xFF800000u;                                          // +-Inf
+    case 5: return r.chance(1, 2) ? 0x7FC00000u : 0xFF800001u;  // quiet / signalling NaN
     default: return realistic_scale_bits(r);
   }
 }
@@ -91,7 +95,8 @@ void fill_a(const Case& c, CaseInputs* in) {
     for (std::uint32_t k = 0; k < c.k; ++k) {
       switch (c.dist) {
         case Distribution::wide_exponents:
-          a[k] = bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-100, 100)), static_cast<std::uint32_t>(r.below(128)));
+          a[k] = bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-100, 100)),
+                                  static_cast<std::uint32_t>(r.below(128)));
           break;
         case Distribution::cancellation:
           // Pairs (x, x') with x' = x up to its last two significand bits: with W's pairs (w, -w)
@@ -102,8 +107,7 @@ void fill_a(const Case& c, CaseInputs* in) {
         case Distribution::ones_pow2_scales:
           a[k] = 0x3F80;  // 1.0
           break;
-        default:
-          a[k] = activation_bf16(r);
+        default: a[k] = activation_bf16(r);
       }
     }
   }
@@ -127,8 +131,7 @@ void fill_w(const Case& c, CaseInputs* in) {
         case Distribution::ones_pow2_scales:
           w[k] = 0x38;  // 1.0
           break;
-        default:
-          w[k] = realistic_e4m3(r);
+        default: w[k] = realistic_e4m3(r);
       }
     }
   }
@@ -145,7 +148,9 @@ void fill_ones_pow2_row(Xoshiro256ss& r, std::uint32_t steps, std::uint32_t* row
     for (int i = 0; i < 20; ++i) offsets[i] = i;
     for (std::uint32_t i = 0; i < steps; ++i) {  // partial Fisher-Yates
       const std::uint32_t j = i + static_cast<std::uint32_t>(r.below(20 - i));
-      const int t = offsets[i]; offsets[i] = offsets[j]; offsets[j] = t;
+      const int t = offsets[i];
+      offsets[i] = offsets[j];
+      offsets[j] = t;
       row[i] = f32_from_fields(false, base + offsets[i], 0);
     }
   } else {
@@ -171,11 +176,8 @@ void fill_s(const Case& c, std::vector<std::uint32_t>* s_bits) {
         case Distribution::pow2_scales:
           row[i] = f32_from_fields(r.chance(1, 8), static_cast<int>(r.in_range(-20, 20)), 0);
           break;
-        case Distribution::special_scales:
-          row[i] = special_scale_bits(r);
-          break;
-        default:
-          row[i] = realistic_scale_bits(r);
+        case Distribution::special_scales: row[i] = special_scale_bits(r); break;
+        default: row[i] = realistic_scale_bits(r);
       }
     }
   }
@@ -224,9 +226,7 @@ std::uint8_t any_finite_e4m3(Xoshiro256ss& r) {
   return static_cast<std::uint8_t>(v < 0x7F ? v : v + 1);
 }
 // 2^f as E4M3 (f in -6..8, normal), with a sign.
-std::uint8_t e4m3_pow2(bool negative, int f) {
-  return static_cast<std::uint8_t>((negative ? 0x80 : 0) | (f + 7) << 3);
-}
+std::uint8_t e4m3_pow2(bool negative, int f) { return static_cast<std::uint8_t>((negative ? 0x80 : 0) | (f + 7) << 3); }
 
 struct Operands {  // the bulk being filled: A rows, W rows, scale bits
   const Case& c;
@@ -253,8 +253,9 @@ void fill_exponent_regime(Operands o) {
     for (std::uint32_t k = 0; k < c.k; ++k) {
       switch (c.dist) {
         case Distribution::near_overflow:
-          a[k] = r.chance(1, 10) ? 0 : bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(96, 127)),
-                                                        static_cast<std::uint32_t>(r.below(128)));
+          a[k] = r.chance(1, 10) ? 0
+                                 : bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(96, 127)),
+                                                    static_cast<std::uint32_t>(r.below(128)));
           break;
         case Distribution::tiny:
           a[k] = r.chance(1, 20) ? static_cast<std::uint16_t>(r.chance(1, 2) ? 0x8000 : 0)
@@ -262,8 +263,9 @@ void fill_exponent_regime(Operands o) {
                                             static_cast<std::uint32_t>(r.below(128)));
           break;
         default:  // mid_exponents
-          a[k] = r.chance(1, 20) ? 0 : bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-60, 60)),
-                                                        static_cast<std::uint32_t>(r.below(128)));
+          a[k] = r.chance(1, 20) ? 0
+                                 : bf16_from_fields(r.chance(1, 2), static_cast<int>(r.in_range(-60, 60)),
+                                                    static_cast<std::uint32_t>(r.below(128)));
       }
     }
   }
@@ -279,11 +281,11 @@ void fill_exponent_regime(Operands o) {
           break;
         }
         case Distribution::tiny:
-          w[k] = static_cast<std::uint8_t>((r.chance(1, 2) ? 0x80 : 0) | static_cast<std::uint32_t>(r.in_range(0, 6)) << 3 |
+          w[k] = static_cast<std::uint8_t>((r.chance(1, 2) ? 0x80 : 0) |
+                                           static_cast<std::uint32_t>(r.in_range(0, 6)) << 3 |
                                            static_cast<std::uint32_t>(r.below(8)));
           break;
-        default:
-          w[k] = any_finite_e4m3(r);
+        default: w[k] = any_finite_e4m3(r);
       }
     }
   }
@@ -417,7 +419,8 @@ void fill_fold_ties(Operands o) {
     Xoshiro256ss r = row_stream(c, 2, n);
     const std::uint8_t code = e4m3_pow2(r.chance(1, 2), static_cast<int>(r.in_range(-6, 8)));
     std::uint8_t* w = o.w(n);
-    for (std::uint32_t k = 0; k < c.k; ++k) w[k] = k % 128 < 2 ? code : static_cast<std::uint8_t>(r.chance(1, 2) ? 0x80 : 0);
+    for (std::uint32_t k = 0; k < c.k; ++k)
+      w[k] = k % 128 < 2 ? code : static_cast<std::uint8_t>(r.chance(1, 2) ? 0x80 : 0);
   }
   for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
     Xoshiro256ss r = row_stream(c, 3, b);
@@ -461,7 +464,8 @@ void fill_zero_signs(Operands o) {
   for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
     Xoshiro256ss r = row_stream(c, 3, b);
     for (std::uint32_t i = 0; i < o.steps(); ++i)
-      o.s(b)[i] = r.chance(1, 4) ? 0x80000000u : f32_from_fields(true, static_cast<int>(r.in_range(-17, -10)), r.bits32());
+      o.s(b)[i] = r.chance(1, 4) ? 0x80000000u
+                                 : f32_from_fields(true, static_cast<int>(r.in_range(-17, -10)), r.bits32());
   }
 }
 
@@ -493,12 +497,15 @@ void fill_cancelling_steps(Operands o) {
   for (std::uint32_t row = 0; row < c.m; ++row) {
     Xoshiro256ss r = row_stream(c, 1, row);
     const int e = static_cast<int>(r.in_range(-20, 20));
-    const std::uint16_t big = bf16_from_fields(r.chance(1, 2), e + kCancellingBig, static_cast<std::uint32_t>(r.below(128)));
+    const std::uint16_t big = bf16_from_fields(r.chance(1, 2), e + kCancellingBig,
+                                               static_cast<std::uint32_t>(r.below(128)));
     std::uint16_t* a = o.a(row);
     for (std::uint32_t k = 0; k < c.k; ++k) {
       if (cancelling_role(k / 128, steps) != StepRole::small && k % 128 < 16) a[k] = k % 128 == 0 ? big : 0;
       else if (r.chance(1, 64)) a[k] = 0;
-      else a[k] = bf16_from_fields(r.chance(1, 2), e + static_cast<int>(r.in_range(-8, 1)), static_cast<std::uint32_t>(r.below(128)));
+      else
+        a[k] = bf16_from_fields(r.chance(1, 2), e + static_cast<int>(r.in_range(-8, 1)),
+                                static_cast<std::uint32_t>(r.below(128)));
     }
   }
   for (std::uint32_t n = 0; n < c.n; ++n) {
@@ -508,7 +515,8 @@ void fill_cancelling_steps(Operands o) {
     std::uint8_t* w = o.w(n);
     for (std::uint32_t k = 0; k < c.k; ++k) {
       const StepRole role = cancelling_role(k / 128, steps);
-      w[k] = role == StepRole::small || k % 128 != 0 ? realistic_e4m3(r) : e4m3_pow2(neg != (role == StepRole::minus), f);
+      w[k] = role == StepRole::small || k % 128 != 0 ? realistic_e4m3(r)
+                                                     : e4m3_pow2(neg != (role == StepRole::minus), f);
     }
   }
   for (std::uint32_t b = 0; b < o.scale_rows(); ++b) {
@@ -519,7 +527,8 @@ void fill_cancelling_steps(Operands o) {
       switch (cancelling_role(i, steps)) {
         case StepRole::plus: s[i] = f32_from_fields(r.chance(1, 2), g, 0); break;
         case StepRole::minus: s[i] = s[i - 2]; break;
-        case StepRole::small: s[i] = f32_from_fields(r.chance(1, 2), g + static_cast<int>(r.in_range(-1, 1)), r.bits32());
+        case StepRole::small:
+          s[i] = f32_from_fields(r.chance(1, 2), g + static_cast<int>(r.in_range(-1, 1)), r.bits32());
       }
     }
   }
@@ -552,10 +561,12 @@ void fill_every_special(Operands o) {
   for (std::uint8_t v : kW) o.in->w_e4m3[place(std::uint64_t{c.n} * c.k)] = v;
   used.clear();
   const std::uint64_t slots = std::uint64_t{o.scale_rows()} * o.steps();
-  const std::uint32_t kS[] = {0x00000000u, 0x80000000u,
+  const std::uint32_t kS[] = {0x00000000u,
+                              0x80000000u,
                               f32_from_fields(true, static_cast<int>(r.in_range(-17, -10)), r.bits32()),
                               1u + static_cast<std::uint32_t>(r.below(0x7FFFFF)),
-                              r.chance(1, 2) ? 0x7F800000u : 0xFF800000u, 0x7FC00000u};
+                              r.chance(1, 2) ? 0x7F800000u : 0xFF800000u,
+                              0x7FC00000u};
   for (std::size_t i = 0; i < std::size(kS) && i < slots; ++i) (*o.s_bits)[place(slots)] = kS[i];
 }
 
@@ -638,7 +649,10 @@ std::vector<std::uint16_t> guarded_sentinel_output(const Case& c) {
 
 std::uint64_t inputs_digest(const CaseInputs& in) {
   std::uint64_t h = 0xCBF29CE484222325ull;
-  for (std::uint16_t v : in.a_bits) { fnv1a(&h, static_cast<std::uint8_t>(v)); fnv1a(&h, static_cast<std::uint8_t>(v >> 8)); }
+  for (std::uint16_t v : in.a_bits) {
+    fnv1a(&h, static_cast<std::uint8_t>(v));
+    fnv1a(&h, static_cast<std::uint8_t>(v >> 8));
+  }
   for (std::uint8_t v : in.w_e4m3) fnv1a(&h, v);
   for (float f : in.s_f32) {
     std::uint32_t b;
@@ -650,8 +664,8 @@ std::uint64_t inputs_digest(const CaseInputs& in) {
 
 std::string_view special_class_name(int bit_index) {
   static constexpr std::string_view kNames[kSpecialClassCount] = {
-      "a_nan", "a_inf", "a_subnormal", "a_neg_zero", "a_max", "w_nan", "w_max", "w_subnormal",
-      "w_neg_zero", "s_zero", "s_neg_zero", "s_negative", "s_subnormal", "s_inf", "s_nan"};
+      "a_nan",      "a_inf",  "a_subnormal", "a_neg_zero", "a_max",       "w_nan", "w_max", "w_subnormal",
+      "w_neg_zero", "s_zero", "s_neg_zero",  "s_negative", "s_subnormal", "s_inf", "s_nan"};
   return bit_index >= 0 && bit_index < kSpecialClassCount ? kNames[bit_index] : "?";
 }
 

@@ -122,10 +122,22 @@ std::size_t escape(std::string_view s, std::size_t max_bytes, bool quoted, std::
       continue;
     }
     switch (c) {
-      case '\n': *out += "\\n"; plain = false; break;
-      case '\r': *out += "\\r"; plain = false; break;
-      case '\t': *out += "\\t"; plain = false; break;
-      case '\\': *out += "\\\\"; plain = false; break;
+      case '\n':
+        *out += "\\n";
+        plain = false;
+        break;
+      case '\r':
+        *out += "\\r";
+        plain = false;
+        break;
+      case '\t':
+        *out += "\\t";
+        plain = false;
+        break;
+      case '\\':
+        *out += "\\\\";
+        plain = false;
+        break;
       case '\'':
         *out += quoted ? "\\'" : "'";
         plain = false;
@@ -170,7 +182,6 @@ std::size_t utf8_at(std::string_view s, std::size_t i, std::uint32_t* cp) {
   *cp = v;
   return len;
 }
-
 
 std::string path_kind(const std::string& path) {
   struct stat st;

@@ -59,7 +59,8 @@ bool parse_u64(std::string_view s, std::uint64_t* out) {
 }
 
 bool is_hex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 std::string identity_from(std::string_view gpu, std::string_view cc, std::string_view driver, std::string_view cuda,
@@ -133,7 +134,8 @@ bool says_simulation(const fs::path& dir, const std::string& name, std::string_v
   }
   Provenance p;
   std::string from;
-  if (ends_with(name, ".mmav") && probe_manifest_provenance(dir.string(), name, &p, &from) && p == Provenance::simulation) {
+  if (ends_with(name, ".mmav") && probe_manifest_provenance(dir.string(), name, &p, &from) &&
+      p == Provenance::simulation) {
     *why = "its probe manifest: " + from;
     return true;
   }
@@ -151,8 +153,11 @@ void check_unlisted(const fs::path& dir, const std::string& name, TreeCheck* out
   FileFacts f;
   if (ends_with(name, ".rec") && file_facts(name, bytes, &f, &why) && !f.length_verified) {
     out->failed.push_back(path.string());
-    out->problems.push_back(shown(path.string()) + ": a version-1 recording (no trailer) that no manifest lists: nothing "
-                            "verifies its length (" + std::to_string(f.count) + " cases read; a copy cut after any case "
+    out->problems.push_back(shown(path.string()) +
+                            ": a version-1 recording (no trailer) that no manifest lists: nothing "
+                            "verifies its length (" +
+                            std::to_string(f.count) +
+                            " cases read; a copy cut after any case "
                             "reads as complete). `w8a16check upgrade-recording --cases N` rewrites it with a trailer");
   }
 }
@@ -172,8 +177,9 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(mpath, ec))) {
     if (require)
-      out->problems.push_back(shown(dir.string()) + ": no " + std::string(kManifestFileName) +
-                              ": its files cannot be checked (`w8a16check manifest --write` writes one; golden/README.md)");
+      out->problems.push_back(
+          shown(dir.string()) + ": no " + std::string(kManifestFileName) +
+          ": its files cannot be checked (`w8a16check manifest --write` writes one; golden/README.md)");
     for (const std::string& f : l.files) check_unlisted(dir, f, out);
     for (const std::string& d : l.folders) check_folder(dir / d, require, out);
     return;
@@ -194,7 +200,9 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
     const bool is_file = std::binary_search(l.files.begin(), l.files.end(), e.name);
     if (e.folder) {
       if (is_folder) check_folder(path, true, out);
-      else out->problems.push_back(p + ": " + (is_file ? "a file where a folder is" : "missing: the folder is") + listed_in);
+      else
+        out->problems.push_back(p + ": " + (is_file ? "a file where a folder is" : "missing: the folder is") +
+                                listed_in);
       continue;
     }
     if (!is_file) {
@@ -222,7 +230,9 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
     if (!e.unit.empty() && facts_ok && f.unit == e.unit && f.count != e.count)
       out->problems.push_back(p + ": holds " + std::to_string(f.count) + " " + e.unit + ", its manifest says " +
                               std::to_string(e.count) + (f.count < e.count ? " (cut?)" : "") +
-                              (f.length_verified ? "" : " (a version-1 recording: no trailer, so only the manifest knows its length)"));
+                              (f.length_verified
+                                   ? ""
+                                   : " (a version-1 recording: no trailer, so only the manifest knows its length)"));
     if (bytes.size() != e.bytes)
       out->problems.push_back(p + ": " + std::to_string(bytes.size()) + " bytes, its manifest says " +
                               std::to_string(e.bytes) + (bytes.size() < e.bytes ? " (cut)" : " (changed)"));
@@ -242,8 +252,9 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
   }
   for (const std::string& f : l.files)
     if (!m.find(f)) {
-      out->problems.push_back(shown((dir / f).string()) + ": not listed in " + shown(mpath.string()) +
-                              " (added to the evidence; after a real recording `w8a16check manifest --write` lists it)");
+      out->problems.push_back(
+          shown((dir / f).string()) + ": not listed in " + shown(mpath.string()) +
+          " (added to the evidence; after a real recording `w8a16check manifest --write` lists it)");
       out->failed.push_back((dir / f).string());
       check_unlisted(dir, f, out);
     }
@@ -268,7 +279,8 @@ bool build_one(const fs::path& dir, const ManifestSource& fallback, Manifest* ou
   {
     std::string text, why;
     const fs::path mpath = dir / std::string(kManifestFileName);
-    if (read_regular_file(mpath.string(), kMaxInputFileBytes, &text, &why) && !parse_manifest(text, shown(mpath.string()), &old, &why)) {
+    if (read_regular_file(mpath.string(), kMaxInputFileBytes, &text, &why) &&
+        !parse_manifest(text, shown(mpath.string()), &old, &why)) {
       *error = why + " (fix or remove it first: nothing was written)";
       return false;
     }
@@ -331,14 +343,16 @@ bool build_one(const fs::path& dir, const ManifestSource& fallback, Manifest* ou
       e.source = fallback.source;
       e.from = one_line(fallback.from);
     } else {
-      *error = shown(path.string()) +
-               ": where it came from is unknown (its format does not say, no probe MANIFEST*.txt beside it lists it, and "
-               "the folder's manifest has no entry with its SHA-256): pass --source hardware|simulation --from TEXT";
+      *error =
+          shown(path.string()) +
+          ": where it came from is unknown (its format does not say, no probe MANIFEST*.txt beside it lists it, and "
+          "the folder's manifest has no entry with its SHA-256): pass --source hardware|simulation --from TEXT";
       return false;
     }
     m.entries.push_back(std::move(e));
   }
-  std::sort(m.entries.begin(), m.entries.end(), [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });
+  std::sort(m.entries.begin(), m.entries.end(),
+            [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });
   *out = std::move(m);
   return true;
 }
@@ -401,7 +415,8 @@ bool parse_manifest(std::string_view text, const std::string& source_name, Manif
     if (line.empty() || line[0] == '#') continue;
     if (!magic) {
       const std::string want = std::string(kManifestMagic) + " ";
-      if (line.substr(0, want.size()) != want) return fail("not an evidence manifest (no '" + std::string(kManifestMagic) + " 1' line)");
+      if (line.substr(0, want.size()) != want)
+        return fail("not an evidence manifest (no '" + std::string(kManifestMagic) + " 1' line)");
       if (line.substr(want.size()) != std::to_string(kManifestVersion))
         return fail("manifest version " + quote(line.substr(want.size())) + " is not one this build reads (1)");
       magic = true;
@@ -450,7 +465,8 @@ bool parse_manifest(std::string_view text, const std::string& source_name, Manif
     }
     if (!valid_name(e.name)) return fail("name " + quote(e.name) + " is not printable ASCII without spaces or '/'");
     if (!m.entries.empty() && !(m.entries.back().name < e.name))
-      return fail(quote(e.name) + (m.entries.back().name == e.name ? " is listed twice" : " is out of order (names are sorted)"));
+      return fail(quote(e.name) +
+                  (m.entries.back().name == e.name ? " is listed twice" : " is out of order (names are sorted)"));
     m.entries.push_back(std::move(e));
   }
   if (!magic) return fail("empty: not an evidence manifest");
@@ -486,7 +502,9 @@ bool file_facts(std::string_view name, std::string_view bytes, FileFacts* out, s
     f.unit = "outputs";
     f.count = o.c.size();
     f.says_source = true;
-    f.source = o.backend == "cuda" ? Provenance::hardware : o.backend == "sim" ? Provenance::simulation : Provenance::none;
+    f.source = o.backend == "cuda"  ? Provenance::hardware
+               : o.backend == "sim" ? Provenance::simulation
+                                    : Provenance::none;
     f.from = one_line("run-operands on backend " + o.backend + ": " + o.entry + ", body " + o.body);
   } else if (ends_with(name, ".case")) {
     // Case lines: every line but blank ones and '#' comments (golden/README.md, The case line).

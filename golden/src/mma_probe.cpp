@@ -55,8 +55,8 @@ void fill_ab(MmavCase& c, Rng& r, int elo, int ehi) {
 }
 
 std::uint16_t special_bf16(Rng& r) {
-  static constexpr std::uint16_t kSpecials[] = {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81,
-                                                0x7FFF, 0x7F7F, 0xFF7F, 0x0080, 0x8080};
+  static constexpr std::uint16_t kSpecials[] = {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0,
+                                                0x7F81, 0x7FFF, 0x7F7F, 0xFF7F, 0x0080, 0x8080};
   if (r.chance(1, 4)) return bf16_subnormal(r);
   return kSpecials[r.below(std::size(kSpecials))];
 }
@@ -101,15 +101,18 @@ MmavCase draw_case(ProbeRegime regime, Rng& r) {
       for (auto& v : c.a) v = r.chance(1, 32) ? bf16_rand(r, 2, 6) : bf16_rand(r, -4, 1);
       for (auto& v : c.bt) {
         std::uint8_t code;
-        do code = static_cast<std::uint8_t>(r.below(256)); while (ref::e4m3fn_is_nan(code));
+        do code = static_cast<std::uint8_t>(r.below(256));
+        while (ref::e4m3fn_is_nan(code));
         v = ref::e4m3fn_to_bf16_bits(code);
       }
       for (auto& v : c.c) v = r.chance(1, 8) ? 0u : f32_rand(r, -2, 8);
       break;
     case ProbeRegime::specials:
       fill_ab(c, r, -3, 3);
-      for (auto& v : c.a) if (r.chance(1, 8)) v = special_bf16(r);
-      for (auto& v : c.bt) if (r.chance(1, 8)) v = special_bf16(r);
+      for (auto& v : c.a)
+        if (r.chance(1, 8)) v = special_bf16(r);
+      for (auto& v : c.bt)
+        if (r.chance(1, 8)) v = special_bf16(r);
       for (auto& v : c.c) v = r.chance(1, 6) ? special_f32(r) : f32_rand(r, -3, 3);
       if (r.chance(1, 2)) {  // a row of BF16 max: its sums overflow (and meet Inf, NaN in B)
         const int m = draw(r, 0, 15);
@@ -137,7 +140,9 @@ MmavCase draw_case(ProbeRegime regime, Rng& r) {
       const bool big_c = r.chance(1, 2);
       for (auto& v : c.c)
         v = big_c ? f32_of(r.chance(1, 2), draw(r, 14, 24), static_cast<std::uint32_t>(r.below(8)) << 20)
-                  : (r.chance(1, 2) ? 0u : f32_of(r.chance(1, 2), draw(r, -4, 4), static_cast<std::uint32_t>(r.below(8)) << 20));
+                  : (r.chance(1, 2)
+                         ? 0u
+                         : f32_of(r.chance(1, 2), draw(r, -4, 4), static_cast<std::uint32_t>(r.below(8)) << 20));
       break;
     }
     case ProbeRegime::subnormal_outputs:
@@ -155,7 +160,9 @@ MmavCase draw_case(ProbeRegime regime, Rng& r) {
       for (int m = 0; m < 16; ++m) {
         const bool all_neg_zero = r.chance(1, 4);
         for (int j = 0; j < 8; ++j) {
-          const std::uint16_t x = all_neg_zero ? 0x8000 : (r.chance(1, 3) ? (r.chance(1, 2) ? 0x8000 : 0x0000) : bf16_rand(r, -3, 3));
+          const std::uint16_t x = all_neg_zero
+                                      ? 0x8000
+                                      : (r.chance(1, 3) ? (r.chance(1, 2) ? 0x8000 : 0x0000) : bf16_rand(r, -3, 3));
           A(c, m, 2 * j) = x;
           A(c, m, 2 * j + 1) = x;
         }
@@ -163,7 +170,9 @@ MmavCase draw_case(ProbeRegime regime, Rng& r) {
       for (int n = 0; n < 8; ++n) {
         const bool all_neg_zero = r.chance(1, 4);
         for (int j = 0; j < 8; ++j) {
-          const std::uint16_t y = all_neg_zero ? 0x8000 : (r.chance(1, 3) ? (r.chance(1, 2) ? 0x8000 : 0x0000) : bf16_rand(r, -3, 3));
+          const std::uint16_t y = all_neg_zero
+                                      ? 0x8000
+                                      : (r.chance(1, 3) ? (r.chance(1, 2) ? 0x8000 : 0x0000) : bf16_rand(r, -3, 3));
           B(c, n, 2 * j) = y;
           B(c, n, 2 * j + 1) = all_neg_zero ? y : static_cast<std::uint16_t>(y ^ 0x8000u);
         }
@@ -180,8 +189,7 @@ MmavCase draw_case(ProbeRegime regime, Rng& r) {
       for (auto& v : c.bt) v = bf16_of(r.chance(1, 4), draw(r, 60, 63), static_cast<std::uint32_t>(r.below(128)));
       for (auto& v : c.c) v = r.chance(1, 4) ? 0u : f32_rand(r, 124, 127);
       break;
-    case ProbeRegime::targeted:
-      break;
+    case ProbeRegime::targeted: break;
   }
   return c;
 }
@@ -201,28 +209,28 @@ ProbeTarget target(std::string_view what, std::uint32_t c, std::initializer_list
 }
 
 std::vector<ProbeTarget> make_targets() {
-  const std::uint16_t p2m76 = 0x1980, p2m75 = 0x1A00;        // 2^-76, 2^-75
-  const std::uint16_t p2m12 = 0x3980, p2m13 = 0x3900;        // 2^-12, 2^-13
-  const std::uint16_t p2m15 = 0x3800, p2p100 = 0x7180;       // 2^-15, 2^100
+  const std::uint16_t p2m76 = 0x1980, p2m75 = 0x1A00;   // 2^-76, 2^-75
+  const std::uint16_t p2m12 = 0x3980, p2m13 = 0x3900;   // 2^-12, 2^-13
+  const std::uint16_t p2m15 = 0x3800, p2p100 = 0x7180;  // 2^-15, 2^100
   std::vector<ProbeTarget> t;
-  t.push_back(target("zero product +0 x 2^127 does not raise E: 2^-20 + 1 -> 1 + 2^-20", 0x35800000,
-                     {0x0000, kOne}, {k2p127, kOne}, 0x3F800008));
-  t.push_back(target("zero product 2^127 x -0 does not raise E: 2^-20 + 1 -> 1 + 2^-20", 0x35800000,
-                     {k2p127, kOne}, {0x8000, kOne}, 0x3F800008));
+  t.push_back(target("zero product +0 x 2^127 does not raise E: 2^-20 + 1 -> 1 + 2^-20", 0x35800000, {0x0000, kOne},
+                     {k2p127, kOne}, 0x3F800008));
+  t.push_back(target("zero product 2^127 x -0 does not raise E: 2^-20 + 1 -> 1 + 2^-20", 0x35800000, {k2p127, kOne},
+                     {0x8000, kOne}, 0x3F800008));
   t.push_back(target("c = +0 does not join E: 8 x 2^-152 -> 0x00000001", 0x00000000,
                      {p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76},
                      {p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76}, 0x00000001));
   t.push_back(target("c = -0 does not join E: 8 x 2^-152 -> 0x00000001", 0x80000000,
                      {p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76},
                      {p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76, p2m76}, 0x00000001));
-  t.push_back(target("signed zero: -2^-150 + 0 truncates to +0", 0x00000000, {static_cast<std::uint16_t>(p2m75 | 0x8000)},
-                     {p2m75}, 0x00000000));
+  t.push_back(target("signed zero: -2^-150 + 0 truncates to +0", 0x00000000,
+                     {static_cast<std::uint16_t>(p2m75 | 0x8000)}, {p2m75}, 0x00000000));
   t.push_back(target("signed zero: all -0 products, c = -0 -> +0", 0x80000000,
                      {0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000,
                       0x8000, 0x8000, 0x8000, 0x8000},
                      {}, 0x00000000));
-  t.push_back(target("signed zero: -0 x -0 (= +0) products, c = -0 -> +0", 0x80000000,
-                     {0x8000, 0x8000, 0x8000, 0x8000}, {0x8000, 0x8000, 0x8000, 0x8000}, 0x00000000));
+  t.push_back(target("signed zero: -0 x -0 (= +0) products, c = -0 -> +0", 0x80000000, {0x8000, 0x8000, 0x8000, 0x8000},
+                     {0x8000, 0x8000, 0x8000, 0x8000}, 0x00000000));
   t.push_back(target("signed zero: x - x + (-0) -> +0", 0x80000000, {kOne, kOne}, {kOne, kMinusOne}, 0x00000000));
   t.push_back(target("truncation to zero: 1 - 2^-30 -> 1 (the term truncates toward zero)", 0x3F800000,
                      {static_cast<std::uint16_t>(p2m15 | 0x8000)}, {p2m15}, 0x3F800000));
@@ -230,14 +238,14 @@ std::vector<ProbeTarget> make_targets() {
   t.push_back(target("overflow: 2^127 + 2^127 -> +Inf", 0x00000000, {k2p127, k2p127}, {kOne, kOne}, 0x7F800000));
   t.push_back(target("overflow: -2^127 - 2^127 -> -Inf", 0x00000000, {0xFF00, 0xFF00}, {kOne, kOne}, 0xFF800000));
   t.push_back(target("overflow: c = 2^127 plus product 2^127 -> +Inf", 0x7F000000, {k2p127}, {kOne}, 0x7F800000));
-  t.push_back(target("c = 1 + 16 x 2^-25 -> 0x3F800004", 0x3F800000,
-                     {p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12,
-                      p2m12, p2m12},
-                     {p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13,
-                      p2m13, p2m13},
-                     0x3F800004));
+  t.push_back(target(
+      "c = 1 + 16 x 2^-25 -> 0x3F800004", 0x3F800000,
+      {p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12, p2m12},
+      {p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13, p2m13},
+      0x3F800004));
   t.push_back(target("NaN in A -> 0x7FFFFFFF", 0x3F800000, {0x7FC0, kOne}, {kOne, kOne}, 0x7FFFFFFF));
-  t.push_back(target("NaN in B (negative, payload) -> 0x7FFFFFFF", 0x3F800000, {kOne, kOne}, {0xFFC1, kOne}, 0x7FFFFFFF));
+  t.push_back(target("NaN in B (negative, payload) -> 0x7FFFFFFF", 0x3F800000, {kOne, kOne}, {0xFFC1, kOne},
+                     0x7FFFFFFF));
   t.push_back(target("NaN in C -> 0x7FFFFFFF", 0x7FC00000, {kOne}, {kOne}, 0x7FFFFFFF));
   t.push_back(target("negative signaling NaN in C -> 0x7FFFFFFF", 0xFF800001, {kOne}, {kOne}, 0x7FFFFFFF));
   t.push_back(target("Inf in A -> +Inf", 0x3F800000, {kPlusInf, kOne}, {kOne, kOne}, 0x7F800000));
@@ -250,7 +258,8 @@ std::vector<ProbeTarget> make_targets() {
   t.push_back(target("+Inf product + c = -Inf -> 0x7FFFFFFF", 0xFF800000, {kPlusInf}, {kOne}, 0x7FFFFFFF));
   t.push_back(target("subnormal BF16 operand is not flushed: 2^-133 x 2^100 -> 2^-33", 0x00000000, {0x0001}, {p2p100},
                      0x2F000000));
-  t.push_back(target("subnormal c is not flushed: 2^-149 + zero products -> 0x00000001", 0x00000001, {}, {}, 0x00000001));
+  t.push_back(target("subnormal c is not flushed: 2^-149 + zero products -> 0x00000001", 0x00000001, {}, {},
+                     0x00000001));
   return t;
 }
 

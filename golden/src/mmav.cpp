@@ -26,9 +26,11 @@ void store_u16(std::vector<std::uint8_t>& out, std::uint16_t v) {
 const char* mmav_kind_instruction(std::uint32_t kind) {
   switch (kind) {
     case kMmavKindM16n8k16Bf16: return "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
-    case kMmavKindWgmmaSsD1: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from shared memory, scale-d 1";
+    case kMmavKindWgmmaSsD1:
+      return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from shared memory, scale-d 1";
     case kMmavKindWgmmaRsD1: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from registers, scale-d 1";
-    case kMmavKindWgmmaSsD0: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from shared memory, scale-d 0";
+    case kMmavKindWgmmaSsD0:
+      return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from shared memory, scale-d 0";
     case kMmavKindWgmmaRsD0: return "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16, A from registers, scale-d 0";
   }
   return "";

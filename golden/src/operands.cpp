@@ -97,7 +97,8 @@ bool parse_bundle_header(std::string_view b, BundleHeader* out, std::string* err
   if (h.a_elements() > kOperandsMaxElements || h.w_bytes() > kOperandsMaxElements ||
       rows * c.c_row_stride > kOperandsMaxElements)
     return fail("operands larger than 2^31 elements");
-  if (c.k % 128 != 0) return fail("k=" + std::to_string(c.k) + ": must be a multiple of 128 (one scale per 128-K block)");
+  if (c.k % 128 != 0)
+    return fail("k=" + std::to_string(c.k) + ": must be a multiple of 128 (one scale per 128-K block)");
   const std::uint64_t a_bytes = h.encoding == 0 ? 2 * h.a_elements()
                                                 : 2 * std::uint64_t{c.a_row_stride} + 8 * rows * h.patches_per_row;
   const std::uint64_t want = kBundleHeaderBytes + a_bytes + h.w_bytes() + 4 * h.s_elements();
@@ -175,16 +176,25 @@ bool format_bundle(const BundleSource& src, std::string* bytes, std::string* err
                   std::to_string(rows * src.patches_per_row));
   }
   if (src.w.size() != std::uint64_t{src.n} * src.k)
-    return fail("W holds " + std::to_string(src.w.size()) + " bytes, n * k is " + std::to_string(std::uint64_t{src.n} * src.k));
+    return fail("W holds " + std::to_string(src.w.size()) + " bytes, n * k is " +
+                std::to_string(std::uint64_t{src.n} * src.k));
   if (src.s.size() != s_want)
-    return fail("S holds " + std::to_string(src.s.size()) + " scales, ceil(n/128) * (k/128) is " + std::to_string(s_want));
+    return fail("S holds " + std::to_string(src.s.size()) + " scales, ceil(n/128) * (k/128) is " +
+                std::to_string(s_want));
   std::string b(kBundleHeaderBytes, '\0');
   std::memcpy(b.data(), kBundleMagic.data(), 8);
   put_u32(&b, 8, kOperandsVersion);
   std::string why;
   if (!put_text(&b, 12, 32, src.entry, "entry", &why)) return fail(why);
-  const std::uint32_t fields[] = {src.m, src.n, src.k, src.a_row_stride, src.c_row_stride, src.launches,
-                                  src.patches_per_row == 0 ? 0u : 1u, src.patches_per_row, 0u};
+  const std::uint32_t fields[] = {src.m,
+                                  src.n,
+                                  src.k,
+                                  src.a_row_stride,
+                                  src.c_row_stride,
+                                  src.launches,
+                                  src.patches_per_row == 0 ? 0u : 1u,
+                                  src.patches_per_row,
+                                  0u};
   for (std::size_t i = 0; i < 9; ++i) put_u32(&b, 44 + 4 * i, fields[i]);
   auto append = [&](const void* p, std::size_t n) { b.append(static_cast<const char*>(p), n); };
   if (src.patches_per_row == 0) {
@@ -220,7 +230,8 @@ bool write_bundle_file(const std::string& path, const BundleSource& src, std::ui
 bool format_operand_output(const OperandOutput& o, std::string* bytes, std::string* error) {
   const std::uint64_t elems = std::uint64_t{o.launches} * o.m * o.c_row_stride;
   if (o.c.size() != elems) {
-    *error = "C holds " + std::to_string(o.c.size()) + " elements, launches * m * c_row_stride is " + std::to_string(elems);
+    *error = "C holds " + std::to_string(o.c.size()) + " elements, launches * m * c_row_stride is " +
+             std::to_string(elems);
     return false;
   }
   if (o.contract > 1) {

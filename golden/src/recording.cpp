@@ -127,10 +127,12 @@ std::string recorded_verdict_text(const RecordedOutput& recorded, const std::vec
   std::snprintf(buf, sizeof buf, "digest 0x%016" PRIx64 ", recorded 0x%016" PRIx64, v.digest, recorded.digest);
   std::string s = buf;
   if (v.size_differs) {
-    s += "; " + std::to_string(used->size()) + " outputs given, the recording holds " + std::to_string(recorded.outputs);
+    s += "; " + std::to_string(used->size()) + " outputs given, the recording holds " +
+         std::to_string(recorded.outputs);
   } else if (!v.digest_only) {
     const std::uint64_t n = recorded.c.n, i = v.first_differing;
-    std::snprintf(buf, sizeof buf, "; %" PRIu64 " outputs differ, first C[%" PRIu64 "][%" PRIu64 "] = 0x%04X, recorded 0x%04X",
+    std::snprintf(buf, sizeof buf,
+                  "; %" PRIu64 " outputs differ, first C[%" PRIu64 "][%" PRIu64 "] = 0x%04X, recorded 0x%04X",
                   v.outputs_differing, i / n, i % n, (*used)[i], recorded.bits[i]);
     s += buf;
   } else {
@@ -141,8 +143,9 @@ std::string recorded_verdict_text(const RecordedOutput& recorded, const std::vec
 
 std::string format_recording(const Recording& r) {
   // Comment lines first (the parser skips them): the licence header every file of the project carries.
-  std::string s = "# SPDX-License-Identifier: MIT OR Apache-2.0\n"
-                  "# Recorded by `w8a16check record` (format: golden/include/w8a16/golden/recording.hpp).\n";
+  std::string
+      s = "# SPDX-License-Identifier: MIT OR Apache-2.0\n"
+          "# Recorded by `w8a16check record` (format: golden/include/w8a16/golden/recording.hpp).\n";
   s += std::string(kRecordingMagic) + " " + std::to_string(kRecordingVersion) + "\n";
   s += "gpu: " + r.header.gpu + "\n";
   s += "compute_capability: " + r.header.compute_capability + "\n";
@@ -204,7 +207,8 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
         ok = v >= 0;
         digest = (digest << 4) | static_cast<std::uint64_t>(v < 0 ? 0 : v);
       }
-      if (!ok) return fail("corrupt trailer " + quote(line, 100) + ": expected 'end cases=<count> body=fnv1a64:0x<16 hex>'");
+      if (!ok)
+        return fail("corrupt trailer " + quote(line, 100) + ": expected 'end cases=<count> body=fnv1a64:0x<16 hex>'");
       if (cases != r.outputs.size())
         return fail("the trailer says " + std::to_string(cases) + " cases, the file holds " +
                     std::to_string(r.outputs.size()) + ": it was cut or edited after it was written");
@@ -251,14 +255,16 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
       else if (key == "cuda") r.header.cuda = value;
       else if (key == "commit") r.header.commit = value;
       else if (value != kRecordingDigestName)
-        return fail("unknown digest " + quote(value, 60) + " (this build knows " + std::string(kRecordingDigestName) + ")");
+        return fail("unknown digest " + quote(value, 60) + " (this build knows " + std::string(kRecordingDigestName) +
+                    ")");
       ++keys_seen;
       continue;
     }
     std::string_view rest = line;
     if (next_token(&rest) != "out") return fail("corrupt line: expected 'out 0x<digest> <outputs> <hex|-> case/1 ...'");
     const std::string_view digest_tok = next_token(&rest);
-    if (digest_tok.size() != 18 || digest_tok.substr(0, 2) != "0x") return fail("corrupt digest " + quote(digest_tok, 40));
+    if (digest_tok.size() != 18 || digest_tok.substr(0, 2) != "0x")
+      return fail("corrupt digest " + quote(digest_tok, 40));
     RecordedOutput o;
     for (char ch : digest_tok.substr(2)) {
       const int v = hex_value(ch);
@@ -271,12 +277,13 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
     std::string why;
     if (!parse_case(rest, &o.c, &why)) return fail("corrupt case line: " + why);
     if (o.outputs != static_cast<std::uint64_t>(o.c.m) * o.c.n)
-      return fail("output count " + std::to_string(o.outputs) + " is not m * n = " +
-                  std::to_string(static_cast<std::uint64_t>(o.c.m) * o.c.n));
+      return fail("output count " + std::to_string(o.outputs) +
+                  " is not m * n = " + std::to_string(static_cast<std::uint64_t>(o.c.m) * o.c.n));
     const bool want_bits = o.outputs <= kRecordingFullOutputsMax;
     if (!want_bits) {
-      if (bytes_tok != "-") return fail("full bytes given for " + std::to_string(o.outputs) + " outputs (only up to " +
-                                        std::to_string(kRecordingFullOutputsMax) + " are stored; expected '-')");
+      if (bytes_tok != "-")
+        return fail("full bytes given for " + std::to_string(o.outputs) + " outputs (only up to " +
+                    std::to_string(kRecordingFullOutputsMax) + " are stored; expected '-')");
     } else {
       if (bytes_tok.size() != 4 * o.outputs)
         return fail("expected " + std::to_string(4 * o.outputs) + " hex digits of full bytes, got " +
@@ -291,7 +298,8 @@ bool parse_recording(std::string_view text, const std::string& source_name, Reco
         }
         o.bits[i] = static_cast<std::uint16_t>(v);
       }
-      if (outputs_digest(o.bits) != o.digest) return fail("the full bytes do not have the recorded digest (corrupt line)");
+      if (outputs_digest(o.bits) != o.digest)
+        return fail("the full bytes do not have the recorded digest (corrupt line)");
     }
     if (!cases_seen.insert(format_case(o.c)).second) return fail("case recorded twice: " + format_case(o.c));
     r.outputs.push_back(std::move(o));

@@ -19,14 +19,14 @@ namespace {
 namespace golden = w8a16::golden;
 namespace fs = std::filesystem;
 
-
 const std::string kDir = W8A16_SOURCE_DIR "/golden/recordings";
 
 TEST(CommittedRecordings, EveryTrackedRecordingIsPresent) {
   // git knows which recordings were committed: each must still be in the tree.
-  const w8a16::cli_test::CliRun git =
-      w8a16::cli_test::run_process("git -C '" W8A16_SOURCE_DIR "' ls-files -- golden/recordings");
-  if (git.exit_status != 0) GTEST_SKIP() << "git is not available here, so committed recordings cannot be listed: " << git.output;
+  const w8a16::cli_test::CliRun git = w8a16::cli_test::run_process("git -C '" W8A16_SOURCE_DIR
+                                                                   "' ls-files -- golden/recordings");
+  if (git.exit_status != 0)
+    GTEST_SKIP() << "git is not available here, so committed recordings cannot be listed: " << git.output;
   std::size_t start = 0;
   while (start < git.output.size()) {
     std::size_t eol = git.output.find('\n', start);
@@ -56,8 +56,7 @@ TEST(CommittedRecordings, ReplayBitForBitOnTheEmulator) {
       golden::CaseInputs in;
       ASSERT_TRUE(golden::regenerate_inputs(o.c, &in, &error)) << f << ": " << line << ": " << error;
       // The emulator's output, as replay --recordings computes it (case_runner.hpp).
-      const std::vector<std::uint16_t> used =
-          golden::used_outputs(o.c, w8a16::props::expected_output(o.c, in));
+      const std::vector<std::uint16_t> used = golden::used_outputs(o.c, w8a16::props::expected_output(o.c, in));
       const golden::RecordedVerdict v = golden::recorded_verdict(o, &used);
       EXPECT_TRUE(v.agrees()) << f << ": emulator vs recording: " << golden::recorded_verdict_text(o, &used, v)
                               << "\n  " << line;

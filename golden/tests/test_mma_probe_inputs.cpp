@@ -85,7 +85,8 @@ TEST(MmaProbeInputs, RoundingRegimeKeepsCDominant) {
       for (int n = 0; n < 8; ++n) {
         const std::uint32_t cc = c.c[m * 8 + n], d = d_of(c, m, n);
         EXPECT_EQ(cc >> 31, d >> 31);
-        const std::int64_t diff = static_cast<std::int64_t>(d & 0x7FFFFFFF) - static_cast<std::int64_t>(cc & 0x7FFFFFFF);
+        const std::int64_t diff = static_cast<std::int64_t>(d & 0x7FFFFFFF) -
+                                  static_cast<std::int64_t>(cc & 0x7FFFFFFF);
         EXPECT_LE(diff < 0 ? -diff : diff, 1 << 10) << std::hex << cc << " " << d;
       }
 }
@@ -98,8 +99,7 @@ TEST(MmaProbeInputs, TargetedCasesGiveWhatNumericsStatesOnTheSm90Emulator) {
   for (std::size_t i = 0; i < targets.size(); ++i)
     for (int m = 0; m < 16; ++m)
       for (int n = 0; n < 8; ++n)
-        EXPECT_EQ(d_of(cases[i], m, n), targets[i].numerics_d)
-            << targets[i].what << " at (" << m << ", " << n << ")";
+        EXPECT_EQ(d_of(cases[i], m, n), targets[i].numerics_d) << targets[i].what << " at (" << m << ", " << n << ")";
 }
 
 }  // namespace

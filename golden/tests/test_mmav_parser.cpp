@@ -64,10 +64,10 @@ TEST(MmavParser, FieldsSitAtTheDocumentedLittleEndianOffsets) {
   EXPECT_EQ(bytes[8], 2u);   // count, little-endian
   EXPECT_EQ(bytes[12], 1u);  // kind
   const std::size_t case1 = 16 + 1792;
-  EXPECT_EQ(bytes[case1 + 0] | bytes[case1 + 1] << 8, 0x3F80 + 1000);                    // A[0][0]
-  EXPECT_EQ(bytes[case1 + 512] | bytes[case1 + 513] << 8, 0xC000 ^ 1);                   // Bt[0][0]
-  EXPECT_EQ(bytes[case1 + 768], 0x04u * 2);                                              // C[0][0] low byte
-  EXPECT_EQ(bytes[case1 + 1280 + 4 * 3 + 1], static_cast<std::uint8_t>(0xC0 ^ 3));      // D[0][3] byte 1
+  EXPECT_EQ(bytes[case1 + 0] | bytes[case1 + 1] << 8, 0x3F80 + 1000);               // A[0][0]
+  EXPECT_EQ(bytes[case1 + 512] | bytes[case1 + 513] << 8, 0xC000 ^ 1);              // Bt[0][0]
+  EXPECT_EQ(bytes[case1 + 768], 0x04u * 2);                                         // C[0][0] low byte
+  EXPECT_EQ(bytes[case1 + 1280 + 4 * 3 + 1], static_cast<std::uint8_t>(0xC0 ^ 3));  // D[0][3] byte 1
 }
 
 TEST(MmavParser, AFileWithZeroCasesParsesAsEmpty) {

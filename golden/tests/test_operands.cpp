@@ -184,7 +184,8 @@ TEST(OperandBundle, TheWriterRefusesWhatTheReaderWould) {
   s = patched_source();
   s.patch_cols[3] = 260;
   EXPECT_FALSE(format_bundle(s, &bytes, &error));
-  EXPECT_EQ(error, "the bundle would be refused: row 1 patch 1: column 260 is outside the row, or its padding is not 0");
+  EXPECT_EQ(error,
+            "the bundle would be refused: row 1 patch 1: column 260 is outside the row, or its padding is not 0");
   s = patched_source();
   s.entry = "gemm_pipelined_m32_strided_and_then_some_more";
   EXPECT_FALSE(format_bundle(s, &bytes, &error));

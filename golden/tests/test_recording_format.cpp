@@ -14,9 +14,10 @@ using namespace w8a16::golden;
 Case small_case() {
   Case c;
   std::string error;
-  EXPECT_TRUE(parse_case("case/1 w8a16_gemv_batch4_strided m=2 n=3 k=128 a_row_stride=136 c_row_stride=5 "
-                         "dist=specials seed=0x0000000000000042 gen=1",
-                         &c, &error))
+  EXPECT_TRUE(
+      parse_case("case/1 w8a16_gemv_batch4_strided m=2 n=3 k=128 a_row_stride=136 c_row_stride=5 "
+                 "dist=specials seed=0x0000000000000042 gen=1",
+                 &c, &error))
       << error;
   return c;
 }
@@ -24,9 +25,10 @@ Case small_case() {
 Case big_case() {  // 65 x 64 = 4160 outputs: above the full-bytes limit
   Case c;
   std::string error;
-  EXPECT_TRUE(parse_case("case/1 w8a16_gemm_pipelined m=65 n=64 k=128 a_row_stride=128 c_row_stride=64 "
-                         "dist=activation_like seed=0x0000000000000007 gen=1",
-                         &c, &error))
+  EXPECT_TRUE(
+      parse_case("case/1 w8a16_gemm_pipelined m=65 n=64 k=128 a_row_stride=128 c_row_stride=64 "
+                 "dist=activation_like seed=0x0000000000000007 gen=1",
+                 &c, &error))
       << error;
   return c;
 }
@@ -216,7 +218,8 @@ TEST(RecordingFormat, CorruptLinesAreRefused) {
   expect_error(replace_once(text, " 6 3f80", " 6 3f81"), "do not have the recorded digest");
   expect_error(replace_once(text, " 4160 -", " 4160 3c00"), "expected '-'");
   expect_error(replace_once(text, "m=2 n=3", "m=0 n=3"), "corrupt case line");
-  const std::string first_out = text.substr(text.find("out "), text.find('\n', text.find("out ")) - text.find("out ") + 1);
+  const std::string first_out = text.substr(text.find("out "),
+                                            text.find('\n', text.find("out ")) - text.find("out ") + 1);
   std::string twice = text;
   twice.insert(twice.rfind("end cases="), first_out);
   expect_error(twice, "case recorded twice");

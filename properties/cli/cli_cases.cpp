@@ -53,7 +53,8 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
                             : device::CudaBackend::create_from_file(ordinal, module, &st);
   if (gpu) {
     *note = "cuda (GPU " + std::to_string(ordinal) + ")";
-    if (!module.empty()) *note += ", module " + golden::shown(module) + " (" + std::to_string(gpu->module_bytes()) + " bytes)";
+    if (!module.empty())
+      *note += ", module " + golden::shown(module) + " (" + std::to_string(gpu->module_bytes()) + " bytes)";
     return gpu;
   }
   const std::string why = st.message;
@@ -61,7 +62,8 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
 #else
   const bool absent = false;  // a build without the backend is a build problem, not a machine without a GPU
   const std::string why = module.empty() ? "this build has no CUDA backend (configure with the cuda preset)"
-                                         : "--module " + golden::shown(module) + ": this build has no CUDA backend (configure with the cuda preset)";
+                                         : "--module " + golden::shown(module) +
+                                               ": this build has no CUDA backend (configure with the cuda preset)";
 #endif
   if (kind == "cuda" || !module.empty()) {
     *error = (kind == "cuda" ? "--backend cuda: " : "") + why;
@@ -130,13 +132,16 @@ bool check_module(const device::Backend& backend, const std::vector<device::Entr
 #if W8A16_HAVE_CUDA
   const auto* gpu = dynamic_cast<const device::CudaBackend*>(&backend);
   if (!gpu || gpu->module_source() == "embedded") return true;
-  std::printf("module: %s, %zu bytes; parameter layouts %s\n", golden::shown(gpu->module_source()).c_str(), gpu->module_bytes(),
+  std::printf("module: %s, %zu bytes; parameter layouts %s\n", golden::shown(gpu->module_source()).c_str(),
+              gpu->module_bytes(),
               gpu->abi_checked() ? "checked against docs/KERNEL_ABI.md 1.1"
                                  : "NOT checked (this driver lacks cuFuncGetParamInfo)");
   bool listed = false;
   for (const std::string& name : device::foreign_family_names(gpu->module_functions(&listed)))
     std::printf("module: note: %s is not a kernel of the family (docs/KERNEL_ABI.md 1): ignored\n", name.c_str());
-  if (!listed) std::printf("module: note: this driver cannot list the module's functions; names outside the family are not checked\n");
+  if (!listed)
+    std::printf(
+        "module: note: this driver cannot list the module's functions; names outside the family are not checked\n");
   const device::ModuleCoverage c = device::module_coverage(backend.registry(), entries);
   const std::string optional = device::missing_optional_text(c);
   for (std::size_t pos = 0; pos < optional.size();) {

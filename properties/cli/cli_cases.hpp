@@ -44,7 +44,8 @@ void add_deadline_option(CLI::App* cmd);
 
 // The CUDA backends of GPUs 1, 2, ... (GPU 0 is make_backend's), up to `max_total` GPUs in all
 // (0: every visible one), over the same module. Empty without CUDA.
-std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total, const std::string& module = "");
+std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total,
+                                                                const std::string& module = "");
 
 // --module FILE on a subcommand (docs/KERNEL_ABI.md 5).
 void add_module_option(CLI::App* cmd, std::string* module);

@@ -49,17 +49,17 @@ using bench::Shape;
 struct BenchArgs {
   std::vector<std::string> shapes;  // "NxK"
   std::vector<std::uint32_t> ms;
-  int reps = 20;      // launches per timed graph (back to back)
-  int batches = 15;   // timed replays; the median is reported
+  int reps = 20;     // launches per timed graph (back to back)
+  int batches = 15;  // timed replays; the median is reported
   double rotate_mib = 512;
   std::uint64_t check_macs = 1ull << 31;  // M*N*K above which the emulator check subsamples
   int device = 0;
   std::uint64_t seed = 0x9BE7C4;
   bool no_cublas = false;
   bool no_graph = false;
-  std::string module;  // --module
+  std::string module;                                                // --module
   std::shared_ptr<Report> json_report = std::make_shared<Report>();  // --json (path in json_report->path)
-  WorkLimits limits;   // --max-bytes: the host buffers of the largest shape
+  WorkLimits limits;  // --max-bytes: the host buffers of the largest shape
 };
 
 const char* const kDefaultShapes[] = {"12288x2048", "2048x4096", "10240x5120", "51200x5120", "5120x25600"};
@@ -104,10 +104,9 @@ bool resolve_args(BenchArgs* a, std::vector<Shape>* shapes, std::string* why) {
     // S's elements in 64 bits, like every other term: in 32 bits (n / 128) * (k / 128) * 4 wraps from
     // n = k = 2^22 on (harmless only because W's 3 * n * k bytes are then over any limit anyway).
     const std::uint64_t scales = std::uint64_t{(sh.n + 127) / 128} * (sh.k / 128);
-    cost.host_bytes = 2 * std::uint64_t{max_m} * sh.k + 3 * w + 4 * scales + 8 * c +
-                      (std::uint64_t{64} << 20);
-    const std::string over = over_limits("--shapes " + std::to_string(sh.n) + "x" + std::to_string(sh.k) + " at M=" +
-                                             std::to_string(max_m),
+    cost.host_bytes = 2 * std::uint64_t{max_m} * sh.k + 3 * w + 4 * scales + 8 * c + (std::uint64_t{64} << 20);
+    const std::string over = over_limits("--shapes " + std::to_string(sh.n) + "x" + std::to_string(sh.k) +
+                                             " at M=" + std::to_string(max_m),
                                          cost, a->limits);
     if (!over.empty()) {
       *why = over.substr(0, over.size() - 1) + "; nothing was run";
@@ -189,17 +188,23 @@ nlohmann::json timing_json(const Timing& t) {
   return j;
 }
 
-
 // Every number of the run, one object per row (the schema of device/kernels/bench-h200*.json).
-std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double copy_bw,
-                      const BenchArgs& a, const std::string& cublas_note, bool pass, const std::vector<Row>& rows) {
+std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double copy_bw, const BenchArgs& a,
+                      const std::string& cublas_note, bool pass, const std::vector<Row>& rows) {
   nlohmann::json j;
   add_identity_json(&j, id);
-  j["device"] = {{"name", p.name}, {"sm", std::to_string(p.cc_major) + std::to_string(p.cc_minor)}, {"sms", p.sms},
-                 {"l2_bytes", p.l2_bytes}, {"driver_version", p.driver_version}};
+  j["device"] = {{"name", p.name},
+                 {"sm", std::to_string(p.cc_major) + std::to_string(p.cc_minor)},
+                 {"sms", p.sms},
+                 {"l2_bytes", p.l2_bytes},
+                 {"driver_version", p.driver_version}};
   j["copy_bandwidth_bytes_per_s"] = copy_bw;
-  j["method"] = {{"reps", a.reps}, {"batches", a.batches}, {"rotate_mib", a.rotate_mib},
-                 {"graph", !a.no_graph}, {"check_macs", a.check_macs}, {"seed", a.seed},
+  j["method"] = {{"reps", a.reps},
+                 {"batches", a.batches},
+                 {"rotate_mib", a.rotate_mib},
+                 {"graph", !a.no_graph},
+                 {"check_macs", a.check_macs},
+                 {"seed", a.seed},
                  {"floor", bench::kFloorFormula}};
   j["cublas"] = cublas_note;
   j["pass"] = pass;
@@ -222,9 +227,9 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
       x["tflops"] = 2.0 * r.m * r.sh.n * r.sh.k / (r.ours.median_us * 1e-6) * 1e-12;
       if (r.cublas.ok) x["speedup_vs_cublas"] = r.cublas.median_us / r.ours.median_us;
     }
-    x["check"] = {{"launched", r.launched}, {"full", r.check.full}, {"compared", r.check.compared},
-                  {"mismatches", r.check.mismatches}, {"first_mismatch", r.check.first},
-                  {"timed_output_equals_checked", r.stable}};
+    x["check"] = {{"launched", r.launched},          {"full", r.check.full},
+                  {"compared", r.check.compared},    {"mismatches", r.check.mismatches},
+                  {"first_mismatch", r.check.first}, {"timed_output_equals_checked", r.stable}};
     if (!r.error.empty()) x["error"] = r.error;
     x["status"] = check_text(r);
     j["rows"].push_back(x);
@@ -250,8 +255,8 @@ std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const benc
   c.kernel = reg.resolve(KernelId::gemm_pipelined);
   c.m32_kernel = reg.resolve(KernelId::gemm_pipelined_m32);
   c.m64_kernel = reg.resolve(KernelId::gemm_pipelined_m64);
-  c.args = device::Args{ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, sh.n, sh.k,
-                        sh.k, sh.n, 0};
+  c.args = device::Args{
+      ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, sh.n, sh.k, sh.k, sh.n, 0};
   std::vector<TimedCall> calls = {{c, Mask::none}};
   if (reg.resolve(KernelId::wgmma_rows) || reg.resolve(KernelId::wgmma_rows_n128) ||
       reg.resolve(KernelId::wgmma_rows_n128_x2)) {
@@ -294,18 +299,21 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
   const bench::DeviceProps& p = session->props();
   std::printf("bench: %s (sm_%d%d, %d SMs, L2 %.0f MB), driver %d; copy bandwidth %.0f GB/s (read + write)\n",
               p.name.c_str(), p.cc_major, p.cc_minor, p.sms, p.l2_bytes / 1e6, p.driver_version, copy_bw * 1e-9);
-  std::printf("bench: timing = median over %d %s of %d launches back to back, weights rotating over >= %.0f MiB; "
-              "cuBLAS: %s\n",
-              a.batches, a.no_graph ? "batches" : "graph replays", a.reps, a.rotate_mib, cublas.note.c_str());
-  std::printf("bench: floor = bytes moved once (W, S, A read; C written) / copy bandwidth; fl/ours = floor / ours "
-              "(1 = at the floor); cB/ours = cuBLAS time / ours (> 1: ours faster)\n");
+  std::printf(
+      "bench: timing = median over %d %s of %d launches back to back, weights rotating over >= %.0f MiB; "
+      "cuBLAS: %s\n",
+      a.batches, a.no_graph ? "batches" : "graph replays", a.reps, a.rotate_mib, cublas.note.c_str());
+  std::printf(
+      "bench: floor = bytes moved once (W, S, A read; C written) / copy bandwidth; fl/ours = floor / ours "
+      "(1 = at the floor); cB/ours = cuBLAS time / ours (> 1: ours faster)\n");
   print_header();
 
   using device::KernelId;
   const device::KernelRegistry& reg = backend->registry();
   const device::MaskedRegistry only64(reg, {KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
   const device::MaskedRegistry only128(reg, {KernelId::wgmma_rows, KernelId::wgmma_rows_n128_x2});
-  const device::MaskedRegistry no_tier(reg, {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
+  const device::MaskedRegistry no_tier(reg,
+                                       {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
   const auto registry_for = [&](Mask mk) -> const device::KernelRegistry& {
     return mk == Mask::only64 ? only64 : mk == Mask::only128 ? only128 : mk == Mask::no_tier ? no_tier : reg;
   };
@@ -366,8 +374,8 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         }
         if (r.check.mismatches || !r.stable) any_mismatch = true;
         if (cublas.runner && &tc == &calls.front()) {  // cuBLAS once per (shape, M), on the first row
-          const bench::CublasMeasurement cm =
-              bench::measure_cublas(*cublas.runner, *backend, *session, cb_ops, *ops.a, in, sh, m, expected.sample(), opt);
+          const bench::CublasMeasurement cm = bench::measure_cublas(*cublas.runner, *backend, *session, cb_ops, *ops.a,
+                                                                    in, sh, m, expected.sample(), opt);
           r.cublas = cm.timing;
           r.cublas_rel_err = cm.rel_err;
           r.cublas_ok = cm.ok;
@@ -448,7 +456,8 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-graph", a->no_graph, "time launches issued one by one instead of graph replays");
   add_module_option(cmd, &a->module);
   add_deadline_option(cmd);
-  cmd->add_option("--max-bytes", a->limits.max_bytes, "refuse shapes whose host buffers need more memory than this (bytes)")
+  cmd->add_option("--max-bytes", a->limits.max_bytes,
+                  "refuse shapes whose host buffers need more memory than this (bytes)")
       ->transform(whole_number(1, UINT64_MAX))
       ->capture_default_str();
   cmd->callback([a, exit_code] { *exit_code = run_bench(*a); });

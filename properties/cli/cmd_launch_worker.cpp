@@ -41,7 +41,8 @@ int run_worker(const WorkerArgs& a) {
 }
 
 void add_launch_worker(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("launch-worker", "internal: launches cases for verify and replay in a process of its own");
+  auto* cmd = app.add_subcommand("launch-worker",
+                                 "internal: launches cases for verify and replay in a process of its own");
   cmd->group("");  // not listed in --help: only the launcher starts it
   auto a = std::make_shared<WorkerArgs>();
   cmd->add_option("--backend", a->backend, "cuda or sim");

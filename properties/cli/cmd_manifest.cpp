@@ -25,7 +25,8 @@ int usage(const std::string& message) { return usage_error("manifest", message);
 int run_manifest(const ManifestArgs& a) {
   if (a.write.empty() == a.check.empty()) return usage("give --write DIR... or --check DIR... (one of them)");
   for (const std::string& d : a.write.empty() ? a.check : a.write)
-    if (golden::path_kind(d) != "a folder") return usage(golden::shown(d) + ": " + golden::path_kind(d) + ", not a folder");
+    if (golden::path_kind(d) != "a folder")
+      return usage(golden::shown(d) + ": " + golden::path_kind(d) + ", not a folder");
   if (!a.check.empty()) {
     if (!a.source.empty() || !a.from.empty()) return usage("--source and --from go with --write");
     golden::TreeCheck t;
@@ -48,7 +49,8 @@ int run_manifest(const ManifestArgs& a) {
   std::vector<std::string> written;
   for (const std::string& d : a.write) {
     std::string error;
-    if (!golden::write_manifest_tree(d, fallback, &written, &error)) return usage(error + " (nothing more was written)");
+    if (!golden::write_manifest_tree(d, fallback, &written, &error))
+      return usage(error + " (nothing more was written)");
   }
   for (const std::string& w : written) std::printf("manifest: wrote %s\n", golden::shown(w).c_str());
   return kExitPass;

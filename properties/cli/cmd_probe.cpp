@@ -72,15 +72,14 @@ class MmaSource {
 // writes is NOT a recording of hardware; its folder and manifest say so.
 class EmulatorSource final : public MmaSource {
  public:
-  GpuIdentity identity() const override {
-    return {"emulator sm90 (simulation, not hardware)", "none", "none", "none"};
-  }
+  GpuIdentity identity() const override { return {"emulator sm90 (simulation, not hardware)", "none", "none", "none"}; }
   bool is_hardware() const override { return false; }
   bool run(const Variant& v, std::vector<golden::MmavCase>* cases, std::string*) override {
     for (golden::MmavCase& c : *cases) {
       if (!v.scale_d) c.c.fill(0);
       for (int m = 0; m < 16; ++m)
-        for (int n = 0; n < 8; ++n) c.d[m * 8 + n] = ref::mma_k16_bits(ref::kMmaSm90, c.c[m * 8 + n], &c.a[m * 16], &c.bt[n * 16]);
+        for (int n = 0; n < 8; ++n)
+          c.d[m * 8 + n] = ref::mma_k16_bits(ref::kMmaSm90, c.c[m * 8 + n], &c.a[m * 16], &c.bt[n * 16]);
     }
     return true;
   }
@@ -105,17 +104,17 @@ class GpuSource final : public MmaSource {
       in.c.insert(in.c.end(), x.c.begin(), x.c.end());
     }
     std::vector<std::uint32_t> d;
-    const device::Status st =
-        gpu_->run(v.wgmma ? probes::ProbeKernel::wgmma_m64n8k16_bf16 : probes::ProbeKernel::mma_m16n8k16_bf16,
-                  probes::ProbeForm{v.a_from_regs, v.scale_d}, in, &d);
+    const device::Status st = gpu_->run(v.wgmma ? probes::ProbeKernel::wgmma_m64n8k16_bf16
+                                                : probes::ProbeKernel::mma_m16n8k16_bf16,
+                                        probes::ProbeForm{v.a_from_regs, v.scale_d}, in, &d);
     if (!st.ok()) {
       *error = st.message;
       return false;
     }
     for (std::size_t i = 0; i < cases->size(); ++i) {
       golden::MmavCase& x = (*cases)[i];
-      std::copy(d.begin() + static_cast<std::ptrdiff_t>(128 * i), d.begin() + static_cast<std::ptrdiff_t>(128 * (i + 1)),
-                x.d.begin());
+      std::copy(d.begin() + static_cast<std::ptrdiff_t>(128 * i),
+                d.begin() + static_cast<std::ptrdiff_t>(128 * (i + 1)), x.d.begin());
       if (!v.scale_d) x.c.fill(0);
     }
     return true;
@@ -128,8 +127,8 @@ class GpuSource final : public MmaSource {
 
 bool write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes, std::string* error) {
   std::string why;
-  if (golden::write_file_atomic(path.string(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                                &why))
+  if (golden::write_file_atomic(path.string(),
+                                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), &why))
     return true;
   *error = golden::shown(path.string()) + ": " + why;
   return false;
@@ -160,8 +159,9 @@ std::unique_ptr<MmaSource> open_source(const ProbeArgs& a) {
     if (gpu) return std::make_unique<GpuSource>(std::move(gpu));
     std::fprintf(stderr, "probe: no GPU: %s\nprobe: nothing was recorded\n", st.message.c_str());
 #else
-    std::fprintf(stderr, "probe: no GPU: this build has no CUDA backend (configure with the cuda preset)\n"
-                         "probe: nothing was recorded\n");
+    std::fprintf(stderr,
+                 "probe: no GPU: this build has no CUDA backend (configure with the cuda preset)\n"
+                 "probe: nothing was recorded\n");
 #endif
     return nullptr;
   }
@@ -175,8 +175,10 @@ std::unique_ptr<MmaSource> open_source(const ProbeArgs& a) {
 std::string output_root(const ProbeArgs& a, bool hardware) {
   if (!hardware) {
     if (a.out_root.empty() && !a.into_data_dir) {
-      std::fprintf(stderr, "probe: --source sim writes the emulator's values, not hardware: pass --out DIR (it never "
-                           "writes into the data folder's mma/ unless --into-data-dir is given)\nprobe: nothing was recorded\n");
+      std::fprintf(
+          stderr,
+          "probe: --source sim writes the emulator's values, not hardware: pass --out DIR (it never "
+          "writes into the data folder's mma/ unless --into-data-dir is given)\nprobe: nothing was recorded\n");
       return "";
     }
     if (!a.out_root.empty()) {
@@ -220,7 +222,8 @@ struct ProbeRun {
 bool prepare(ProbeRun* p) {
   const ProbeArgs& a = p->a;
   if (!parse_whole_number(a.seed_text, &p->seed)) {
-    std::fprintf(stderr, "probe: --seed %s is not an unsigned integer (decimal or 0x hex)\n", golden::quote(a.seed_text).c_str());
+    std::fprintf(stderr, "probe: --seed %s is not an unsigned integer (decimal or 0x hex)\n",
+                 golden::quote(a.seed_text).c_str());
     return false;
   }
   if (a.cases < 1 || a.cases > 65536) {
@@ -270,7 +273,7 @@ bool record_all(ProbeRun* p) {
       golden::MmavFile f;
       f.kind = v.kind;
       f.cases = regime == golden::ProbeRegime::targeted ? golden::probe_targeted_cases()
-                                                         : golden::probe_regime_cases(regime, p->a.cases, p->seed);
+                                                        : golden::probe_regime_cases(regime, p->a.cases, p->seed);
       std::string error;
       if (!p->source->run(v, &f.cases, &error)) {
         std::fprintf(stderr, "probe: %s, regime %s: %s\nprobe: nothing was written\n",
@@ -294,8 +297,10 @@ bool record_all(ProbeRun* p) {
     bool printable = !field->empty();
     for (const char ch : *field) printable = printable && static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7F;
     if (!printable) {
-      std::fprintf(stderr, "probe: the device's identity %s is empty or holds a control byte: MANIFEST.txt could not "
-                           "hold it\nprobe: nothing was written\n", golden::quote(*field).c_str());
+      std::fprintf(stderr,
+                   "probe: the device's identity %s is empty or holds a control byte: MANIFEST.txt could not "
+                   "hold it\nprobe: nothing was written\n",
+                   golden::quote(*field).c_str());
       return false;
     }
   }
@@ -314,23 +319,24 @@ bool write_all(const ProbeRun& p) {
   }
   const GpuIdentity& id = p.id;
   const bool wgmma = p.variants.front().wgmma;
-  std::string manifest = std::string("# SPDX-License-Identifier: MIT OR Apache-2.0\n") +
-                         (wgmma ? "# wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 (A from shared memory: ss, from "
-                                  "registers: rs; scale-d 1: d1, 0: d0) recorded by `w8a16check probe --instruction wgmma`\n"
-                                : "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n") +
-                         "# (format: golden/mma/README.md; inputs: golden/src/mma_probe.cpp).\n" +
-                         "hardware: " + (p.source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
-                         "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
-                         "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " +
-                         std::to_string(p.a.cases) + "\nseed: " + p.a.seed_text + "\n";
+  std::string
+      manifest = std::string("# SPDX-License-Identifier: MIT OR Apache-2.0\n") +
+                 (wgmma ? "# wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 (A from shared memory: ss, from "
+                          "registers: rs; scale-d 1: d1, 0: d0) recorded by `w8a16check probe --instruction wgmma`\n"
+                        : "# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 recorded by `w8a16check probe`\n") +
+                 "# (format: golden/mma/README.md; inputs: golden/src/mma_probe.cpp).\n" +
+                 "hardware: " + (p.source->is_hardware() ? "yes" : "NO (emulator sm90 policy)") + "\n" +
+                 "gpu: " + id.name + "\ncompute_capability: " + id.compute_capability + "\ndriver: " + id.driver +
+                 "\ncuda: " + id.cuda + "\ncommit: " + kGitCommit + "\ncases_per_regime: " + std::to_string(p.a.cases) +
+                 "\nseed: " + p.a.seed_text + "\n";
   std::string error;
   for (const auto& [name, f] : p.files) {
     if (!write_bytes(p.dir / name, golden::serialize_mmav(f), &error)) {
       std::fprintf(stderr, "probe: %s\n", error.c_str());
       return false;
     }
-    manifest += "file: " + name + " " + std::to_string(f.cases.size()) + " cases, kind " + std::to_string(f.kind) + ": " +
-                golden::mmav_kind_instruction(f.kind) + "\n";
+    manifest += "file: " + name + " " + std::to_string(f.cases.size()) + " cases, kind " + std::to_string(f.kind) +
+                ": " + golden::mmav_kind_instruction(f.kind) + "\n";
   }
   const std::vector<std::uint8_t> bytes(manifest.begin(), manifest.end());
   if (!write_bytes(p.dir / (wgmma ? "MANIFEST-wgmma_m64n8k16.txt" : "MANIFEST.txt"), bytes, &error)) {
@@ -361,8 +367,10 @@ bool replay_written(const ProbeRun& p, const ref::MmaPolicy* verified, std::uint
     std::printf("replay against the verified policy %s:\n", std::string(verified->name).c_str());
     policies = {verified};
   } else {
-    std::printf("compute capability %s has NO verified policy in the emulator (NUMERICS.md 3); mismatches "
-                "against each candidate policy (sm90, sm80), for information:\n", p.id.compute_capability.c_str());
+    std::printf(
+        "compute capability %s has NO verified policy in the emulator (NUMERICS.md 3); mismatches "
+        "against each candidate policy (sm90, sm80), for information:\n",
+        p.id.compute_capability.c_str());
     policies = {&ref::mma_policy(ref::Arch::sm90), &ref::mma_policy(ref::Arch::sm80)};
   }
   for (const ref::MmaPolicy* policy : policies) {
@@ -414,8 +422,10 @@ int run_probe(const ProbeArgs& a) {
   std::printf("probe: %s (compute capability %s, driver %s, CUDA %s), %u cases per regime, seed 0x%016" PRIx64 "\n",
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str(), a.cases, p.seed);
   if (!p.source->is_hardware())
-    std::printf("probe: NOTE: --source sim: D comes from the emulator's sm90 policy; this is NOT a hardware "
-                "recording (folder %s)\n", p.slug.c_str());
+    std::printf(
+        "probe: NOTE: --source sim: D comes from the emulator's sm90 policy; this is NOT a hardware "
+        "recording (folder %s)\n",
+        p.slug.c_str());
   if (!record_all(&p) || !write_all(p)) return kProbeError;
   const ref::MmaPolicy* verified = verified_policy_for(id.compute_capability);
   std::uint64_t verified_mismatches = 0;
@@ -423,18 +433,20 @@ int run_probe(const ProbeArgs& a) {
   print_targeted(p);
   if (!verified) return 0;
   std::printf("probe: %s\n", verified_mismatches == 0 ? "the device matches the verified policy bit for bit"
-                                                        : "MISMATCH: the device differs from the verified policy");
+                                                      : "MISMATCH: the device differs from the verified policy");
   return verified_mismatches == 0 ? 0 : 1;
 }
 
 void add_probe(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
-      "probe", "Record mma.sync m16n8k16 or wgmma m64n8k16 BF16 on the GPU (10 regimes + targeted cases) as .mmav files under "
-               "OUT/<gpu>/, then replay them against the emulator (exit 0: recorded and matching, 1: mismatch "
-               "against the verified policy, 2: no GPU or an error; nothing recorded)");
+      "probe",
+      "Record mma.sync m16n8k16 or wgmma m64n8k16 BF16 on the GPU (10 regimes + targeted cases) as .mmav files under "
+      "OUT/<gpu>/, then replay them against the emulator (exit 0: recorded and matching, 1: mismatch "
+      "against the verified policy, 2: no GPU or an error; nothing recorded)");
   auto a = std::make_shared<ProbeArgs>();
   cmd->add_option("--out", a->out_root, "parent folder; files go to OUT/<gpu name>/ (default <data>/mma)");
-  cmd->add_option("--data-dir", a->data_dir, "the data folder whose mma/ is the default --out (default: as verify finds it)");
+  cmd->add_option("--data-dir", a->data_dir,
+                  "the data folder whose mma/ is the default --out (default: as verify finds it)");
   cmd->add_option("--cases", a->cases, "cases (MMAs) per regime, 1..65536 (each 1,792 bytes)")
       ->transform(whole_number(1, 65536))
       ->capture_default_str();

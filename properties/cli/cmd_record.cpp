@@ -74,7 +74,8 @@ int load_record_cases(const RecordArgs& a, LoadedCases* out) {
     }
     if (dups > 5) twice += "... and " + std::to_string(dups - 5) + " more\n";
     if (dups)
-      return usage(twice + std::to_string(dups) + (dups == 1 ? " case" : " cases") + " given twice: a recording holds each case once (its readers "
+      return usage(twice + std::to_string(dups) + (dups == 1 ? " case" : " cases") +
+                   " given twice: a recording holds each case once (its readers "
                    "refuse one recorded twice); nothing was recorded");
   }
   const std::string over = over_limits(loaded.cases, loaded.sources, a.limits);
@@ -88,7 +89,8 @@ int check_out(const RecordArgs& a) {
   std::error_code ec;
   if (a.out.empty()) return usage("--out FILE.rec is required");
   const std::string kind = golden::path_kind(a.out);
-  if (kind != "does not exist" && kind != "") return usage("--out " + golden::shown(a.out) + ": is " + kind + ", not a file");
+  if (kind != "does not exist" && kind != "")
+    return usage("--out " + golden::shown(a.out) + ": is " + kind + ", not a file");
   if (kind == "" && !a.overwrite) return usage(golden::shown(a.out) + " exists; pass --overwrite to replace it");
   {
     // The folder is made at the end (only a finished recording creates anything); if it exists now,
@@ -117,7 +119,8 @@ int open_backend(const RecordArgs& a, [[maybe_unused]] const LoadedCases& loaded
   } else if (a.source == "cuda") {
 #if W8A16_HAVE_CUDA
     device::Status st;
-    auto gpu = a.module.empty() ? device::CudaBackend::create(0, &st) : device::CudaBackend::create_from_file(0, a.module, &st);
+    auto gpu = a.module.empty() ? device::CudaBackend::create(0, &st)
+                                : device::CudaBackend::create_from_file(0, a.module, &st);
     if (!gpu) {
       std::fprintf(stderr, "record: no GPU: %s\nrecord: nothing was recorded\n", st.message.c_str());
       return 2;
@@ -134,8 +137,10 @@ int open_backend(const RecordArgs& a, [[maybe_unused]] const LoadedCases& loaded
            cuda_version_text(info.driver_cuda_version)};
     *backend = std::move(gpu);
 #else
-    std::fprintf(stderr, "record: no GPU: this build has no CUDA backend (configure with the cuda preset)%s\n"
-                         "record: nothing was recorded\n", a.module.empty() ? "" : " (--module needs one)");
+    std::fprintf(stderr,
+                 "record: no GPU: this build has no CUDA backend (configure with the cuda preset)%s\n"
+                 "record: nothing was recorded\n",
+                 a.module.empty() ? "" : " (--module needs one)");
     return 2;
 #endif
   } else {
@@ -167,7 +172,8 @@ int record_cases(const RecordArgs& a, const LoadedCases& loaded, device::Backend
     std::string verdict = "not compared";
     if (a.compare) {
       const props::Comparison cmp = props::compare_output(c, props::expected_output(c, in), got.c_bits, 1);
-      verdict = cmp.equal() ? "= emulator" : "DIFFERS from the emulator: " + std::to_string(cmp.mismatches) + " elements";
+      verdict = cmp.equal() ? "= emulator"
+                            : "DIFFERS from the emulator: " + std::to_string(cmp.mismatches) + " elements";
       if (!cmp.equal() && !cmp.details.empty()) verdict += " (" + cmp.details[0] + ")";
       *differ += !cmp.equal();
     }
@@ -212,10 +218,11 @@ int run_record(const RecordArgs& a) {
   {
     const fs::path folder = parent.empty() ? fs::path(".") : parent;
     if (fs::exists(folder / std::string(golden::kManifestFileName), ec))
-      std::printf("record: %s does not list this recording yet (verify fails until it does): after checking it, "
-                  "`w8a16check manifest --write %s`\n",
-                  golden::shown((folder / std::string(golden::kManifestFileName)).string()).c_str(),
-                  golden::shown(folder.string()).c_str());
+      std::printf(
+          "record: %s does not list this recording yet (verify fails until it does): after checking it, "
+          "`w8a16check manifest --write %s`\n",
+          golden::shown((folder / std::string(golden::kManifestFileName)).string()).c_str(),
+          golden::shown(folder.string()).c_str());
   }
   if (a.compare)
     std::printf("record: %zu of %zu cases differ from the emulator%s\n", differ, rec.outputs.size(),
@@ -225,9 +232,10 @@ int run_record(const RecordArgs& a) {
 
 void add_record(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
-      "record", "Run saved cases on the GPU and store digests (and small outputs in full) of what the kernels "
-                "produced, as a .rec file (exit 0: written and equal to the emulator, 1: written but some case "
-                "differs from the emulator, 2: error, nothing written)");
+      "record",
+      "Run saved cases on the GPU and store digests (and small outputs in full) of what the kernels "
+      "produced, as a .rec file (exit 0: written and equal to the emulator, 1: written but some case "
+      "differs from the emulator, 2: error, nothing written)");
   auto a = std::make_shared<RecordArgs>();
   cmd->add_option("--cases", a->cases, ".case files or folders of them")->required();
   cmd->add_option("--out", a->out, "the recording to write (e.g. golden/recordings/h200.rec)")->required();

@@ -98,7 +98,9 @@ int run_replay(const ReplayArgs& a) {
   if (a.recordings.empty()) std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
   std::size_t failed = 0;
   std::atomic<std::size_t> done{0};
-  props::Heartbeat beat("replay", [&] { return std::to_string(done.load()) + " of " + std::to_string(all.cases.size()) + " cases done"; });
+  props::Heartbeat beat("replay", [&] {
+    return std::to_string(done.load()) + " of " + std::to_string(all.cases.size()) + " cases done";
+  });
   props::PipelineSteps steps;
   steps.done = [&](std::size_t i, props::CaseWork& w) {
     const golden::Case& c = w.c;
@@ -108,7 +110,8 @@ int run_replay(const ReplayArgs& a) {
     if (ok && !got.status.ok()) {
       ok = false;
       why = std::string(got.status.code == device::Errc::launch_timeout ? "HANG: "
-                        : got.status.code == device::Errc::context_lost ? "FAULT: " : "") +
+                        : got.status.code == device::Errc::context_lost ? "FAULT: "
+                                                                        : "") +
             got.status.message + (got.planned ? "\n  " + props::launch_text(got.plan) : "");
     } else if (ok) {
       const props::Comparison cmp = props::compare_output(c, w.expected, got.c_bits, 3);
@@ -119,18 +122,23 @@ int run_replay(const ReplayArgs& a) {
     failed += !ok;
     ++done;
     const bool hung = w.launched && got.status.code == device::Errc::launch_timeout;
-    std::printf("%s %s\n  %s\n", ok ? "PASS" : hung ? "HANG" : "FAIL", all.sources[i].c_str(), golden::format_case(c).c_str());
+    std::printf("%s %s\n  %s\n",
+                ok     ? "PASS"
+                : hung ? "HANG"
+                       : "FAIL",
+                all.sources[i].c_str(), golden::format_case(c).c_str());
     if (!ok) {
       std::printf("  %s\n", why.c_str());
       // repro replays the same case on the same backend against the same emulator, so it shows
       // this difference; it takes --module too.
       std::printf("  explain: w8a16check repro --backend %s%s '%s'\n", backend->name(),
-                  a.module.empty() ? "" : (" --module " + golden::shown(a.module)).c_str(), golden::format_case(c).c_str());
+                  a.module.empty() ? "" : (" --module " + golden::shown(a.module)).c_str(),
+                  golden::format_case(c).c_str());
     }
     return true;
   };
-  const props::PipelineResult pr =
-      props::run_case_pipeline(all.cases.size(), [&](std::size_t i) { return all.cases[i]; }, launcher.get(), steps);
+  const props::PipelineResult pr = props::run_case_pipeline(
+      all.cases.size(), [&](std::size_t i) { return all.cases[i]; }, launcher.get(), steps);
   if (pr.end == props::PipelineEnd::hang) {  // every later launch could hang as long
     std::printf("replay: stopped at the case that hung: %zu cases not run\n", all.cases.size() - pr.handed);
     return kExitFail;
@@ -140,13 +148,15 @@ int run_replay(const ReplayArgs& a) {
 }
 
 void add_replay(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("replay", "Replay saved cases (.case files, folders, FILE:LINE or case lines) "
-                                           "(exit 0: every case equal, 1: some differ, 2: usage or input error)");
+  auto* cmd = app.add_subcommand("replay",
+                                 "Replay saved cases (.case files, folders, FILE:LINE or case lines) "
+                                 "(exit 0: every case equal, 1: some differ, 2: usage or input error)");
   auto a = std::make_shared<ReplayArgs>();
   cmd->add_option("CASES", a->cases, "case files, folders of .case files, FILE:LINE, or 'case/1 ...' lines");
   cmd->add_option("--backend", a->backend, "auto, cuda or sim")->capture_default_str();
-  cmd->add_option("--recordings", a->recordings,
-                  ".rec files or folders: the emulator, and the GPU when the backend is cuda, against recorded outputs");
+  cmd->add_option(
+      "--recordings", a->recordings,
+      ".rec files or folders: the emulator, and the GPU when the backend is cuda, against recorded outputs");
   cmd->add_option("--gpu", a->gpu, "with --recordings: every recording must be from this GPU (e.g. h200)");
   add_module_option(cmd, &a->module);
   add_deadline_option(cmd);

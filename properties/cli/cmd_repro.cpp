@@ -29,7 +29,8 @@ namespace cmd_repro {
 void print_plan(const golden::Case& c, const device::Backend& backend) {
   // As launch_case plans it: over the backend's registry less the case's without= kernels.
   const device::Planned p = props::plan_case(c, backend.registry(), backend.limits());
-  if (c.without != 0) std::printf("planned without %s (the case line's without=)\n", golden::without_text(c.without).c_str());
+  if (c.without != 0)
+    std::printf("planned without %s (the case line's without=)\n", golden::without_text(c.without).c_str());
   if (!p.ok()) {
     std::printf("plan: error %s: %s\n", device::errc_name(p.status.code), p.status.message.c_str());
     return;
@@ -37,7 +38,8 @@ void print_plan(const golden::Case& c, const device::Backend& backend) {
   std::printf("plan: kernel %s, body %s, grid (%u, %u, %u), block (%u, %u, %u), dynamic smem %u bytes, contract %s\n",
               p.plan.kernel_name, device::body_name(p.plan.body), p.plan.grid.x, p.plan.grid.y, p.plan.grid.z,
               p.plan.block.x, p.plan.block.y, p.plan.block.z, p.plan.dynamic_smem,
-              p.plan.contract == device::Contract::gemv ? "GEMV order (NUMERICS.md 2.2)" : "canonical fold (NUMERICS.md 2.1)");
+              p.plan.contract == device::Contract::gemv ? "GEMV order (NUMERICS.md 2.2)"
+                                                        : "canonical fold (NUMERICS.md 2.1)");
 }
 
 int usage(const std::string& message) { return usage_error("repro", message); }
@@ -59,7 +61,8 @@ int run_repro(const ReproArgs& a) {
     return usage(text);
   }
   if (loaded.cases.size() != 1)
-    return usage(golden::shown(a.arg) + " holds " + std::to_string(loaded.cases.size()) + " cases; name one with FILE:LINE");
+    return usage(golden::shown(a.arg) + " holds " + std::to_string(loaded.cases.size()) +
+                 " cases; name one with FILE:LINE");
   const golden::Case& c = loaded.cases.front();
   const std::string over = over_limits(loaded.cases, loaded.sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
@@ -73,8 +76,8 @@ int run_repro(const ReproArgs& a) {
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
   if (!backend) return backend_refused("repro", error, no_gpu);
   if (!check_module(*backend, {props::to_device_entry(c.entry)}, &error)) return usage(error);
-  std::printf("case: %s\n  from %s\nbackend: %s\ninputs: digest 0x%016" PRIx64 ", special classes:", golden::format_case(c).c_str(),
-              loaded.sources.front().c_str(), note.c_str(), golden::inputs_digest(in));
+  std::printf("case: %s\n  from %s\nbackend: %s\ninputs: digest 0x%016" PRIx64 ", special classes:",
+              golden::format_case(c).c_str(), loaded.sources.front().c_str(), note.c_str(), golden::inputs_digest(in));
   const std::uint32_t seen = golden::special_classes(c, in);
   for (int b = 0; b < golden::kSpecialClassCount; ++b)
     if ((seen >> b) & 1u) std::printf(" %s", std::string(golden::special_class_name(b)).c_str());
@@ -85,12 +88,14 @@ int run_repro(const ReproArgs& a) {
   std::vector<std::uint16_t> expected;
   props::Launched got;
   {
-    props::Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) + " multiply-adds) and the emulator");
+    props::Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) +
+                          " multiply-adds) and the emulator");
     expected = props::expected_output(c, in);
     got = props::InProcessLauncher(*backend).launch(c, in);
   }
   if (!got.status.ok()) {
-    std::printf("launch: error %s: %s\nverdict: FAIL\n", device::errc_name(got.status.code), got.status.message.c_str());
+    std::printf("launch: error %s: %s\nverdict: FAIL\n", device::errc_name(got.status.code),
+                got.status.message.c_str());
     return kExitFail;
   }
   const props::Comparison cmp = props::compare_output(c, expected, got.c_bits, 0);
@@ -100,7 +105,8 @@ int run_repro(const ReproArgs& a) {
   int explained = 0;
   for (std::size_t i = 0; i < expected.size() && explained < a.show; ++i) {
     if (expected[i] == got.c_bits[i]) continue;
-    const std::uint32_t m = static_cast<std::uint32_t>(i / c.c_row_stride), n = static_cast<std::uint32_t>(i % c.c_row_stride);
+    const std::uint32_t m = static_cast<std::uint32_t>(i / c.c_row_stride),
+                        n = static_cast<std::uint32_t>(i % c.c_row_stride);
     if (m >= c.m) {
       std::printf("\nC[%u][%u] is a guard row past M (m = %u): it must keep 0x%04x, holds 0x%04x\n", m, n, c.m,
                   expected[i], got.c_bits[i]);
@@ -119,8 +125,9 @@ int run_repro(const ReproArgs& a) {
 }
 
 void add_repro(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("repro", "Replay one case and explain every difference from the emulator "
-                                          "(exit 0: equal, 1: differs, 2: usage or input error)");
+  auto* cmd = app.add_subcommand("repro",
+                                 "Replay one case and explain every difference from the emulator "
+                                 "(exit 0: equal, 1: differs, 2: usage or input error)");
   auto a = std::make_shared<ReproArgs>();
   cmd->add_option("CASE", a->arg, "a 'case/1 ...' line, or FILE[:LINE] holding exactly one case")->required();
   cmd->add_option("--backend", a->backend, "auto, cuda or sim")->capture_default_str();

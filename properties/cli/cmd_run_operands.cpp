@@ -50,8 +50,8 @@ namespace cmd_run_operands {
 // --max-bytes, the operands are expanded only when the whole run does.
 // `kept_columns` (0: all of C) sets the C the host holds: one launch's whole C, and the kept columns
 // of every launch.
-bool read_bundle(const std::string& path, const WorkLimits& limits, std::size_t kept_columns, golden::OperandBundle* out,
-                 std::string* error) {
+bool read_bundle(const std::string& path, const WorkLimits& limits, std::size_t kept_columns,
+                 golden::OperandBundle* out, std::string* error) {
   std::string b, why;
   if (!golden::read_regular_file(path, limits.max_bytes, &b, &why)) {
     *error = golden::shown(path) + ": " + why + (why.find("more than") != std::string::npos ? " (--max-bytes)" : "");
@@ -73,8 +73,8 @@ bool read_bundle(const std::string& path, const WorkLimits& limits, std::size_t 
                                                   : std::uint64_t{c.m} * c.c_row_stride + rows * kept_columns;
   cost.host_bytes = b.size() + 2 * (2 * a_elems + w_bytes + 4 * s_elems) + 2 * (2 * c_elems) +
                     3 * std::uint64_t{c.m} * c.n + (std::uint64_t{64} << 20);
-  const std::string over = over_limits(std::to_string(h.launches) + " launches of m=" + std::to_string(c.m) + " n=" +
-                                           std::to_string(c.n) + " k=" + std::to_string(c.k),
+  const std::string over = over_limits(std::to_string(h.launches) + " launches of m=" + std::to_string(c.m) +
+                                           " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k),
                                        cost, limits);
   if (!over.empty()) return fail(over.substr(0, over.size() - 1) + "; nothing was run");
   if (!golden::expand_bundle(b, h, out, &why)) return fail(why);
@@ -83,8 +83,8 @@ bool read_bundle(const std::string& path, const WorkLimits& limits, std::size_t 
 
 struct RunOperandsArgs {
   std::string backend_kind, entry, in, out, module;
-  bool without_hopper = false;  // --without-hopper-tier
-  bool check = false;           // --check: C against the emulator's contract for the entry
+  bool without_hopper = false;         // --without-hopper-tier
+  bool check = false;                  // --check: C against the emulator's contract for the entry
   std::vector<std::uint32_t> columns;  // --columns: the columns of C the output keeps (empty: all)
   WorkLimits limits;
 };
@@ -125,7 +125,9 @@ bool launch_all(device::Backend& backend, const device::KernelRegistry& registry
                 std::size_t launches, const DeviceOperands& d, const std::vector<std::uint32_t>& columns,
                 std::vector<std::uint16_t>* c_bits) {
   std::atomic<std::size_t> launched{0};
-  props::Heartbeat beat("run-operands", [&] { return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches"; });
+  props::Heartbeat beat("run-operands", [&] {
+    return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches";
+  });
   device::Status st;
   std::vector<std::uint16_t> slab(d.c_reused ? d.c_launch / 2 : 0);
   if (d.c_reused) c_bits->assign(std::size_t{c.m} * columns.size() * launches, 0);
@@ -187,10 +189,11 @@ bool check_against_emulator(const golden::OperandBundle& bundle, const std::vect
                                          c_bits.begin() + static_cast<std::ptrdiff_t>((l + 1) * launch_c));
     for (std::size_t i = 0; i < launch_c; ++i) {
       if (got[i] == want[i]) continue;
-      const std::uint32_t row = static_cast<std::uint32_t>(i / c.c_row_stride), col = static_cast<std::uint32_t>(i % c.c_row_stride);
+      const std::uint32_t row = static_cast<std::uint32_t>(i / c.c_row_stride),
+                          col = static_cast<std::uint32_t>(i % c.c_row_stride);
       if (++differ <= 5)
-        std::printf("launch %zu: C[%u][%u]%s = 0x%04x, want 0x%04x\n", l, row, col, col >= c.n ? " (pitch padding)" : "",
-                    got[i], want[i]);
+        std::printf("launch %zu: C[%u][%u]%s = 0x%04x, want 0x%04x\n", l, row, col,
+                    col >= c.n ? " (pitch padding)" : "", got[i], want[i]);
       if (!explained && col < c.n) {
         std::fputs((props::explain_element(c, in, want, &got, row, col) + "\n").c_str(), stdout);
         explained = true;
@@ -199,7 +202,8 @@ bool check_against_emulator(const golden::OperandBundle& bundle, const std::vect
   }
   std::printf("check: %" PRIu64 " of %" PRIu64 " elements of C differ from the %s (all of C, pitch padding included)\n",
               differ, static_cast<std::uint64_t>(c_bits.size()),
-              golden::entry_point_is_gemv(c.entry) ? "GEMV order (NUMERICS.md 2.2)" : "canonical fold (NUMERICS.md 2.1)");
+              golden::entry_point_is_gemv(c.entry) ? "GEMV order (NUMERICS.md 2.2)"
+                                                   : "canonical fold (NUMERICS.md 2.1)");
   return differ == 0;
 }
 
@@ -212,10 +216,9 @@ int run_operands(const RunOperandsArgs& args) {
   if (!read_bundle(args.in, args.limits, args.columns.size(), &bundle, &error)) return usage(error);
   for (std::size_t j = 0; j < args.columns.size(); ++j)
     if (args.columns[j] >= bundle.header.shape.n || (j > 0 && args.columns[j] <= args.columns[j - 1]))
-      return usage("--columns: " + std::to_string(args.columns[j]) + ": columns must increase and be below n=" +
-                   std::to_string(bundle.header.shape.n));
-  if (args.check && !args.columns.empty())
-    return usage("--check compares all of C; it does not go with --columns");
+      return usage("--columns: " + std::to_string(args.columns[j]) +
+                   ": columns must increase and be below n=" + std::to_string(bundle.header.shape.n));
+  if (args.check && !args.columns.empty()) return usage("--check compares all of C; it does not go with --columns");
   const std::string& bundle_entry = bundle.header.entry;
   const std::string want = args.entry.rfind("w8a16_", 0) == 0 ? args.entry.substr(6) : args.entry;
   if (want != bundle_entry)
@@ -230,19 +233,19 @@ int run_operands(const RunOperandsArgs& args) {
   DeviceOperands d;
   const std::string failed = upload(*backend, bundle, !args.columns.empty(), &d);
   if (!failed.empty() || !d.o) return usage("device memory: " + failed + " (nothing was run)");
-  const device::MaskedRegistry no_hopper(
-      backend->registry(), {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
-                            device::KernelId::wgmma_rows_n128_x2});
-  const device::KernelRegistry& registry =
-      args.without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper) : backend->registry();
+  const device::MaskedRegistry no_hopper(backend->registry(),
+                                         {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
+                                          device::KernelId::wgmma_rows_n128_x2});
+  const device::KernelRegistry& registry = args.without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper)
+                                                               : backend->registry();
   // The plan of the first launch names the body; every launch has the same shape, hence the same plan.
   const device::Call first = props::case_call(c, registry, d.a->address(), d.w->address(), d.s->address(),
                                               d.o->address());
   const device::Planned plan = device::plan_launch(first, registry, backend->limits());
   if (!plan.ok())
-    return usage(bundle_entry + " refuses m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" +
-                 std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" +
-                 std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
+    return usage(bundle_entry + " refuses m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                 " k=" + std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) +
+                 " c_row_stride=" + std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
                  plan.status.message + " (nothing was run)");
   // Every launch and the wait for them under one deadline: the first launch's, once per launch.
   const double deadline = props::deadline_policy().seconds(c, backend->name()) * static_cast<double>(launches);

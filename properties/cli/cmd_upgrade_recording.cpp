@@ -32,13 +32,15 @@ int run_upgrade(const UpgradeArgs& a) {
   if (!golden::read_regular_file(a.in, golden::kMaxInputFileBytes, &text, &why))
     return usage(golden::shown(a.in) + ": " + why);
   const std::string kind = golden::path_kind(a.out);
-  if (kind != "does not exist" && kind != "") return usage("--out " + golden::shown(a.out) + ": is " + kind + ", not a file");
+  if (kind != "does not exist" && kind != "")
+    return usage("--out " + golden::shown(a.out) + ": is " + kind + ", not a file");
   if (kind == "" && !a.overwrite) return usage(golden::shown(a.out) + " exists; pass --overwrite to replace it");
   // The length a version-1 file must have: its manifest entry's count and --cases, whichever are
   // given, must agree with each other and with the cases it holds.
   {
     golden::Recording before;
-    if (!golden::parse_recording(text, golden::shown(a.in), &before, &why)) return usage(why + " (nothing was written)");
+    if (!golden::parse_recording(text, golden::shown(a.in), &before, &why))
+      return usage(why + " (nothing was written)");
     if (!before.length_verified) {
       const std::filesystem::path in(a.in);
       const std::string folder = in.parent_path().empty() ? "." : in.parent_path().string();
@@ -47,7 +49,8 @@ int run_upgrade(const UpgradeArgs& a) {
       golden::Manifest m;
       const golden::ManifestEntry* entry = nullptr;
       if (golden::read_regular_file(mpath, golden::kMaxInputFileBytes, &mtext, &why)) {
-        if (!golden::parse_manifest(mtext, golden::shown(mpath), &m, &why)) return usage(why + " (nothing was written)");
+        if (!golden::parse_manifest(mtext, golden::shown(mpath), &m, &why))
+          return usage(why + " (nothing was written)");
         entry = m.find(in.filename().string());
       }
       const std::size_t held = before.outputs.size();
@@ -59,17 +62,21 @@ int run_upgrade(const UpgradeArgs& a) {
       if (entry && (entry->unit != "cases" || entry->count != held || entry->sha256 != golden::sha256_hex(text)))
         return usage(golden::shown(a.in) + ": holds " + std::to_string(held) + " cases, " + golden::shown(mpath) +
                      " says " + std::to_string(entry->count) +
-                     (entry->count == held ? " but its SHA-256 differs (changed since)" : " (cut?)") + " (nothing was written)");
+                     (entry->count == held ? " but its SHA-256 differs (changed since)" : " (cut?)") +
+                     " (nothing was written)");
       if (a.cases != 0 && a.cases != held)
         return usage(golden::shown(a.in) + ": holds " + std::to_string(held) + " cases, --cases says " +
                      std::to_string(a.cases) + (held < a.cases ? " (cut?)" : "") + " (nothing was written)");
     } else if (a.cases != 0 && a.cases != before.outputs.size()) {
-      return usage(golden::shown(a.in) + ": holds " + std::to_string(before.outputs.size()) + " cases (its trailer "
-                   "verifies that), --cases says " + std::to_string(a.cases) + " (nothing was written)");
+      return usage(golden::shown(a.in) + ": holds " + std::to_string(before.outputs.size()) +
+                   " cases (its trailer "
+                   "verifies that), --cases says " +
+                   std::to_string(a.cases) + " (nothing was written)");
     }
   }
   std::string upgraded;
-  if (!golden::upgrade_recording(text, golden::shown(a.in), &upgraded, &why)) return usage(why + " (nothing was written)");
+  if (!golden::upgrade_recording(text, golden::shown(a.in), &upgraded, &why))
+    return usage(why + " (nothing was written)");
   golden::Recording r;
   if (!golden::parse_recording(upgraded, golden::shown(a.out), &r, &why)) return usage(why + " (nothing was written)");
   if (!golden::write_file_atomic(a.out, upgraded, &why))

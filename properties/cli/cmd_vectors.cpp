@@ -16,14 +16,14 @@ namespace cmd_vectors {
 void add_vectors(CLI::App& app, int* exit_code) {
   // Exit status: 0 every file read and matched; 1 some dot product mismatched; 2 some file could
   // not be read or held nothing to check (takes precedence over 1).
-  auto* cmd = app.add_subcommand("vectors", "Replay recorded tensor-core MMAs (.mmav) against the emulator "
-                                            "(exit 0: all match, 1: mismatches, 2: unreadable or empty file)");
+  auto* cmd = app.add_subcommand("vectors",
+                                 "Replay recorded tensor-core MMAs (.mmav) against the emulator "
+                                 "(exit 0: all match, 1: mismatches, 2: unreadable or empty file)");
   auto files = std::make_shared<std::vector<std::string>>();
   auto arch_name = std::make_shared<std::string>("sm90");
   auto show = std::make_shared<int>(3);
   cmd->add_option("FILE", *files, ".mmav files (format: golden/mma/README.md)")->required();
-  cmd->add_option("--arch", *arch_name, "emulator policy: sm90 (verified) or sm80 (unverified)")
-      ->capture_default_str();
+  cmd->add_option("--arch", *arch_name, "emulator policy: sm90 (verified) or sm80 (unverified)")->capture_default_str();
   cmd->add_option("--show", *show, "mismatches printed in full per file")
       ->transform(whole_number(0, 1000000))
       ->capture_default_str();

@@ -34,16 +34,16 @@ namespace cmd_verify {
 namespace fs = std::filesystem;
 
 struct VerifyArgs {
-  std::string data_dir;                  // --data-dir; else found (data_dir.hpp)
-  std::vector<std::string> mma_roots;    // --mma-dir; default <data>/mma
-  std::vector<std::string> case_paths;   // --cases-from; default <data>/cases and <data>/regressions
-  std::vector<std::string> recordings;   // --recordings-from; default <data>/recordings
-  bool saved = true;                     // --no-saved: replay no saved case
-  bool replay_recordings = true;         // --no-recordings
-  std::string module;                    // --module
+  std::string data_dir;                 // --data-dir; else found (data_dir.hpp)
+  std::vector<std::string> mma_roots;   // --mma-dir; default <data>/mma
+  std::vector<std::string> case_paths;  // --cases-from; default <data>/cases and <data>/regressions
+  std::vector<std::string> recordings;  // --recordings-from; default <data>/recordings
+  bool saved = true;                    // --no-saved: replay no saved case
+  bool replay_recordings = true;        // --no-recordings
+  std::string module;                   // --module
   std::uint64_t cases = 1000;
-  bool quick = false;               // --quick: the gate's campaign (the quick coverage plan, kQuickCases drawn)
-  bool cases_given = false;         // --cases was given (it then wins over --quick's count)
+  bool quick = false;        // --quick: the gate's campaign (the quick coverage plan, kQuickCases drawn)
+  bool cases_given = false;  // --cases was given (it then wins over --quick's count)
   std::uint64_t seed = 1;
   double time_budget_s = 0;
   std::string backend = "auto";
@@ -79,15 +79,15 @@ void print_scope(bool on_gpu, const std::vector<std::string>& mma_roots, const s
   if (replay_recs)
     std::printf("  - GPU recordings (%s): the emulator's whole-GEMM outputs against outputs recorded on a GPU%s\n",
                 list(recordings).c_str(), on_gpu ? ", and this GPU's against them" : "");
-  else
-    std::printf("  - GPU recordings: not replayed (--no-recordings)\n");
+  else std::printf("  - GPU recordings: not replayed (--no-recordings)\n");
   if (on_gpu)
     std::printf("  - saved and drawn cases on this GPU: every byte the kernels write against the emulator's\n");
   else
-    std::printf("  - saved and drawn cases on the simulation (no GPU here): each kernel's launch plan and geometry\n"
-                "    (grid, block, shared memory, which CTA writes which element, bounds, pitch padding) with every\n"
-                "    value taken from the emulator. It cannot find an arithmetic bug in a kernel: the recorded MMAs\n"
-                "    and the GPU recordings above are this run's hardware evidence.\n");
+    std::printf(
+        "  - saved and drawn cases on the simulation (no GPU here): each kernel's launch plan and geometry\n"
+        "    (grid, block, shared memory, which CTA writes which element, bounds, pitch padding) with every\n"
+        "    value taken from the emulator. It cannot find an arithmetic bug in a kernel: the recorded MMAs\n"
+        "    and the GPU recordings above are this run's hardware evidence.\n");
 }
 
 // --shard, --entry and --dist into the campaign's options; a usage error's exit status, or 0.
@@ -218,7 +218,8 @@ void check_evidence_and_mmas(const Inputs& in, Stopwatch* clock, props::VerifyRe
   clock->lap();
   v->evidence = props::check_evidence(in.data.path, read);
   v->times.evidence = clock->lap();
-  std::printf("evidence (manifests): %" PRIu64 " folders, %" PRIu64 " manifests, %" PRIu64 " files checked, %zu problems\n",
+  std::printf("evidence (manifests): %" PRIu64 " folders, %" PRIu64 " manifests, %" PRIu64
+              " files checked, %zu problems\n",
               v->evidence.folders, v->evidence.manifests, v->evidence.files, v->evidence.failures.size());
   for (const std::string& p : v->evidence.failures) std::printf("  FAIL %s\n", p.c_str());
   for (const std::string& n : v->evidence.notes) std::printf("  note: %s\n", n.c_str());
@@ -231,7 +232,9 @@ void check_evidence_and_mmas(const Inputs& in, Stopwatch* clock, props::VerifyRe
   std::printf("recorded MMAs (sm90 model vs hardware): %" PRIu64 " files, %" PRIu64 " dot products, %" PRIu64
               " mismatches, %" PRIu64 " unreadable%s\n",
               m.files, m.dots, m.mismatches, m.unreadable,
-              m.not_hardware ? (", " + std::to_string(m.not_hardware) + " failing the evidence check not counted").c_str() : "");
+              m.not_hardware
+                  ? (", " + std::to_string(m.not_hardware) + " failing the evidence check not counted").c_str()
+                  : "");
   for (const std::string& p : m.problems) std::printf("  %s\n", p.c_str());
   std::fflush(stdout);  // before the progress lines on stderr
 }
@@ -387,7 +390,8 @@ int run_verify(const VerifyArgs& a) {
   v.case_file_errors = in.saved.errors;
 
   std::printf("w8a16check verify%s: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n",
-              a.quick ? " --quick (the gate)" : "", note.c_str(), opt.seed, opt.cases, opt.shard_index, opt.shard_count);
+              a.quick ? " --quick (the gate)" : "", note.c_str(), opt.seed, opt.cases, opt.shard_index,
+              opt.shard_count);
   print_scope(v.on_gpu, in.mma_roots, in.recordings, a.replay_recordings);
   std::fputs(identity_text(ctx.identity).c_str(), stdout);
   if (!in.data.path.empty()) std::printf("%s\n", data_dir_line(in.data).c_str());
@@ -413,8 +417,9 @@ int run_verify(const VerifyArgs& a) {
 }
 
 void add_verify(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("verify", "Run the default verification campaign and print a verdict "
-                                           "(exit 0: PASS, 1: FAIL, 2: usage or input error, or a report not written)");
+  auto* cmd = app.add_subcommand("verify",
+                                 "Run the default verification campaign and print a verdict "
+                                 "(exit 0: PASS, 1: FAIL, 2: usage or input error, or a report not written)");
   auto a = std::make_shared<VerifyArgs>();
   cmd->add_option("--cases", a->cases, "drawn cases over all shards")
       ->transform(whole_number(0, 1000000000))
@@ -426,11 +431,15 @@ void add_verify(CLI::App& app, int* exit_code) {
                   "seconds after which no new drawn case starts (0: none; the saved and coverage cases always run)")
       ->check(finite_number(0, 1e9))
       ->capture_default_str();
-  cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")->capture_default_str();
-  cmd->add_option("--entry", a->entries, "entry points to verify (repeatable; default all), e.g. gemv_batch4_strided: the drawn, coverage and saved cases, and the recorded cases the device runs");
+  cmd->add_option("--backend", a->backend, "auto (GPU if present, else simulation), cuda or sim")
+      ->capture_default_str();
+  cmd->add_option(
+      "--entry", a->entries,
+      "entry points to verify (repeatable; default all), e.g. gemv_batch4_strided: the drawn, coverage and saved cases, and the recorded cases the device runs");
   cmd->add_option("--dist", a->dists, "input distributions to draw (repeatable; default all)");
-  cmd->add_option("--shard", a->shard, "i/n: run the cases with index % n == i (default from GTEST_SHARD_INDEX/"
-                                       "GTEST_TOTAL_SHARDS, else 0/1)");
+  cmd->add_option("--shard", a->shard,
+                  "i/n: run the cases with index % n == i (default from GTEST_SHARD_INDEX/"
+                  "GTEST_TOTAL_SHARDS, else 0/1)");
   cmd->add_option("--draw-max-macs", a->draw_max_macs,
                   "cap on m*n*k per drawn case (default 2^23 on the CPU, 2^28 on a GPU; never above --max-macs)")
       ->transform(whole_number(1, UINT64_MAX));
@@ -444,7 +453,8 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_option("--data-dir", a->data_dir,
                   "the data folder (a golden/: mma/, recordings/, cases/, regressions/); default $W8A16_DATA_DIR, else "
                   "<prefix>/share/w8a16check/golden, else the source tree of this binary's build tree");
-  cmd->add_option("--mma-dir", a->mma_roots, "folders (or files) of recorded .mmav files to replay (default <data>/mma)");
+  cmd->add_option("--mma-dir", a->mma_roots,
+                  "folders (or files) of recorded .mmav files to replay (default <data>/mma)");
   cmd->add_option("--recordings-from", a->recordings,
                   ".rec files or folders of GPU recordings to replay (default <data>/recordings)");
   cmd->add_flag("!--no-recordings", a->replay_recordings, "replay no GPU recording");
@@ -456,7 +466,8 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_flag("--isolate", a->isolate,
                 "run the simulation's cases in worker processes, as a GPU's always run (a launch that hangs, "
                 "faults or crashes fails its case alone)");
-  cmd->add_flag("!--no-save", a->save_failures, "do not append failing drawn and coverage cases to golden/regressions/");
+  cmd->add_flag("!--no-save", a->save_failures,
+                "do not append failing drawn and coverage cases to golden/regressions/");
   cmd->add_flag("!--no-coverage", a->coverage,
                 "run no coverage cases and do not require every cell (entry point x body x configuration x special "
                 "class) to be drawn");

@@ -31,4 +31,4 @@ struct RegisterCommand {
 #define W8A16_CLI_CONCAT2(a, b) a##b
 #define W8A16_CLI_CONCAT(a, b) W8A16_CLI_CONCAT2(a, b)
 #define W8A16_COMMAND(rank, fn) \
-  static const ::w8a16::cli::RegisterCommand W8A16_CLI_CONCAT(w8a16_command_, __COUNTER__){rank, fn}
+  static const ::w8a16::cli::RegisterCommand W8A16_CLI_CONCAT(w8a16_command_, __COUNTER__) { rank, fn }

@@ -61,13 +61,14 @@ DataDir find_data_dir(const std::string& option) {
       const fs::path golden = fs::path(src) / "golden";
       if (!src.empty() && fs::is_directory(golden, ec))
         return {golden.lexically_normal().string(), "source tree of build tree " + golden::shown(dir.string()), ""};
-      looked += ", " + (src.empty() ? golden::shown(cache.string()) + " (names no w8a16check source tree)" : golden::shown(golden.string()));
+      looked += ", " + (src.empty() ? golden::shown(cache.string()) + " (names no w8a16check source tree)"
+                                    : golden::shown(golden.string()));
       break;
     }
   }
-  return {"", "", "no data folder found (looked at " + (looked.empty() ? std::string("nothing: no executable path")
-                                                                         : looked) +
-                      "); pass --data-dir DIR or set W8A16_DATA_DIR to a w8a16check golden/ folder"};
+  return {"", "",
+          "no data folder found (looked at " + (looked.empty() ? std::string("nothing: no executable path") : looked) +
+              "); pass --data-dir DIR or set W8A16_DATA_DIR to a w8a16check golden/ folder"};
 }
 
 std::string data_dir_line(const DataDir& d) { return "data: " + golden::shown(d.path) + " (" + d.how + ")"; }

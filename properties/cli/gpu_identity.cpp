@@ -110,21 +110,27 @@ void add_identity_json(nlohmann::json* j, const RunIdentity& id) {
                  {"driver", id.gpu.driver},
                  {"cuda", id.gpu.cuda}};
   (*j)["module"] = id.module;
-  (*j)["emulator_policy"] = {{"name", id.policy}, {"verified_for_this_device", id.policy_verified},
-                             {"note", id.policy_note}};
+  (*j)["emulator_policy"] = {
+      {"name", id.policy}, {"verified_for_this_device", id.policy_verified}, {"note", id.policy_note}};
   add_run_json(j);
 }
 
 std::string identity_junit_properties(const RunIdentity& id) {
   const std::pair<const char*, std::string> props[] = {
-      {"w8a16check.version", id.version},     {"w8a16check.commit", id.commit},
-      {"backend", id.backend},                {"gpu.name", id.gpu.name},
-      {"gpu.compute_capability", id.gpu.compute_capability}, {"gpu.driver", id.gpu.driver},
-      {"gpu.cuda", id.gpu.cuda},              {"module", id.module},
-      {"emulator_policy", id.policy},         {"emulator_policy.verified_for_this_device", id.policy_verified ? "true" : "false"},
+      {"w8a16check.version", id.version},
+      {"w8a16check.commit", id.commit},
+      {"backend", id.backend},
+      {"gpu.name", id.gpu.name},
+      {"gpu.compute_capability", id.gpu.compute_capability},
+      {"gpu.driver", id.gpu.driver},
+      {"gpu.cuda", id.gpu.cuda},
+      {"module", id.module},
+      {"emulator_policy", id.policy},
+      {"emulator_policy.verified_for_this_device", id.policy_verified ? "true" : "false"},
       {"emulator_policy.note", id.policy_note}};
   std::string s = "  <properties>\n";
-  for (const auto& [k, v] : props) s += std::string("    <property name=\"") + k + "\" value=\"" + xml_text(v) + "\"/>\n";
+  for (const auto& [k, v] : props)
+    s += std::string("    <property name=\"") + k + "\" value=\"" + xml_text(v) + "\"/>\n";
   return s + run_junit_properties() + "  </properties>\n";
 }
 

@@ -24,13 +24,13 @@ std::string cuda_version_text(int driver_cuda_version);
 
 // What a report ran on and compared against.
 struct RunIdentity {
-  std::string version, commit;  // w8a16/version.hpp
-  std::string backend;          // "cuda" or "sim"
-  GpuIdentity gpu;              // for the simulation: name "none (simulation backend)", the rest "none"
-  std::string module;           // "embedded", a --module path, or "none" (no kernels run)
-  std::string policy;           // the emulator's MMA policy the expected bytes come from ("sm90")
-  bool policy_verified = false; // verified by recordings of THIS device's architecture
-  std::string policy_note;      // why, or "NOT VERIFIED for compute capability X.Y: ..."
+  std::string version, commit;   // w8a16/version.hpp
+  std::string backend;           // "cuda" or "sim"
+  GpuIdentity gpu;               // for the simulation: name "none (simulation backend)", the rest "none"
+  std::string module;            // "embedded", a --module path, or "none" (no kernels run)
+  std::string policy;            // the emulator's MMA policy the expected bytes come from ("sm90")
+  bool policy_verified = false;  // verified by recordings of THIS device's architecture
+  std::string policy_note;       // why, or "NOT VERIFIED for compute capability X.Y: ..."
 };
 RunIdentity run_identity(const device::Backend& backend);
 // Lines for the text report ("w8a16check 0.1.0 (commit ...)", "gpu: ...", "emulator policy: ...").

@@ -32,7 +32,8 @@ std::string safe_message(const std::string& text) {
   std::string out, word;
   auto flush = [&] {
     bool plain = word.size() <= 200;
-    for (const char ch : word) plain = plain && static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7F;
+    for (const char ch : word)
+      plain = plain && static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7F;
     out += plain ? word : golden::quote(word);
     word.clear();
   };
@@ -68,10 +69,11 @@ std::string subcommand_path(const CLI::App& app) {
 int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   using namespace w8a16::cli;
   start_run(argc, argv);
-  CLI::App app{"w8a16check: verification harness for block-scaled W8A16 GEMM kernels\n"
-               "(BF16 activations x FP8-E4M3 weights, FP32 scales per 128x128 block, BF16 output).\n"
-               "Exit status, every subcommand: 0 pass; 1 a mismatch or a failed check; 2 a usage or input "
-               "error (nothing was checked, or a report could not be written); 77 no GPU here for a command that needs one."};
+  CLI::App app{
+      "w8a16check: verification harness for block-scaled W8A16 GEMM kernels\n"
+      "(BF16 activations x FP8-E4M3 weights, FP32 scales per 128x128 block, BF16 output).\n"
+      "Exit status, every subcommand: 0 pass; 1 a mismatch or a failed check; 2 a usage or input "
+      "error (nothing was checked, or a report could not be written); 77 no GPU here for a command that needs one."};
   app.set_version_flag("--version", std::string("w8a16check ") + w8a16::kVersion + " (" + w8a16::kBuildInfo + ")");
   app.require_subcommand(1);
   int exit_code = kExitPass;
@@ -116,8 +118,10 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     exit_code = kExitUsage;
     stopped = "the command line was refused: " + message;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: out of memory: the work asked for more memory than this machine gives it "
-                         "(lower --max-bytes, or run fewer or smaller cases)\n", subcommand_path(app).c_str());
+    std::fprintf(stderr,
+                 "%s: out of memory: the work asked for more memory than this machine gives it "
+                 "(lower --max-bytes, or run fewer or smaller cases)\n",
+                 subcommand_path(app).c_str());
     exit_code = kExitUsage;
     stopped = "out of memory";
   } catch (const std::exception& e) {
@@ -137,7 +141,8 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   if (!settle_reports(exit_code, stopped)) exit_code = kExitUsage;
   // What was printed is part of the result: a stdout that cannot take it (a full disk) is an error.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "%s: cannot write to standard output: %s\n", subcommand_path(app).c_str(), std::strerror(errno));
+    std::fprintf(stderr, "%s: cannot write to standard output: %s\n", subcommand_path(app).c_str(),
+                 std::strerror(errno));
     exit_code = kExitUsage;
   }
   return exit_code;

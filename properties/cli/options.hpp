@@ -14,7 +14,6 @@
 
 namespace w8a16::cli {
 
-
 // A whole number in [lo, hi], written in decimal or as 0x hex, with nothing else: no sign (so "-1"
 // is refused instead of wrapping to 2^64 - 1), no spaces, no fraction, no exponent. Attach it with
 // ->transform(): it rewrites the value in decimal, since CLI11 itself reads "010" as octal 8.

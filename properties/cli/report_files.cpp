@@ -37,7 +37,9 @@ std::string& last_error() {
   return e;
 }
 
-std::string where(const Report& r, const std::string& path) { return r.command + ": " + r.option + " " + golden::shown(path); }
+std::string where(const Report& r, const std::string& path) {
+  return r.command + ": " + r.option + " " + golden::shown(path);
+}
 
 RunInfo make_run_info() {
   RunInfo r;
@@ -105,7 +107,8 @@ std::string run_junit_properties() {
                                                        {"run.host", r.host},
                                                        {"run.command_line", r.command_line}};
   std::string s;
-  for (const auto& [k, v] : props) s += std::string("    <property name=\"") + k + "\" value=\"" + xml_text(v) + "\"/>\n";
+  for (const auto& [k, v] : props)
+    s += std::string("    <property name=\"") + k + "\" value=\"" + xml_text(v) + "\"/>\n";
   return s;
 }
 
@@ -184,7 +187,10 @@ std::string status_report(ReportFormat format, const std::string& command, const
       j["skipped"] = true;
       j["failures"] = nlohmann::json::array();
     } else {
-      j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR" ? "error" : verdict == "FAIL" ? "hang" : "incomplete"}, {"why", why}}});
+      j["failures"] = nlohmann::json::array({{{"kind", verdict == "ERROR"  ? "error"
+                                                       : verdict == "FAIL" ? "hang"
+                                                                           : "incomplete"},
+                                              {"why", why}}});
     }
     j["w8a16check"] = {{"version", kVersion}, {"commit", kGitCommit}};
     add_run_json(&j);
@@ -196,15 +202,18 @@ std::string status_report(ReportFormat format, const std::string& command, const
   const bool skipped = verdict == "SKIPPED";
   const std::string name = verdict == "ERROR" ? "stopped_before_its_verdict" : skipped ? "no_gpu" : "finished";
   const std::string outcome = skipped ? "    <skipped message=\"" + xml_text(verdict + ": " + why) + "\"/>\n"
-                                      : "    <error message=\"" + xml_text(verdict + ": " + why) + "\">" + xml_text(why) +
-                                            "</error>\n";
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check." +
-         xml_text(command) + "\" tests=\"1\" failures=\"0\" errors=\"" + (skipped ? "0\" skipped=\"1" : "1") +
+                                      : "    <error message=\"" + xml_text(verdict + ": " + why) + "\">" +
+                                            xml_text(why) + "</error>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check." + xml_text(command) +
+         "\" tests=\"1\" failures=\"0\" errors=\"" + (skipped ? "0\" skipped=\"1" : "1") +
          "\">\n  <properties>\n    <property "
-         "name=\"w8a16check.version\" value=\"" + xml_text(kVersion) + "\"/>\n    <property name=\"w8a16check.commit\" "
-         "value=\"" + xml_text(kGitCommit) + "\"/>\n    <property name=\"verdict\" value=\"" + xml_text(verdict) +
-         "\"/>\n" + run_junit_properties() + "  </properties>\n  <testcase classname=\"" + xml_text(command) + ".run\" name=\"" + name +
-         "\">\n" + outcome + "  </testcase>\n</testsuite>\n</testsuites>\n";
+         "name=\"w8a16check.version\" value=\"" +
+         xml_text(kVersion) +
+         "\"/>\n    <property name=\"w8a16check.commit\" "
+         "value=\"" +
+         xml_text(kGitCommit) + "\"/>\n    <property name=\"verdict\" value=\"" + xml_text(verdict) + "\"/>\n" +
+         run_junit_properties() + "  </properties>\n  <testcase classname=\"" + xml_text(command) + ".run\" name=\"" +
+         name + "\">\n" + outcome + "  </testcase>\n</testsuite>\n</testsuites>\n";
 }
 
 bool begin_report(Report* report, std::string* error) {
@@ -240,7 +249,9 @@ bool settle_reports(int exit_status, const std::string& why) {
   for (const Registered& r : registry()) {
     Report& rep = *r.report;
     if (rep.settled || r.option->count() == 0) continue;
-    const std::string path = !rep.path.empty() ? rep.path : r.option->results().empty() ? "" : r.option->results().back();
+    const std::string path = !rep.path.empty()             ? rep.path
+                             : r.option->results().empty() ? ""
+                                                           : r.option->results().back();
     if (path.empty()) continue;
     rep.settled = true;
     const std::string reason = "w8a16check " + rep.command + " exited with status " + std::to_string(exit_status) +

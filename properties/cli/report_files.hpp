@@ -40,8 +40,8 @@ struct Report {
   std::string command;  // "verify"
   std::string option;   // "--json"
   ReportFormat format = ReportFormat::json;
-  std::string path;     // the option's value; empty when not asked for
-  bool settled = false; // this run wrote it, or tried and said why not
+  std::string path;      // the option's value; empty when not asked for
+  bool settled = false;  // this run wrote it, or tried and said why not
 };
 
 // Adds `name` to `cmd`, storing the path in report->path, and registers the report.

@@ -39,8 +39,8 @@ nlohmann::json specials_json(std::uint32_t seen, bool present) {
 }
 
 void print_entry_table(std::FILE* out, const CampaignResult& r) {
-  std::fprintf(out, "\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches",
-               "errors", "special classes seen");
+  std::fprintf(out, "\n%-34s %7s %16s %11s %7s  %s\n", "entry point", "cases", "bytes compared", "mismatches", "errors",
+               "special classes seen");
   for (const auto& [e, t] : r.per_entry)
     std::fprintf(out, "%-34s %7" PRIu64 " %16" PRIu64 " %11" PRIu64 " %7" PRIu64 "  %s\n",
                  std::string(golden::entry_point_name(e)).c_str(), t.cases, t.bytes_compared, t.mismatching_cases,
@@ -57,15 +57,18 @@ void print_coverage(std::FILE* out, const VerifyResult& v) {
   }
   if (props::cut_short(v)) {
     std::fprintf(out,
-                 "\ncoverage: not judged: %" PRIu64 " cases did not run (%s); the cells they would have reached are "
+                 "\ncoverage: not judged: %" PRIu64
+                 " cases did not run (%s); the cells they would have reached are "
                  "not counted as gaps\n",
                  r.not_run_after_hang + r.not_run_lost_context,
                  r.not_run_lost_context ? "the context was lost and could not be replaced" : "after a launch hung");
     return;
   }
   if (v.shard_count != 1)
-    std::fprintf(out, "coverage: shard %u/%u: a shard runs part of the coverage cases; the union of the shards' JSON "
-                      "covers every cell\n", v.shard_index, v.shard_count);
+    std::fprintf(out,
+                 "coverage: shard %u/%u: a shard runs part of the coverage cases; the union of the shards' JSON "
+                 "covers every cell\n",
+                 v.shard_index, v.shard_count);
   std::fprintf(out, "\ncoverage (entry point x body x configuration x special class; the plan each case ran):\n");
   std::fprintf(out, "  %-34s %-18s %-34s %6s %9s %8s\n", "entry point", "body", "configuration", "cases", "specials",
                "without=");
@@ -74,7 +77,9 @@ void print_coverage(std::FILE* out, const VerifyResult& v) {
     std::fprintf(out, "  %-34s %-18s %-34s %6" PRIu64 " %6d/%-2d %8" PRIu64 "%s\n",
                  std::string(golden::entry_point_name(row.key.entry)).c_str(), device::body_name(row.key.body),
                  row.key.config.c_str(), row.cell.cases, seen, golden::kSpecialClassCount, row.cell.planned_without,
-                 row.cell.cases == 0 ? "  EMPTY" : seen < golden::kSpecialClassCount ? "  (classes missing)" : "");
+                 row.cell.cases == 0                 ? "  EMPTY"
+                 : seen < golden::kSpecialClassCount ? "  (classes missing)"
+                                                     : "");
   }
   std::fprintf(out,
                "coverage: %zu cells expected, %" PRIu64 " coverage cases, %" PRIu64
@@ -110,7 +115,9 @@ nlohmann::json failures_json(const VerifyResult& v, const std::vector<Reason>& r
   for (const Reason& x : reasons)
     if (x.group != "cases") f.push_back({{"kind", x.group}, {"why", x.message}, {"details", x.details}});
   for (const props::CaseFailure& c : v.campaign.failures)
-    f.push_back({{"kind", c.why.rfind("HANG", 0) == 0 ? "hang" : c.why.rfind("FAULT", 0) == 0 ? "fault" : "case"},
+    f.push_back({{"kind", c.why.rfind("HANG", 0) == 0    ? "hang"
+                          : c.why.rfind("FAULT", 0) == 0 ? "fault"
+                                                         : "case"},
                  {"case", golden::format_case(c.c)},
                  {"source", c.source},
                  {"why", c.why},
@@ -127,8 +134,9 @@ std::string junit_group(const VerifyResult& v, const std::vector<Reason>& reason
     message += (message.empty() ? "" : "; ") + x.message;
     for (const std::string& d : x.details) details += xml_text(d) + "\n";
   }
-  const std::string fails =
-      message.empty() ? "" : "    <failure message=\"" + xml_text(message) + "\">" + details + "</failure>\n";
+  const std::string fails = message.empty()
+                                ? ""
+                                : "    <failure message=\"" + xml_text(message) + "\">" + details + "</failure>\n";
   *failed += !fails.empty();
   std::string body = std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
   if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
@@ -168,7 +176,8 @@ void print_verify_summary(std::FILE* out, const VerifyResult& v) {
                r.stopped_by_failures ? " (stopped by --max-failures)" : "");
   const bool hung = r.stopped_by_hang || !v.recordings.hang.empty();
   std::fprintf(out,
-               "launches: %" PRIu64 " faulted (each its case's failure), %" PRIu64 " not run after a lost context, "
+               "launches: %" PRIu64 " faulted (each its case's failure), %" PRIu64
+               " not run after a lost context, "
                "%s; %" PRIu64 " worker processes\n",
                r.faulted, r.not_run_lost_context,
                hung ? ("a HANG, " + std::to_string(r.not_run_after_hang) + " not run after it").c_str() : "no hang",
@@ -191,16 +200,24 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   j["shard"] = {{"index", v.shard_index}, {"count", v.shard_count}};
   j["seconds"] = r.seconds;
   j["mode"] = v.quick ? "quick" : "full";
-  j["stage_seconds"] = {{"evidence", v.times.evidence}, {"recorded_mma", v.times.recorded_mma},
-                        {"recordings", v.times.recordings}, {"cases", v.times.cases}, {"total", v.times.total}};
-  j["evidence"] = {{"folders", v.evidence.folders}, {"manifests", v.evidence.manifests},
-                   {"files_checked", v.evidence.files}, {"problems", v.evidence.failures},
+  j["stage_seconds"] = {{"evidence", v.times.evidence},
+                        {"recorded_mma", v.times.recorded_mma},
+                        {"recordings", v.times.recordings},
+                        {"cases", v.times.cases},
+                        {"total", v.times.total}};
+  j["evidence"] = {{"folders", v.evidence.folders},        {"manifests", v.evidence.manifests},
+                   {"files_checked", v.evidence.files},    {"problems", v.evidence.failures},
                    {"not_hardware", v.evidence.simulated}, {"notes", v.evidence.notes}};
-  j["recorded_mma"] = {{"files", v.mma.files}, {"dot_products", v.mma.dots}, {"mismatches", v.mma.mismatches},
+  j["recorded_mma"] = {{"files", v.mma.files},
+                       {"dot_products", v.mma.dots},
+                       {"mismatches", v.mma.mismatches},
                        {"unreadable", v.mma.unreadable}};
   const props::RecordingsResult& rec = v.recordings;
-  j["recordings"] = {{"replayed", v.recordings_replayed}, {"files", rec.files}, {"cases", rec.cases},
-                     {"emulator_differ", rec.emulator_differ}, {"device_differ", rec.device_differ},
+  j["recordings"] = {{"replayed", v.recordings_replayed},
+                     {"files", rec.files},
+                     {"cases", rec.cases},
+                     {"emulator_differ", rec.emulator_differ},
+                     {"device_differ", rec.device_differ},
                      {"notes", rec.notes}};
   j["cases"] = {{"saved_run", r.saved_run},
                 {"aimed_run", r.aimed_run},
@@ -218,8 +235,11 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   j["entry_points"] = nlohmann::json::object();
   for (const auto& [e, t] : r.per_entry)
     j["entry_points"][std::string(golden::entry_point_name(e))] = {
-        {"cases", t.cases},   {"bytes_compared", t.bytes_compared}, {"mismatching_cases", t.mismatching_cases},
-        {"mismatched_elements", t.mismatched_elements}, {"errors", t.errors},
+        {"cases", t.cases},
+        {"bytes_compared", t.bytes_compared},
+        {"mismatching_cases", t.mismatching_cases},
+        {"mismatched_elements", t.mismatched_elements},
+        {"errors", t.errors},
         {"special_classes_seen", specials_json(t.specials_seen, true)}};
   j["failures"] = failures_json(v, reasons);
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -70,8 +70,7 @@ std::vector<std::string> files_under(const std::string& root, const std::string&
     if (it->is_regular_file(kind_ec)) {
       files.push_back(p.string());
     } else if (!it->is_directory(kind_ec)) {
-      errors->push_back(golden::shown(p.string()) + ": is " + golden::path_kind(p.string()) +
-                        ", not a regular file");
+      errors->push_back(golden::shown(p.string()) + ": is " + golden::path_kind(p.string()) + ", not a regular file");
     }
   }
   std::sort(files.begin(), files.end());

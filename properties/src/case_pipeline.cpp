@@ -115,8 +115,7 @@ PipelineResult run_case_pipeline(std::size_t count, const std::function<golden::
   // does the same); with none, the calling thread prepares each case itself.
   try {
     for (unsigned t = 0; t < pool_size && t < count; ++t) pool.emplace_back(pool_loop);
-  } catch (const std::system_error&) {
-  }
+  } catch (const std::system_error&) {}
   struct Joiner {
     std::mutex& mutex;
     std::condition_variable& cv;

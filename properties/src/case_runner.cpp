@@ -51,14 +51,14 @@ device::Call case_call(const golden::Case& c, const device::KernelRegistry& regi
 device::Planned plan_case(const golden::Case& c, const device::KernelRegistry& registry,
                           const device::DeviceLimits& limits) {
   const CaseRegistry reg(registry, c.without);
-  const device::Call call =
-      case_call(c, reg, 0x100000000000ull, 0x200000000000ull, 0x300000000000ull, 0x400000000000ull);
+  const device::Call call = case_call(c, reg, 0x100000000000ull, 0x200000000000ull, 0x300000000000ull,
+                                      0x400000000000ull);
   return device::plan_launch(call, reg, limits);
 }
 
 OperandView operand_view(const golden::CaseInputs& in) {
-  return OperandView{in.a_bits.data(), in.a_bits.size(), in.w_e4m3.data(), in.w_e4m3.size(), in.s_f32.data(),
-                     in.s_f32.size()};
+  return OperandView{in.a_bits.data(), in.a_bits.size(), in.w_e4m3.data(),
+                     in.w_e4m3.size(), in.s_f32.data(),  in.s_f32.size()};
 }
 
 Launched launch_case(device::Backend& backend, const golden::Case& c, const OperandView& in,
@@ -81,8 +81,9 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
   if (!(r.status = out->upload(c_init.data(), c_bytes)).ok()) return r;
   // Launcher::launch's path (plan_launch, then execute) over the case's registry.
   const CaseRegistry registry(backend.registry(), c.without);
-  const device::Planned planned = device::plan_launch(
-      case_call(c, registry, a->address(), w->address(), s->address(), out->address()), registry, backend.limits());
+  const device::Planned planned = device::plan_launch(case_call(c, registry, a->address(), w->address(), s->address(),
+                                                                out->address()),
+                                                      registry, backend.limits());
   if (planned.ok()) {
     r.planned = true;
     r.plan = planned.plan;
@@ -125,7 +126,10 @@ Comparison compare_output(const golden::Case& c, const std::vector<std::uint16_t
       const std::size_t row = i / c.c_row_stride, col = i % c.c_row_stride;
       char buf[160];
       std::snprintf(buf, sizeof buf, "C[%zu][%zu]%s: expected 0x%04x, produced 0x%04x", row, col,
-                    row >= c.m ? " (guard row past M)" : col >= c.n ? " (pitch padding)" : "", expected[i], produced[i]);
+                    row >= c.m   ? " (guard row past M)"
+                    : col >= c.n ? " (pitch padding)"
+                                 : "",
+                    expected[i], produced[i]);
       r.details.push_back(buf);
     }
   }

@@ -24,15 +24,18 @@ constexpr std::uint32_t bit(KernelId id) { return device::kernel_bit(id); }
 static_assert(device::tier_kernels(device::Tier::first) == golden::kWithoutHopperTier,
               "golden::kKernelSymbols follows device::KernelId");
 
-struct Shape { std::uint32_t m, n, k; };
+struct Shape {
+  std::uint32_t m, n, k;
+};
 
 // The twin (or the 128-row tile) an entry point's own rules reach at m rows: by_m's are the seed's
 // prefers_m32 / prefers_m64 row ranges (plan.hpp). A body of Tier::twin_first runs only through it.
 KernelId route_kernel(EntryPoint e, std::uint32_t m) {
   const auto own = static_cast<KernelId>(golden::entry_point_own_symbol(e));
   if (e != EntryPoint::gemm_pipelined_by_m) return own;
-  return m <= device::kM32TileRows ? KernelId::gemm_pipelined_m32
-         : m <= device::kM64TileRows ? KernelId::gemm_pipelined_m64 : own;
+  return m <= device::kM32TileRows   ? KernelId::gemm_pipelined_m32
+         : m <= device::kM64TileRows ? KernelId::gemm_pipelined_m64
+                                     : own;
 }
 
 // The configuration of a cell in its body's row (bodies.hpp cells); nullptr if none is named so.
@@ -57,7 +60,8 @@ std::uint32_t present_mask(const device::KernelRegistry& registry) {
   return m;
 }
 
-golden::Case make_case(EntryPoint e, const Shape& s, std::uint32_t without, golden::Distribution d, std::uint64_t seed) {
+golden::Case make_case(EntryPoint e, const Shape& s, std::uint32_t without, golden::Distribution d,
+                       std::uint64_t seed) {
   // Strided entry points get padded pitches (A by 8, C by 3: a pitch that is no multiple of 8).
   const bool contiguous = golden::entry_point_is_contiguous(e);
   return golden::CaseSpec{}
@@ -202,7 +206,8 @@ std::vector<std::string> coverage_gaps(const std::vector<CoverageKey>& expected,
   for (const CoverageKey& k : expected) {
     const auto it = table.find(k);
     if (it == table.end() || it->second.cases == 0) {
-      gaps.push_back("empty cell: " + coverage_key_text(k) + " (no case ran there: that configuration was not verified)");
+      gaps.push_back("empty cell: " + coverage_key_text(k) +
+                     " (no case ran there: that configuration was not verified)");
       continue;
     }
     if ((it->second.specials_seen & all) != all) {
@@ -215,7 +220,8 @@ std::vector<std::string> coverage_gaps(const std::vector<CoverageKey>& expected,
   }
   for (const auto& [k, cell] : table)
     if (std::find(expected.begin(), expected.end(), k) == expected.end())
-      gaps.push_back("a case ran in " + coverage_key_text(k) + ", a cell the coverage list does not name (coverage.cpp)");
+      gaps.push_back("a case ran in " + coverage_key_text(k) +
+                     ", a cell the coverage list does not name (coverage.cpp)");
   return gaps;
 }
 

@@ -77,8 +77,9 @@ EvidenceReport check_evidence(const std::string& data_dir, const std::vector<std
         golden::check_unlisted_file(c.string(), &t);
       }
       r.notes.push_back(golden::shown(p) + ": the user's own file: " +
-                        (has_manifest ? "held to the evidence manifest beside it"
-                                      : "no evidence manifest beside it; checked for what it says of where it came from"));
+                        (has_manifest
+                             ? "held to the evidence manifest beside it"
+                             : "no evidence manifest beside it; checked for what it says of where it came from"));
     }
   }
   // The order probes (golden/order/README.md) are the data folder's evidence too, though verify

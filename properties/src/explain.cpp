@@ -42,8 +42,9 @@ std::string specials_of_element(const golden::Case& c, const golden::CaseInputs&
   return s.empty() ? " none" : s;
 }
 
-std::string explain_element(const golden::Case& c, const golden::CaseInputs& in, const std::vector<std::uint16_t>& expected,
-                            const std::vector<std::uint16_t>* produced, std::uint32_t m, std::uint32_t n) {
+std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
+                            const std::vector<std::uint16_t>& expected, const std::vector<std::uint16_t>* produced,
+                            std::uint32_t m, std::uint32_t n) {
   std::string out;
   char buf[256];
   // Appends one formatted piece (every piece is far below the buffer's size).
@@ -65,10 +66,9 @@ std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
       const std::uint32_t scale = ref::f32_to_bits(v.scale(n, s));
       acc = ref::f32_fma_rne_bits(p, scale, acc);
       if (steps <= 24 || s < 8 || s + 8 >= steps)
-        say("    step %3u: p = 0x%08x (%-13g) S = 0x%08x (%-13g) acc = 0x%08x (%g)\n", s, p,
-            ref::f32_from_bits(p), scale, ref::f32_from_bits(scale), acc, ref::f32_from_bits(acc));
-      else if (s == 8)
-        say("    ... %u steps ...\n", steps - 16);
+        say("    step %3u: p = 0x%08x (%-13g) S = 0x%08x (%-13g) acc = 0x%08x (%g)\n", s, p, ref::f32_from_bits(p),
+            scale, ref::f32_from_bits(scale), acc, ref::f32_from_bits(acc));
+      else if (s == 8) say("    ... %u steps ...\n", steps - 16);
     }
     say("    bf16_rne(acc) = 0x%04x\n", ref::f32_bits_to_bf16_rne(acc));
   }
@@ -79,7 +79,8 @@ std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
   const std::uint16_t got = (*produced)[at];
   if (got == golden::kOutputSentinelBits) say("  produced is the sentinel 0x7FA5: no launch wrote this element\n");
   else if (got == gemv && gemv != expected[at]) say("  produced matches the GEMV order: the wrong contract ran\n");
-  else if (got == canonical && canonical != expected[at]) say("  produced matches the canonical fold: the wrong contract ran\n");
+  else if (got == canonical && canonical != expected[at])
+    say("  produced matches the canonical fold: the wrong contract ran\n");
   // A value that belongs elsewhere in the same row or column suggests a misplaced tile.
   for (std::uint32_t j = 0; j < c.n; ++j)
     if (j != n && expected[std::size_t{m} * c.c_row_stride + j] == got && got != expected[at]) {

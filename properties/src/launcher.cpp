@@ -64,7 +64,8 @@ class Watchdog {
       std::thread([this] { loop(); }).detach();
       thread_started_ = true;
     }
-    until_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report.deadline_s));
+    until_ = Clock::now() +
+             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report.deadline_s));
     report_ = std::move(report);
     armed_ = true;
     cv_.notify_all();
@@ -112,7 +113,8 @@ std::string seconds_text(double s) {
 
 std::string hang_text(const golden::Case& c, const device::Plan* plan, double deadline) {
   return "HANG: " + golden::format_case(c) + "\n  " + (plan ? launch_text(*plan) : std::string("not planned")) +
-         "\n  no completion within " + seconds_text(deadline) + " s of the launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)";
+         "\n  no completion within " + seconds_text(deadline) +
+         " s of the launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)";
 }
 
 // ---- the pipe protocol between the launcher and its worker ----------------------------------
@@ -222,14 +224,17 @@ const DeadlinePolicy& deadline_policy() { return policy_storage(); }
 
 std::string launch_text(const device::Plan& p) {
   char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "entry point %s, body %s, kernel %s, grid (%u, %u, %u), block (%u, %u, %u), %u bytes of dynamic shared memory",
-                device::entry_name(p.entry), device::body_name(p.body), p.kernel_name, p.grid.x, p.grid.y, p.grid.z,
-                p.block.x, p.block.y, p.block.z, p.dynamic_smem);
+  std::snprintf(
+      buf, sizeof buf,
+      "entry point %s, body %s, kernel %s, grid (%u, %u, %u), block (%u, %u, %u), %u bytes of dynamic shared memory",
+      device::entry_name(p.entry), device::body_name(p.body), p.kernel_name, p.grid.x, p.grid.y, p.grid.z, p.block.x,
+      p.block.y, p.block.z, p.dynamic_smem);
   return buf;
 }
 
-void set_hang_handler(std::function<void(const HangReport&)> handler) { Watchdog::get().set_handler(std::move(handler)); }
+void set_hang_handler(std::function<void(const HangReport&)> handler) {
+  Watchdog::get().set_handler(std::move(handler));
+}
 
 DeadlineGuard::DeadlineGuard(HangReport report) {
   if (report.text.empty()) report.text = "HANG: no completion within " + seconds_text(report.deadline_s) + " s";
@@ -435,7 +440,8 @@ Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInput
   if (read_bytes(from_, &buffer_, body_deadline, bytes, &text) != ReadEnd::ok ||
       read_bytes(from_, &buffer_, body_deadline, 2 * elements, &bits) != ReadEnd::ok) {
     stop(true);
-    return fail(device::Errc::context_lost, "the launch worker ended in the middle of its result (" + exit_text() + ")");
+    return fail(device::Errc::context_lost,
+                "the launch worker ended in the middle of its result (" + exit_text() + ")");
   }
   r.status = device::Status{static_cast<device::Errc>(code), text};
   r.planned = was_planned != 0 && planned.ok();
@@ -464,8 +470,9 @@ int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd) 
     std::size_t total = 0;
     if (std::sscanf(line.c_str(), "case %llu %llu %llu %n", &a_bytes, &w_bytes, &s_bytes, &used) != 3 || used <= 0 ||
         !golden::parse_case(line.substr(static_cast<std::size_t>(used)), &c, &error)) {
-      got.status = device::Status::error(device::Errc::backend_error, "launch worker: the case line: " +
-                                                                          (error.empty() ? golden::escaped(line) : error));
+      got.status = device::Status::error(device::Errc::backend_error,
+                                         "launch worker: the case line: " +
+                                             (error.empty() ? golden::escaped(line) : error));
     } else if (const CaseCost cost = case_cost(c);
                a_bytes != cost.a_bytes || w_bytes != cost.w_bytes || s_bytes != cost.s_bytes) {
       got.status = device::Status::error(device::Errc::backend_error,
@@ -475,7 +482,8 @@ int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd) 
       map = ::mmap(nullptr, total, PROT_READ, MAP_SHARED, inputs_fd, 0);
       if (map == MAP_FAILED)
         got.status = device::Status::error(device::Errc::backend_error,
-                                           std::string("launch worker: the inputs file: mmap: ") + std::strerror(errno));
+                                           std::string("launch worker: the inputs file: mmap: ") +
+                                               std::strerror(errno));
     }
     if (map == MAP_FAILED) {
       if (!say("launching\n")) return 1;

@@ -21,9 +21,15 @@ MmavReplay replay_mmav(const golden::MmavFile& file, const ref::MmaPolicy& polic
         char buf[64];
         std::snprintf(buf, sizeof buf, "case %zu m=%d n=%d c=%08X a=", i, m, n, c.c[m * 8 + n]);
         line += buf;
-        for (int k = 0; k < 16; ++k) { std::snprintf(buf, sizeof buf, "%04X%s", c.a[m * 16 + k], k < 15 ? "," : ""); line += buf; }
+        for (int k = 0; k < 16; ++k) {
+          std::snprintf(buf, sizeof buf, "%04X%s", c.a[m * 16 + k], k < 15 ? "," : "");
+          line += buf;
+        }
         line += " b=";
-        for (int k = 0; k < 16; ++k) { std::snprintf(buf, sizeof buf, "%04X%s", c.bt[n * 16 + k], k < 15 ? "," : ""); line += buf; }
+        for (int k = 0; k < 16; ++k) {
+          std::snprintf(buf, sizeof buf, "%04X%s", c.bt[n * 16 + k], k < 15 ? "," : "");
+          line += buf;
+        }
         std::snprintf(buf, sizeof buf, " device=%08X emulator=%08X", want, got);
         line += buf;
         r.details.push_back(line);

@@ -10,7 +10,10 @@
 namespace w8a16::props {
 
 Heartbeat::Heartbeat(std::string what, std::function<std::string()> state, double quiet_s, double every_s)
-    : what_(std::move(what)), state_(std::move(state)), quiet_s_(quiet_s), every_s_(every_s),
+    : what_(std::move(what)),
+      state_(std::move(state)),
+      quiet_s_(quiet_s),
+      every_s_(every_s),
       tty_(isatty(fileno(stderr)) != 0) {
   thread_ = std::thread([this] { run(); });
 }
@@ -36,8 +39,8 @@ void Heartbeat::run() {
       return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     const std::string state = state_ ? state_() : std::string();
-    std::fprintf(stderr, "%s%s: %.0f s%s%s%s", tty_ ? "\r\033[K" : "", what_.c_str(), elapsed, state.empty() ? "" : ", ",
-                 state.c_str(), tty_ ? "" : "\n");
+    std::fprintf(stderr, "%s%s: %.0f s%s%s%s", tty_ ? "\r\033[K" : "", what_.c_str(), elapsed,
+                 state.empty() ? "" : ", ", state.c_str(), tty_ ? "" : "\n");
     std::fflush(stderr);
     printed_ = true;
     next += every_s_;

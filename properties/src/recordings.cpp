@@ -39,7 +39,8 @@ RecordingsResult input_error(const std::string& why, bool unreadable = false) {
 
 RecordingsResult replay_recordings(const std::vector<std::string>& paths, const RecordingsOptions& opt) {
   const std::string& cmd = opt.command;
-  const std::string repro = "w8a16check repro --backend cuda" + (opt.module.empty() ? "" : " --module " + golden::shown(opt.module));
+  const std::string repro = "w8a16check repro --backend cuda" +
+                            (opt.module.empty() ? "" : " --module " + golden::shown(opt.module));
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -69,7 +70,8 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     std::string error;
     if (!golden::read_recording_file(files[f], &recs[f], &error)) return input_error(error, true);
     if (!opt.gpu.empty() && !golden::recording_is_from_gpu(recs[f], opt.gpu, &error))
-      return input_error(golden::shown(files[f]) + ": " + golden::escaped(error) + " (--gpu " + golden::quote(opt.gpu) + ")");
+      return input_error(golden::shown(files[f]) + ": " + golden::escaped(error) + " (--gpu " + golden::quote(opt.gpu) +
+                         ")");
     if (recs[f].outputs.empty())
       return input_error(golden::shown(files[f]) + ": the recording holds no case: nothing to check", true);
     if (!recs[f].length_verified)
@@ -117,13 +119,13 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
   auto summary = [&] {
     std::printf("  emulator: %zu of %zu cases differ from the recording\n", file_emu_bad, file_run);
     if (opt.device && file_dev_skipped != 0)
-      std::printf("  device (%s): %zu of %zu cases differ from the recording (%zu of other entry points not run: --entry)\n",
-                  opt.device->name(), file_dev_bad, file_run - file_dev_skipped, file_dev_skipped);
+      std::printf(
+          "  device (%s): %zu of %zu cases differ from the recording (%zu of other entry points not run: --entry)\n",
+          opt.device->name(), file_dev_bad, file_run - file_dev_skipped, file_dev_skipped);
     else if (opt.device)
       std::printf("  device (%s): %zu of %zu cases differ from the recording\n", opt.device->name(), file_dev_bad,
                   file_run);
-    else
-      std::printf("  device: not run (no GPU backend)\n");
+    else std::printf("  device: not run (no GPU backend)\n");
     res.emulator_differ += file_emu_bad;
     res.device_differ += file_dev_bad;
     res.cases += file_run;
@@ -161,7 +163,8 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     std::function<bool(golden::EntryPoint)> wanted_;
   };
   std::unique_ptr<EntryFiltered> filtered;
-  if (opt.device && !opt.device_entries.empty()) filtered = std::make_unique<EntryFiltered>(*opt.device, on_device_entry);
+  if (opt.device && !opt.device_entries.empty())
+    filtered = std::make_unique<EntryFiltered>(*opt.device, on_device_entry);
   CaseLauncher* device_launcher = filtered ? filtered.get() : opt.device;
 
   props::PipelineSteps steps;
@@ -212,12 +215,12 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       // device ran and its bytes differ from the emulator's.
       const bool repro_shows = opt.device && !on_device.empty() && on_device != emulated;
       std::printf("FAIL emulator vs recording: %s\n  %s\n", emu.c_str(), line.c_str());
-      if (repro_shows)
-        std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
+      if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
       else
-        std::printf("  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
-                    "no difference, as it compares a backend with this same emulator)\n",
-                    opt.device ? ", and this device agrees with the emulator" : "");
+        std::printf(
+            "  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
+            "no difference, as it compares a backend with this same emulator)\n",
+            opt.device ? ", and this device agrees with the emulator" : "");
       res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
     }
     if (device_runs && !dev.empty()) {

@@ -41,7 +41,8 @@ std::uint64_t shard_share(std::uint64_t count, const CampaignOptions& opt) {
 
 }  // namespace
 
-MmaReplaySummary replay_recorded_mmas(const std::vector<std::string>& roots, const std::vector<std::string>& not_hardware) {
+MmaReplaySummary replay_recorded_mmas(const std::vector<std::string>& roots,
+                                      const std::vector<std::string>& not_hardware) {
   MmaReplaySummary s;
   std::vector<std::string> errors;
   const std::vector<std::string> files = recorded_mma_files(roots, &errors);
@@ -67,7 +68,8 @@ MmaReplaySummary replay_recorded_mmas(const std::vector<std::string>& roots, con
     const MmavReplay r = replay_mmav(file, ref::kMmaSm90, 3);
     s.dots += r.dot_products;
     s.mismatches += r.mismatches;
-    for (const std::string& line : r.details) s.problems.push_back(golden::shown(fs::path(f).filename().string()) + ": " + line);
+    for (const std::string& line : r.details)
+      s.problems.push_back(golden::shown(fs::path(f).filename().string()) + ": " + line);
   }
   return s;
 }
@@ -134,7 +136,8 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
   if (r.faulted) fail("cases", std::to_string(r.faulted) + " cases faulted (the context was lost; each ran alone)");
   if (r.not_run_after_hang) fail("campaign", std::to_string(r.not_run_after_hang) + " cases not run after the hang");
   if (r.not_run_lost_context)
-    fail("campaign", std::to_string(r.not_run_lost_context) + " cases not run: the context was lost and could not be replaced");
+    fail("campaign",
+         std::to_string(r.not_run_lost_context) + " cases not run: the context was lost and could not be replaced");
   if (!v.coverage.gaps.empty())
     fail("coverage", std::to_string(v.coverage.gaps.size()) + " coverage gaps", v.coverage.gaps);
   return out;

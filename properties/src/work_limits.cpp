@@ -55,8 +55,7 @@ std::string over_limits(const std::string& what, const CaseCost& cost, const Wor
   std::string out;
   if (cost.macs > limits.max_macs)
     out += what + ": needs " + count_text(cost.macs) + " multiply-adds, more than --max-macs " +
-           count_text(limits.max_macs) + "; pass --max-macs " + std::to_string(admitting(cost.macs)) +
-           " to run it\n";
+           count_text(limits.max_macs) + "; pass --max-macs " + std::to_string(admitting(cost.macs)) + " to run it\n";
   if (cost.host_bytes > limits.max_bytes)
     out += what + ": needs about " + count_text(cost.host_bytes) + " bytes of host memory, more than --max-bytes " +
            count_text(limits.max_bytes) + "; pass --max-bytes " + std::to_string(admitting(cost.host_bytes)) +
@@ -69,8 +68,8 @@ std::string over_limits(const std::vector<golden::Case>& cases, const std::vecto
   std::string out;
   std::size_t over = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const std::string what = (i < sources.size() ? sources[i] : "case #" + std::to_string(i)) + " (m*n*k = " +
-                             macs_of(cases[i]) + ")";
+    const std::string what = (i < sources.size() ? sources[i] : "case #" + std::to_string(i)) +
+                             " (m*n*k = " + macs_of(cases[i]) + ")";
     const std::string line = over_limits(what, case_cost(cases[i]), limits);
     if (line.empty()) continue;
     if (++over <= 5) out += line;

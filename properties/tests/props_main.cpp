@@ -19,11 +19,13 @@ class SaveFailingCase final : public ::testing::EmptyTestEventListener {
     if (!noted || !info.result()->Failed()) return;
     const std::string name = std::string(info.test_suite_name()) + "." + info.name();
     std::string error;
-    const std::string path = w8a16::props::save_regression(*noted, name, W8A16_SOURCE_DIR "/golden/regressions", &error);
-    std::printf("failing case: %s\n  why: %s\n  %s\n  (RapidCheck prints RC_PARAMS=\"reproduce=...\" at exit to "
-                "replay the shrink)\n",
-                w8a16::golden::format_case(noted->c).c_str(), noted->why.c_str(),
-                path.empty() ? ("NOT saved: " + error).c_str() : ("saved to " + path).c_str());
+    const std::string path = w8a16::props::save_regression(*noted, name, W8A16_SOURCE_DIR "/golden/regressions",
+                                                           &error);
+    std::printf(
+        "failing case: %s\n  why: %s\n  %s\n  (RapidCheck prints RC_PARAMS=\"reproduce=...\" at exit to "
+        "replay the shrink)\n",
+        w8a16::golden::format_case(noted->c).c_str(), noted->why.c_str(),
+        path.empty() ? ("NOT saved: " + error).c_str() : ("saved to " + path).c_str());
   }
 };
 

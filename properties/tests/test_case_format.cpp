@@ -53,7 +53,8 @@ TEST(CaseLine, parsesEveryFieldOfAWrittenOutLine) {
 // A case that takes kernels away (the Hopper tier, to reach the 32-row tile on an sm_90a module):
 // one key more, after gen=, and the same first ten fields as any line.
 TEST(CaseLine, aWithoutKeyNamesTheKernelsTakenAwayAndRoundTrips) {
-  const std::string line = std::string(kLine) + " without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2";
+  const std::string line = std::string(kLine) +
+                           " without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2";
   Case c;
   std::string error;
   ASSERT_TRUE(golden::parse_case(line, &c, &error)) << error;
@@ -103,14 +104,16 @@ RC_GTEST_PROP(CaseLine, formattingThenParsingGivesTheSameCaseAndTheSameLine, ())
 }
 
 // Each malformed line, and a fragment its error must contain (the field it names).
-struct Malformed { const char* line; const char* error_has; };
+struct Malformed {
+  const char* line;
+  const char* error_has;
+};
 const Malformed kMalformed[] = {
     {"", "must start with 'case/1'"},
     {"garbage", "must start with 'case/1'"},
     {"case/2 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
      "line format 'case/2' is not known"},
-    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1",
-     "expected 10"},
+    {"case/1 w8a16_gemm_pipelined m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1", "expected 10"},
     {"case/1 w8a16_gemm_pipelined  m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
      "expected 10"},
     {"case/1 w8a16_gemm_bogus m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1",
@@ -309,27 +312,47 @@ RC_GTEST_PROP(CaseRng, belowIsTheHighHalfOfTheProductWithTheBound, (std::uint64_
 
 // Pinned: the FNV-1a digests of a few gen=1 cases. If one changes, the generator changed and every
 // saved gen=1 case with it: restore gen=1's bytes and put the change in a new version (case.hpp).
-struct Pinned { const char* line; std::uint64_t digest; };
+struct Pinned {
+  const char* line;
+  std::uint64_t digest;
+};
 const Pinned kPinned[] = {
-    {"case/1 w8a16_gemm_pipelined m=3 n=7 k=256 a_row_stride=256 c_row_stride=7 dist=activation_like seed=0x0000000000000001 gen=1", 0x99a6f4d59c2366ull},
-    {"case/1 w8a16_gemm_pipelined_m32_strided m=17 n=129 k=384 a_row_stride=392 c_row_stride=131 dist=wide_exponents seed=0x00000000deadbeef gen=1", 0xf65baa1e647277full},
-    {"case/1 w8a16_gemv_batch16_strided m=16 n=33 k=128 a_row_stride=136 c_row_stride=40 dist=cancellation seed=0x0123456789abcdef gen=1", 0x45e2380757f7ff8aull},
-    {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=300 k=1280 a_row_stride=1280 c_row_stride=300 dist=specials seed=0xffffffffffffffff gen=1", 0x457ebd25760bb6ull},
-    {"case/1 w8a16_gemm_pipelined_by_m m=2 n=257 k=2560 a_row_stride=2560 c_row_stride=257 dist=special_scales seed=0x0000000000000007 gen=1", 0xd52a3e2d7607dd28ull},
-    {"case/1 w8a16_gemv_batch4_strided m=4 n=200 k=3072 a_row_stride=3072 c_row_stride=200 dist=pow2_scales seed=0x0000000000000008 gen=1", 0x582eabb57f28c1e0ull},
-    {"case/1 w8a16_gemm_pipelined_m32 m=5 n=385 k=3840 a_row_stride=3840 c_row_stride=385 dist=ones_pow2_scales seed=0x0000000000000009 gen=1", 0xcd7db547a137798bull},
+    {"case/1 w8a16_gemm_pipelined m=3 n=7 k=256 a_row_stride=256 c_row_stride=7 dist=activation_like seed=0x0000000000000001 gen=1",
+     0x99a6f4d59c2366ull},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=17 n=129 k=384 a_row_stride=392 c_row_stride=131 dist=wide_exponents seed=0x00000000deadbeef gen=1",
+     0xf65baa1e647277full},
+    {"case/1 w8a16_gemv_batch16_strided m=16 n=33 k=128 a_row_stride=136 c_row_stride=40 dist=cancellation seed=0x0123456789abcdef gen=1",
+     0x45e2380757f7ff8aull},
+    {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=300 k=1280 a_row_stride=1280 c_row_stride=300 dist=specials seed=0xffffffffffffffff gen=1",
+     0x457ebd25760bb6ull},
+    {"case/1 w8a16_gemm_pipelined_by_m m=2 n=257 k=2560 a_row_stride=2560 c_row_stride=257 dist=special_scales seed=0x0000000000000007 gen=1",
+     0xd52a3e2d7607dd28ull},
+    {"case/1 w8a16_gemv_batch4_strided m=4 n=200 k=3072 a_row_stride=3072 c_row_stride=200 dist=pow2_scales seed=0x0000000000000008 gen=1",
+     0x582eabb57f28c1e0ull},
+    {"case/1 w8a16_gemm_pipelined_m32 m=5 n=385 k=3840 a_row_stride=3840 c_row_stride=385 dist=ones_pow2_scales seed=0x0000000000000009 gen=1",
+     0xcd7db547a137798bull},
     // The distributions added to gen=1 after the first seven (and a line with without=, which the
     // inputs do not depend on).
-    {"case/1 w8a16_gemm_pipelined_m32_strided m=9 n=130 k=512 a_row_stride=520 c_row_stride=133 dist=near_overflow seed=0x0000000000000011 gen=1", 0x61655045a546c967ull},
-    {"case/1 w8a16_gemv_batch16_strided m=13 n=40 k=256 a_row_stride=256 c_row_stride=40 dist=tiny seed=0x0000000000000012 gen=1", 0x32cdd4539ca7cb59ull},
-    {"case/1 w8a16_gemm_pipelined_m64 m=33 n=65 k=384 a_row_stride=384 c_row_stride=65 dist=mid_exponents seed=0x0000000000000013 gen=1", 0xdb605f8cbdc10e7cull},
-    {"case/1 w8a16_gemm_pipelined m=17 n=129 k=256 a_row_stride=256 c_row_stride=129 dist=cancellation_pairs seed=0x0000000000000014 gen=1", 0x2a1e4c62863f55a0ull},
-    {"case/1 w8a16_gemm_pipelined_by_m m=20 n=300 k=640 a_row_stride=640 c_row_stride=300 dist=row_specials seed=0x0000000000000015 gen=1", 0x6a80aa2fff7f5fb5ull},
-    {"case/1 w8a16_gemm_pipelined_m32 m=5 n=257 k=1152 a_row_stride=1152 c_row_stride=257 dist=fold_ties seed=0x0000000000000016 gen=1", 0xd19629d6f5c8aff3ull},
-    {"case/1 w8a16_gemv_batch4_strided m=4 n=100 k=768 a_row_stride=776 c_row_stride=103 dist=zero_signs seed=0x0000000000000017 gen=1", 0x50f09ff07de1c8bull},
-    {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=200 k=1536 a_row_stride=1544 c_row_stride=203 dist=cancelling_steps seed=0x0000000000000018 gen=1", 0xd2b04b58ee140a0aull},
-    {"case/1 w8a16_gemm_pipelined_m32_strided m=13 n=770 k=256 a_row_stride=264 c_row_stride=773 dist=every_special seed=0x0000000000000019 gen=1 without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2", 0xdb5386cb51b0f32full},
-    {"case/1 w8a16_gemm_pipelined_m32 m=23 n=77 k=768 a_row_stride=768 c_row_stride=77 dist=nan_codes seed=0x000000000000001a gen=1", 0x0cefff42108e25afull},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=9 n=130 k=512 a_row_stride=520 c_row_stride=133 dist=near_overflow seed=0x0000000000000011 gen=1",
+     0x61655045a546c967ull},
+    {"case/1 w8a16_gemv_batch16_strided m=13 n=40 k=256 a_row_stride=256 c_row_stride=40 dist=tiny seed=0x0000000000000012 gen=1",
+     0x32cdd4539ca7cb59ull},
+    {"case/1 w8a16_gemm_pipelined_m64 m=33 n=65 k=384 a_row_stride=384 c_row_stride=65 dist=mid_exponents seed=0x0000000000000013 gen=1",
+     0xdb605f8cbdc10e7cull},
+    {"case/1 w8a16_gemm_pipelined m=17 n=129 k=256 a_row_stride=256 c_row_stride=129 dist=cancellation_pairs seed=0x0000000000000014 gen=1",
+     0x2a1e4c62863f55a0ull},
+    {"case/1 w8a16_gemm_pipelined_by_m m=20 n=300 k=640 a_row_stride=640 c_row_stride=300 dist=row_specials seed=0x0000000000000015 gen=1",
+     0x6a80aa2fff7f5fb5ull},
+    {"case/1 w8a16_gemm_pipelined_m32 m=5 n=257 k=1152 a_row_stride=1152 c_row_stride=257 dist=fold_ties seed=0x0000000000000016 gen=1",
+     0xd19629d6f5c8aff3ull},
+    {"case/1 w8a16_gemv_batch4_strided m=4 n=100 k=768 a_row_stride=776 c_row_stride=103 dist=zero_signs seed=0x0000000000000017 gen=1",
+     0x50f09ff07de1c8bull},
+    {"case/1 w8a16_gemm_pipelined_m64_strided m=40 n=200 k=1536 a_row_stride=1544 c_row_stride=203 dist=cancelling_steps seed=0x0000000000000018 gen=1",
+     0xd2b04b58ee140a0aull},
+    {"case/1 w8a16_gemm_pipelined_m32_strided m=13 n=770 k=256 a_row_stride=264 c_row_stride=773 dist=every_special seed=0x0000000000000019 gen=1 without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2",
+     0xdb5386cb51b0f32full},
+    {"case/1 w8a16_gemm_pipelined_m32 m=23 n=77 k=768 a_row_stride=768 c_row_stride=77 dist=nan_codes seed=0x000000000000001a gen=1",
+     0x0cefff42108e25afull},
 };
 
 TEST(CaseInputs, pinnedCasesRegenerateTheirPinnedDigests) {

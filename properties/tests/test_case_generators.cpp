@@ -104,7 +104,8 @@ RC_GTEST_PROP(CaseDistributions, specialsHoldEveryOperandSpecialClass, ()) {
                                         golden::kSpecialWMax | golden::kSpecialWSubnormal | golden::kSpecialWNegZero;
   // Each class is planted once at a random place; a later plant may land on the same element, so
   // a class can be overwritten, but only when the operand has few elements.
-  if (std::uint64_t{c.m} * c.k >= 4096 && std::uint64_t{c.n} * c.k >= 4096) RC_ASSERT((seen & operand_classes) == operand_classes);
+  if (std::uint64_t{c.m} * c.k >= 4096 && std::uint64_t{c.n} * c.k >= 4096)
+    RC_ASSERT((seen & operand_classes) == operand_classes);
   RC_ASSERT((seen & operand_classes) != 0);
 }
 

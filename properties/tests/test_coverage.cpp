@@ -156,7 +156,8 @@ TEST(Coverage, gapsNameEmptyCellsMissingClassesAndCellsTheListLacks) {
   t[stray] = props::CoverageCell{1, 0, 0};
   const std::vector<std::string> gaps = props::coverage_gaps({a, b}, t);
   ASSERT_EQ(gaps.size(), 3u);
-  EXPECT_NE(gaps[0].find("w8a16_gemv_batch4_strided / gemv_strip / 8-column strips x {s_nan}"), std::string::npos) << gaps[0];
+  EXPECT_NE(gaps[0].find("w8a16_gemv_batch4_strided / gemv_strip / 8-column strips x {s_nan}"), std::string::npos)
+      << gaps[0];
   EXPECT_NE(gaps[1].find("empty cell: w8a16_gemv_batch16_strided / gemv_strip"), std::string::npos) << gaps[1];
   EXPECT_NE(gaps[2].find("9-column strips, a cell the coverage list does not name"), std::string::npos) << gaps[2];
   t[a].specials_seen = (1u << golden::kSpecialClassCount) - 1;
@@ -168,7 +169,8 @@ TEST(Coverage, gapsNameEmptyCellsMissingClassesAndCellsTheListLacks) {
 // A cell's case seed comes from its distribution's index in this list: a new one is appended, so
 // the cases of every cell and older distribution keep their lines.
 TEST(Coverage, theAimedDistributionsAreInTheirFixedOrder) {
-  EXPECT_EQ(props::coverage_distributions(false), std::vector<golden::Distribution>{golden::Distribution::every_special});
+  EXPECT_EQ(props::coverage_distributions(false),
+            std::vector<golden::Distribution>{golden::Distribution::every_special});
   EXPECT_EQ(props::coverage_distributions(true),
             (std::vector<golden::Distribution>{golden::Distribution::every_special, golden::Distribution::fold_ties,
                                                golden::Distribution::zero_signs, golden::Distribution::cancelling_steps,
@@ -182,7 +184,8 @@ TEST(Coverage, theCampaignFillsTheTableFromThePlansItRan) {
   device::SimBackend sim;
   props::CampaignOptions opt;
   opt.cases = 0;
-  opt.aimed = props::coverage_plan(sim.registry(), sim.limits(), gemvs, props::coverage_distributions(true), 3, nullptr);
+  opt.aimed = props::coverage_plan(sim.registry(), sim.limits(), gemvs, props::coverage_distributions(true), 3,
+                                   nullptr);
   const std::size_t per_cell = props::coverage_distributions(true).size();  // two cells: one per GEMV
   ASSERT_EQ(opt.aimed.size(), 2 * per_cell);
   const props::CampaignResult r = props::run_campaign(sim, opt, nullptr);

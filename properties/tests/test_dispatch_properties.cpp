@@ -21,14 +21,14 @@ using golden::EntryPoint;
 
 // m and k around every rule's edges, including the invalid ones the predicates must refuse.
 rc::Gen<std::uint32_t> gen_rows() {
-  return rc::gen::weightedOneOf<std::uint32_t>(
-      {{3, rc::gen::element<std::uint32_t>(0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129)},
-       {1, rc::gen::inRange<std::uint32_t>(0, 300)}});
+  return rc::gen::weightedOneOf<std::uint32_t>({{3, rc::gen::element<std::uint32_t>(0, 1, 15, 16, 17, 31, 32, 33, 63,
+                                                                                    64, 65, 127, 128, 129)},
+                                                {1, rc::gen::inRange<std::uint32_t>(0, 300)}});
 }
 rc::Gen<std::uint32_t> gen_depth() {
-  return rc::gen::weightedOneOf<std::uint32_t>(
-      {{3, rc::gen::element<std::uint32_t>(0, 1, 64, 127, 128, 129, 256, 5120, 5121, 5248, 32768)},
-       {1, rc::gen::inRange<std::uint32_t>(0, 40000)}});
+  return rc::gen::weightedOneOf<std::uint32_t>({{3, rc::gen::element<std::uint32_t>(0, 1, 64, 127, 128, 129, 256, 5120,
+                                                                                    5121, 5248, 32768)},
+                                                {1, rc::gen::inRange<std::uint32_t>(0, 40000)}});
 }
 
 // seed lines 68-73 and 210-215 (docs/KERNEL_ABI.md 2.1 and 6), as written there.
@@ -60,12 +60,30 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
     e.body = b;
     e.kernel = id;
     switch (b) {
-      case Body::gemm128_tile: e.grid = {div_ceil(n, 64), div_ceil(m, 128), 1}; e.smem = device::kGemm128SmemBytes; break;
-      case Body::m32_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 32), 1}; e.smem = 44032; break;   // seed 150-151
-      case Body::m32_skinny: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 8 * (k + 16); break;         // seed 142
-      case Body::m64_tile: e.grid = {div_ceil(n, 32), div_ceil(m, 64), 1}; e.smem = 0; break;       // seed 262-266
-      case Body::tc_rows_strip: e.grid = {div_ceil(n, device::tc_rows_cols(m, n)), 1, 1}; e.smem = device::tc_rows_smem_bytes(m, n); break;
-      case Body::gemv_strip: e.grid = {div_ceil(n, 8), 1, 1}; e.smem = 0; break;
+      case Body::gemm128_tile:
+        e.grid = {div_ceil(n, 64), div_ceil(m, 128), 1};
+        e.smem = device::kGemm128SmemBytes;
+        break;
+      case Body::m32_tile:
+        e.grid = {div_ceil(n, 32), div_ceil(m, 32), 1};
+        e.smem = 44032;
+        break;  // seed 150-151
+      case Body::m32_skinny:
+        e.grid = {div_ceil(n, 8), 1, 1};
+        e.smem = 8 * (k + 16);
+        break;  // seed 142
+      case Body::m64_tile:
+        e.grid = {div_ceil(n, 32), div_ceil(m, 64), 1};
+        e.smem = 0;
+        break;  // seed 262-266
+      case Body::tc_rows_strip:
+        e.grid = {div_ceil(n, device::tc_rows_cols(m, n)), 1, 1};
+        e.smem = device::tc_rows_smem_bytes(m, n);
+        break;
+      case Body::gemv_strip:
+        e.grid = {div_ceil(n, 8), 1, 1};
+        e.smem = 0;
+        break;
       case Body::wgmma_units:
       case Body::wgmma_units128:
       case Body::wgmma_units128_x2: {  // one (two) CTA per SM, at most one per (64 or 128)-column x row-tile unit
@@ -146,7 +164,8 @@ RC_GTEST_PROP(Dispatch, everyEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMe
   // Pointers only: planning never reads memory, and the recording backend runs nothing.
   const device::Call call = props::case_call(c, reg, 0x100000000ull, 0x200000000ull, 0x300000000ull, 0x400000000ull);
   const device::Status st = device::Launcher(backend).launch(call);
-  RC_TAG(std::string(golden::entry_point_name(c.entry)), want.launches ? device::body_name(want.body) : "kernel_missing");
+  RC_TAG(std::string(golden::entry_point_name(c.entry)),
+         want.launches ? device::body_name(want.body) : "kernel_missing");
 
   if (!want.launches) {
     props::test::require(st.code == device::Errc::kernel_missing && backend.plans().empty(), c,
@@ -162,13 +181,15 @@ RC_GTEST_PROP(Dispatch, everyEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMe
   const std::string exp = std::string(device::body_name(want.body)) + " on " + device::kernel_name(want.kernel) +
                           " grid (" + std::to_string(want.grid.x) + ", " + std::to_string(want.grid.y) + ", 1) smem " +
                           std::to_string(want.smem);
-  props::test::require(p.body == want.body && p.kernel == want.kernel && p.grid == want.grid && p.dynamic_smem == want.smem,
+  props::test::require(p.body == want.body && p.kernel == want.kernel && p.grid == want.grid &&
+                           p.dynamic_smem == want.smem,
                        c, "planned " + got + ", the seed's rules give " + exp);
   // Seed line 156: (256, 1, 1); the Hopper tier's three warpgroups: (384, 1, 1).
   const std::uint32_t threads = device::is_wgmma_body(want.body) ? 384 : 256;
   props::test::require(p.block == (device::Dim3{threads, 1, 1}), c, "block is not the body's");
   props::test::require(p.handle == reg.resolve(want.kernel), c, "the plan's handle is not the kernel's");
-  props::test::require(p.contract == (golden::entry_point_is_gemv(c.entry) ? device::Contract::gemv : device::Contract::canonical),
+  props::test::require(p.contract == (golden::entry_point_is_gemv(c.entry) ? device::Contract::gemv
+                                                                           : device::Contract::canonical),
                        c, "the plan's contract is not the entry point's");
   const bool contiguous = golden::entry_point_is_contiguous(c.entry);
   props::test::require(p.params.m == c.m && p.params.n == c.n && p.params.k == c.k &&

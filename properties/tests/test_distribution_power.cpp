@@ -33,7 +33,9 @@ namespace ref = w8a16::ref;
 using golden::Distribution;
 
 constexpr std::uint32_t kNegZero = 0x80000000u;
-std::uint32_t mul(std::uint32_t a, std::uint32_t b) { return ref::f32_fma_rne_bits(a, b, kNegZero); }  // a*b rounded once
+std::uint32_t mul(std::uint32_t a, std::uint32_t b) {
+  return ref::f32_fma_rne_bits(a, b, kNegZero);
+}  // a*b rounded once
 std::uint32_t add(std::uint32_t a, std::uint32_t b) { return ref::f32_add_rne_bits(a, b); }
 std::uint32_t fma(std::uint32_t a, std::uint32_t b, std::uint32_t c) { return ref::f32_fma_rne_bits(a, b, c); }
 
@@ -76,22 +78,26 @@ std::uint32_t fold_in_order(const Element& e, std::uint32_t start, std::size_t f
 const std::vector<std::pair<std::string, CanonicalModel>>& canonical_models() {
   static const std::vector<std::pair<std::string, CanonicalModel>> models = {
       {"as specified", [](const Element& e) { return fold_in_order(e, 0, 0, e.p.size()); }},
-      {"fold rounded twice", [](const Element& e) {
+      {"fold rounded twice",
+       [](const Element& e) {
          std::uint32_t acc = 0;
          for (std::size_t i = 0; i < e.p.size(); ++i) acc = add(mul(e.p[i], e.s[i]), acc);
          return acc;
        }},
       {"fold from -0", [](const Element& e) { return fold_in_order(e, kNegZero, 0, e.p.size()); }},
-      {"steps folded in reverse", [](const Element& e) {
+      {"steps folded in reverse",
+       [](const Element& e) {
          std::uint32_t acc = 0;
          for (std::size_t i = e.p.size(); i-- > 0;) acc = fma(e.p[i], e.s[i], acc);
          return acc;
        }},
-      {"K cut in two, halves added", [](const Element& e) {
+      {"K cut in two, halves added",
+       [](const Element& e) {
          const std::size_t h = e.p.size() / 2;
          return add(fold_in_order(e, 0, 0, h), fold_in_order(e, 0, h, e.p.size()));
        }},
-      {"steps summed as a tree", [](const Element& e) {
+      {"steps summed as a tree",
+       [](const Element& e) {
          std::vector<std::uint32_t> t;
          for (std::size_t i = 0; i < e.p.size(); ++i) t.push_back(mul(e.p[i], e.s[i]));
          while (t.size() > 1) {
@@ -101,7 +107,8 @@ const std::vector<std::pair<std::string, CanonicalModel>>& canonical_models() {
          }
          return t.empty() ? 0u : t[0];
        }},
-      {"windows of a step added, not chained", [](const Element& e) {
+      {"windows of a step added, not chained",
+       [](const Element& e) {
          std::uint32_t acc = 0;
          for (std::size_t i = 0; i < e.p.size(); ++i) {
            std::uint32_t p = 0;
@@ -166,7 +173,9 @@ struct Power {
 const Power& measured() {
   static const Power power = [] {
     Power pw;
-    struct S { std::uint32_t m, n, k; };
+    struct S {
+      std::uint32_t m, n, k;
+    };
     const S shapes[] = {{6, 40, 256}, {4, 33, 512}, {5, 36, 1024}, {3, 20, 2048}};
     for (Distribution d : golden::kAllDistributions) {
       std::map<std::string, std::uint64_t> changed;
@@ -189,12 +198,13 @@ const Power& measured() {
               changed[name] += ref::f32_bits_to_bf16_rne(model(e)) != want;
             const std::uint16_t want_gemv = ref::gemv_element_bf16(v, m, n);
             for (const auto& [name, ch] : gemv_models())
-              changed[name == "as specified" ? "GEMV as specified" : name] +=
-                  ref::f32_bits_to_bf16_rne(gemv_acc(v, m, n, ch)) != want_gemv;
+              changed[name == "as specified" ? "GEMV as specified" : name] += ref::f32_bits_to_bf16_rne(
+                                                                                  gemv_acc(v, m, n, ch)) != want_gemv;
           }
       }
       for (const auto& [name, count] : changed)
-        pw.share[name][std::string(golden::distribution_name(d))] = static_cast<double>(count) / static_cast<double>(total);
+        pw.share[name][std::string(golden::distribution_name(d))] = static_cast<double>(count) /
+                                                                    static_cast<double>(total);
     }
     return pw;
   }();
@@ -209,13 +219,15 @@ TEST(DistributionPower, TheHarnessModelsAreTheEmulatorsContracts) {
 TEST(DistributionPower, PrintsTheShareOfOutputsEachWrongModelChanges) {
   const Power& p = measured();
   const std::pair<const char*, const char*> columns[] = {
-      {"fold x2", "fold rounded twice"},          {"-0", "fold from -0"},
-      {"reverse", "steps folded in reverse"},     {"K cut", "K cut in two, halves added"},
-      {"tree", "steps summed as a tree"},         {"windows", "windows of a step added, not chained"},
-      {"G fold x2", "GEMV fold rounded twice"},   {"G -0", "GEMV lanes from -0"},
+      {"fold x2", "fold rounded twice"},        {"-0", "fold from -0"},
+      {"reverse", "steps folded in reverse"},   {"K cut", "K cut in two, halves added"},
+      {"tree", "steps summed as a tree"},       {"windows", "windows of a step added, not chained"},
+      {"G fold x2", "GEMV fold rounded twice"}, {"G -0", "GEMV lanes from -0"},
       {"G bfly", "GEMV butterfly 1,2,..,16"}};
-  std::printf("share of outputs a wrong model changes (M x N x K = 6x40x256, 4x33x512, 5x36x1024, 3x20x2048, one "
-              "seed each; cancelling_steps from K = 512):\n%-20s", "distribution");
+  std::printf(
+      "share of outputs a wrong model changes (M x N x K = 6x40x256, 4x33x512, 5x36x1024, 3x20x2048, one "
+      "seed each; cancelling_steps from K = 512):\n%-20s",
+      "distribution");
   for (const auto& c : columns) std::printf(" %9s", c.first);
   std::printf("\n");
   for (Distribution d : golden::kAllDistributions) {
@@ -253,7 +265,8 @@ TEST(DistributionPower, EveryBodysCoverageCasesShowAFoldRoundedTwiceAndAMinusZer
   const auto plan = w8a16::props::coverage_plan(w8a16::device::StaticRegistry::all_present(),
                                                 w8a16::device::DeviceLimits::h200(), entries,
                                                 w8a16::props::coverage_distributions(true), 1, nullptr);
-  std::map<std::pair<int, Distribution>, const w8a16::props::AimedCase*> cheapest;  // (body, dist), plan is cheapest first
+  std::map<std::pair<int, Distribution>, const w8a16::props::AimedCase*>
+      cheapest;  // (body, dist), plan is cheapest first
   for (const auto& a : plan)
     if (a.c.dist == Distribution::fold_ties || a.c.dist == Distribution::zero_signs)
       cheapest.emplace(std::pair{static_cast<int>(a.target.body), a.c.dist}, &a);

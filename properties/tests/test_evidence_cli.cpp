@@ -86,8 +86,9 @@ void expect_fail_naming(const CliRun& r, const std::string& name, const std::str
 }
 
 TEST(EvidenceCli, TheCommittedManifestsHoldAndTheIntactCopyPasses) {
-  const CliRun check = cli("manifest --check '" + (kGolden / "mma").string() + "' '" + (kGolden / "recordings").string() +
-                           "' '" + (kGolden / "cases").string() + "' '" + (kGolden / "order").string() + "'");
+  const CliRun check = cli("manifest --check '" + (kGolden / "mma").string() + "' '" +
+                           (kGolden / "recordings").string() + "' '" + (kGolden / "cases").string() + "' '" +
+                           (kGolden / "order").string() + "'");
   EXPECT_EQ(check.exit_status, 0) << check.output;
   EXPECT_NE(check.output.find(", 0 problems"), std::string::npos) << check.output;
 
@@ -172,7 +173,8 @@ TEST(EvidenceCli, ARecordingCutToThreeCasesFailsNamingItInVersionOneAndTwo) {
   EXPECT_EQ(beside.exit_status, 2) << beside.output;
   EXPECT_NE(beside.output.find("holds 3 cases"), std::string::npos) << beside.output;
   EXPECT_NE(beside.output.find("says 296"), std::string::npos) << beside.output;
-  const CliRun bare = cli("upgrade-recording '" + (own / "old.rec").string() + "' --out '" + (own / "u.rec").string() + "'");
+  const CliRun bare = cli("upgrade-recording '" + (own / "old.rec").string() + "' --out '" + (own / "u.rec").string() +
+                          "'");
   EXPECT_EQ(bare.exit_status, 2) << bare.output;
   EXPECT_NE(bare.output.find("pass --cases N"), std::string::npos) << bare.output;
   const CliRun wrong = cli("upgrade-recording '" + (own / "old.rec").string() + "' --cases 296 --out '" +
@@ -196,11 +198,13 @@ TEST(EvidenceCli, TheSimulationsFilesStayOutOfTheDataFolderAndFailWhenPutThere) 
                             (data / "mma").string() + "'");
   EXPECT_EQ(inside.exit_status, 2) << inside.output;
   EXPECT_NE(inside.output.find("--into-data-dir"), std::string::npos) << inside.output;
-  const std::string one = "case/1 w8a16_gemv_batch4_strided m=3 n=7 k=640 a_row_stride=648 c_row_stride=9 dist=specials "
-                          "seed=0x0000000000000042 gen=1\n";
+  const std::string one =
+      "case/1 w8a16_gemv_batch4_strided m=3 n=7 k=640 a_row_stride=648 c_row_stride=9 dist=specials "
+      "seed=0x0000000000000042 gen=1\n";
   spit(data.parent_path() / "one.case", one);
   // record finds the data folder as verify would: this copy through W8A16_DATA_DIR.
-  const CliRun rec_env = w8a16::cli_test::run_process("W8A16_DATA_DIR='" + data.string() + "' '" W8A16_CLI_PATH "' record --source sim --cases '" +
+  const CliRun rec_env = w8a16::cli_test::run_process("W8A16_DATA_DIR='" + data.string() +
+                                                      "' '" W8A16_CLI_PATH "' record --source sim --cases '" +
                                                       (data.parent_path() / "one.case").string() + "' --out '" +
                                                       (data / "recordings" / "sim.rec").string() + "'");
   EXPECT_EQ(rec_env.exit_status, 2) << rec_env.output;
@@ -213,7 +217,8 @@ TEST(EvidenceCli, TheSimulationsFilesStayOutOfTheDataFolderAndFailWhenPutThere) 
   expect_fail_naming(verify(data, false), "emulator-sm90-not-hardware_4_specials.mmav", "not listed");
   // Listed by a manifest rewritten over it: still the simulation's, and still a FAIL.
   fs::remove(data / "mma" / "h200" / "emulator-sm90-not-hardware_4_specials.mmav");
-  fs::copy(sim / "emulator-sm90-not-hardware", data / "mma" / "emulator-sm90-not-hardware", fs::copy_options::recursive);
+  fs::copy(sim / "emulator-sm90-not-hardware", data / "mma" / "emulator-sm90-not-hardware",
+           fs::copy_options::recursive);
   ASSERT_EQ(cli("manifest --write '" + (data / "mma").string() + "'").exit_status, 0);
   const CliRun listed = verify(data, false);
   expect_fail_naming(listed, "emulator-sm90-not-hardware_0_uniform.mmav", "made by the simulation");
@@ -239,8 +244,10 @@ TEST(EvidenceCli, ADataFolderWithoutManifestsFailsSayingSo) {
   const fs::path own = data.parent_path() / "own";
   fs::create_directories(own);
   fs::copy(kGolden / "mma" / "h200" / "h200_10_targeted.mmav", own);
-  const CliRun mine = cli("verify --backend sim --cases 0 --no-coverage --no-save --no-recordings --entry gemv_batch4_strided "
-                          "--mma-dir '" + own.string() + "' --cases-from '" + (kGolden / "cases").string() + "'");
+  const CliRun mine = cli(
+      "verify --backend sim --cases 0 --no-coverage --no-save --no-recordings --entry gemv_batch4_strided "
+      "--mma-dir '" +
+      own.string() + "' --cases-from '" + (kGolden / "cases").string() + "'");
   EXPECT_EQ(mine.exit_status, 0) << mine.output;
   EXPECT_NE(mine.output.find("the user's own"), std::string::npos) << mine.output;
 }

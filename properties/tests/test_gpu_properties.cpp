@@ -39,9 +39,9 @@ props::DrawOptions gpu_options() {
   return opt;
 }
 
-#define W8A16_GPU_OR_SKIP(backend)            \
-  std::string skip_reason;                    \
-  auto backend = gpu_backend(&skip_reason);   \
+#define W8A16_GPU_OR_SKIP(backend)          \
+  std::string skip_reason;                  \
+  auto backend = gpu_backend(&skip_reason); \
   if (!backend) GTEST_SKIP() << skip_reason
 
 // Property 4: every entry point, on the GPU, writes the emulator's bytes and leaves the padding.

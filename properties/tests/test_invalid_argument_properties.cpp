@@ -47,8 +47,8 @@ const Breakage kBreakages[] = {
 
 // One breakage applied to one valid case: the error, no plan, the output's bytes unchanged.
 void check_breakage(const golden::Case& c, const golden::CaseInputs& in, const Breakage& b) {
-  device::StaticRegistry reg =
-      b.error == Errc::kernel_missing ? device::StaticRegistry::none_present() : device::StaticRegistry::all_present();
+  device::StaticRegistry reg = b.error == Errc::kernel_missing ? device::StaticRegistry::none_present()
+                                                               : device::StaticRegistry::all_present();
   device::SimBackend sim(reg);
   auto a = sim.allocate(in.a_bits.size() * 2 + 64), w = sim.allocate(in.w_e4m3.size() + 64),
        s = sim.allocate(in.s_f32.size() * 4 + 64);
@@ -89,8 +89,8 @@ void check_breakage(const golden::Case& c, const golden::CaseInputs& in, const B
   RC_ASSERT(out->download(after.data(), after.size() * 2).ok());
 
   const std::string got = std::string(device::errc_name(st.code)) + ": " + st.message;
-  props::test::require(st.code == b.error, c, std::string("broke ") + b.name + ": expected " +
-                                                  device::errc_name(b.error) + ", got " + got);
+  props::test::require(st.code == b.error, c,
+                       std::string("broke ") + b.name + ": expected " + device::errc_name(b.error) + ", got " + got);
   props::test::require(st.message.find(b.message_has) != std::string::npos, c,
                        std::string("broke ") + b.name + ": the message does not name '" + b.message_has + "': " + got);
   props::test::require(sim.plans().empty(), c, std::string("broke ") + b.name + ": a plan reached the backend");

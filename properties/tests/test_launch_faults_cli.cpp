@@ -124,7 +124,8 @@ TEST(LaunchFaults, AHangEndsTheRunWithinItsDeadlineNamingTheCaseInFinalReports) 
   // An earlier run's PASS must not survive.
   std::ofstream(dir / "verify.json") << "{\"verdict\": \"PASS\"}\n";
   const auto start = std::chrono::steady_clock::now();
-  const CliRun r = cli_with("W8A16_SIM_INJECT=hang:w8a16_gemv_batch16_strided", small_verify(dir, "--launch-deadline 2"));
+  const CliRun r = cli_with("W8A16_SIM_INJECT=hang:w8a16_gemv_batch16_strided",
+                            small_verify(dir, "--launch-deadline 2"));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.exit_status, 1) << r.output;
   EXPECT_LT(seconds, 2 + 30) << r.output;

@@ -57,8 +57,7 @@ TEST(ProbeCli, WithoutAGpuSaysSoExitsTwoAndWritesNothing) {
   if (r.exit_status == 0 || r.exit_status == 1) {
     // A GPU answered (this test also runs on the GPU machine): then it must have recorded.
     std::size_t files = 0;
-    for (const auto& e : fs::recursive_directory_iterator(dir + "/mma"))
-      files += e.path().extension() == ".mmav";
+    for (const auto& e : fs::recursive_directory_iterator(dir + "/mma")) files += e.path().extension() == ".mmav";
     EXPECT_EQ(files, 11u) << r.output;
     GTEST_SKIP() << "a GPU is present, so the no-GPU path cannot be shown here; it recorded instead:\n" << r.output;
   }
@@ -81,7 +80,8 @@ TEST(ProbeCli, SimulationSourceWritesElevenFilesThatReadBackAndReplay) {
     MmavFile m;
     std::string error;
     ASSERT_TRUE(read_mmav_file(f.string(), &m, &error)) << error;
-    const auto inputs = regime == ProbeRegime::targeted ? probe_targeted_cases() : probe_regime_cases(regime, 16, 0x5eed000000000001ull);
+    const auto inputs = regime == ProbeRegime::targeted ? probe_targeted_cases()
+                                                        : probe_regime_cases(regime, 16, 0x5eed000000000001ull);
     ASSERT_EQ(m.cases.size(), inputs.size()) << f;
     for (std::size_t c = 0; c < inputs.size(); ++c) {
       EXPECT_EQ(m.cases[c].a, inputs[c].a) << f << " case " << c;
@@ -138,8 +138,8 @@ TEST(RecordCli, SimulationRecordingReplaysAndAChangedOutputFails) {
   std::string error;
   ASSERT_TRUE(read_recording_file(rec, &parsed, &error)) << error;
   ASSERT_EQ(parsed.outputs.size(), 3u);
-  EXPECT_EQ(parsed.outputs[0].bits.size(), 21u);   // 3 x 7: stored in full
-  EXPECT_TRUE(parsed.outputs[2].bits.empty());     // 65 x 70 = 4550 > 4096: digest only
+  EXPECT_EQ(parsed.outputs[0].bits.size(), 21u);  // 3 x 7: stored in full
+  EXPECT_TRUE(parsed.outputs[2].bits.empty());    // 65 x 70 = 4550 > 4096: digest only
   EXPECT_EQ(parsed.header.gpu, "simulation (emulator, not hardware)");
 
   const CliRun ok = cli("replay --backend sim --recordings '" + rec + "'");

@@ -42,7 +42,8 @@ bool xml_safe(const std::string& s, std::string* why) {
     if (!is_char) return *why = "code point " + std::to_string(cp) + " is not an XML 1.0 Char", false;
     if (cp == '&') {
       bool entity = false;
-      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"}) entity = entity || s.compare(i, std::strlen(e), e) == 0;
+      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"})
+        entity = entity || s.compare(i, std::strlen(e), e) == 0;
       if (!entity) return *why = "a raw & at " + std::to_string(i), false;
     }
     if (cp == '<' || cp == '"') return *why = "a raw markup character at " + std::to_string(i), false;
@@ -68,8 +69,8 @@ TEST(ReportXmlText, RandomBytesAreWellFormed) {
   std::string why;
   // Bytes drawn mostly from the ones that start or continue UTF-8 sequences, so that cut, overlong,
   // surrogate and noncharacter sequences are common.
-  const unsigned char pool[] = {0x00, 0x09, 0x0A, 0x1B, 0x22, 0x26, 0x3C, 0x3E, 0x41, 0x5C, 0x7F, 0x80, 0x8F,
-                                0xA0, 0xBF, 0xBE, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+  const unsigned char pool[] = {0x00, 0x09, 0x0A, 0x1B, 0x22, 0x26, 0x3C, 0x3E, 0x41, 0x5C, 0x7F, 0x80, 0x8F, 0xA0,
+                                0xBF, 0xBE, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
   for (int t = 0; t < 200000; ++t) {
     std::string s;
     const int n = 1 + static_cast<int>(rng() % 10);
@@ -79,7 +80,8 @@ TEST(ReportXmlText, RandomBytesAreWellFormed) {
 }
 
 TEST(ReportXmlText, ValidTextPassesAndWhatCannotBeHeldIsWrittenOut) {
-  EXPECT_EQ(xml_text("caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80 a\tb\nc"), "caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80 a\tb\nc");
+  EXPECT_EQ(xml_text("caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80 a\tb\nc"),
+            "caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80 a\tb\nc");
   EXPECT_EQ(xml_text("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
   EXPECT_EQ(xml_text("\x1B[31m"), "\\x1B[31m");
   EXPECT_EQ(xml_text("bad\xFF\xFE"), "bad\\xFF\\xFE");
@@ -95,7 +97,8 @@ TEST(ReportRun, StatusReportsNameTheRunTheSameWayEveryTime) {
   start_run(4, argv);
   const RunInfo& r = run_info();
   EXPECT_TRUE(std::regex_match(r.id, std::regex("[0-9a-f]{32}"))) << r.id;
-  EXPECT_TRUE(std::regex_match(r.started_utc, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z")))
+  EXPECT_TRUE(std::regex_match(r.started_utc,
+                               std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z")))
       << r.started_utc;
   EXPECT_FALSE(r.host.empty());
   EXPECT_EQ(r.command_line, "w8a16check verify --json 'a\\nb\\xFF<&>\".json'");
@@ -115,10 +118,13 @@ TEST(ReportRun, StatusReportsNameTheRunTheSameWayEveryTime) {
   std::string text = std::regex_replace(junit, std::regex("<[^<>]*>"), "");
   EXPECT_TRUE(xml_safe(text, &why)) << why << "\n" << junit;
   EXPECT_NE(junit.find("<property name=\"run.id\" value=\"" + r.id + "\"/>"), std::string::npos) << junit;
-  EXPECT_NE(junit.find("<property name=\"report.schema_version\" value=\"" + std::to_string(kReportSchemaVersion) + "\"/>"),
+  EXPECT_NE(junit.find("<property name=\"report.schema_version\" value=\"" + std::to_string(kReportSchemaVersion) +
+                       "\"/>"),
             std::string::npos);
-  EXPECT_NE(junit.find("<property name=\"run.command_line\" value=\"w8a16check verify --json 'a\\nb\\xFF&lt;&amp;&gt;&quot;.json'\"/>"),
-            std::string::npos)
+  EXPECT_NE(
+      junit.find(
+          "<property name=\"run.command_line\" value=\"w8a16check verify --json 'a\\nb\\xFF&lt;&amp;&gt;&quot;.json'\"/>"),
+      std::string::npos)
       << junit;
 }
 

@@ -20,7 +20,10 @@ namespace props = w8a16::props;
 
 int bit_length(std::uint64_t v) {
   int n = 0;
-  while (v) { ++n; v >>= 1; }
+  while (v) {
+    ++n;
+    v >>= 1;
+  }
   return n;
 }
 
@@ -34,7 +37,10 @@ int bit_length(std::uint64_t v) {
 bool expected_bf16_by_hand(const golden::CaseInputs& in, std::uint32_t steps, std::uint32_t b, bool gemv,
                            std::uint16_t* out, std::string* why) {
   int e[1024];
-  if (steps > 1024) { *why = "too many steps for the oracle"; return false; }
+  if (steps > 1024) {
+    *why = "too many steps for the oracle";
+    return false;
+  }
   int e0 = 1000;
   for (std::uint32_t s = 0; s < steps; ++s) {
     std::uint32_t bits;
@@ -58,12 +64,18 @@ bool expected_bf16_by_hand(const golden::CaseInputs& in, std::uint32_t steps, st
   if (shift > 0) {
     const std::uint64_t rest = sum & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
     if (rest > half || (rest == half && (q & 1))) ++q;
-    if (q == 256) { q = 128; ++shift; }
+    if (q == 256) {
+      q = 128;
+      ++shift;
+    }
   }
   // value = q * 2^(e0 + 7 + shift) with q in [1, 255]: normalise q to 1.xxxxxxx.
   const int q_bits = bit_length(q);
   const int exponent = e0 + 7 + shift + q_bits - 1;
-  if (exponent < -126 || exponent > 127) { *why = "the output leaves BF16's normal range"; return false; }
+  if (exponent < -126 || exponent > 127) {
+    *why = "the output leaves BF16's normal range";
+    return false;
+  }
   const std::uint32_t frac = static_cast<std::uint32_t>((q << (8 - q_bits)) & 0x7F);
   *out = static_cast<std::uint16_t>(static_cast<std::uint32_t>(exponent + 127) << 7 | frac);
   return true;
@@ -115,9 +127,12 @@ RC_GTEST_PROP(ScaleOracle, simulationGivesTheHandComputedSumOfPowerOfTwoScalesFo
 // 771 -> 772 (above half), 98816 (0x47C1). Ties: 2^1 + 2^9 is 128 * 257 * 2,
 // 257 -> 256 (to even) gives 2^16 (0x4780); 2^1 + 2^2 + 2^9 gives 259 -> 260 (to even), 66560 (0x4782).
 TEST(ScaleOracle, handComputationMatchesWorkedExamples) {
-  struct Worked { std::vector<int> exps; std::uint16_t bf16; };
-  const Worked worked[] = {{{0}, 0x4300}, {{0, 1}, 0x43C0}, {{0, 8, 9}, 0x47C0}, {{1, 0, 9, 8}, 0x47C1},
-                           {{1, 9}, 0x4780}, {{1, 2, 9}, 0x4782}};
+  struct Worked {
+    std::vector<int> exps;
+    std::uint16_t bf16;
+  };
+  const Worked worked[] = {{{0}, 0x4300},          {{0, 1}, 0x43C0}, {{0, 8, 9}, 0x47C0},
+                           {{1, 0, 9, 8}, 0x47C1}, {{1, 9}, 0x4780}, {{1, 2, 9}, 0x4782}};
   for (const Worked& w : worked) {
     golden::CaseInputs in;
     for (int e : w.exps) {

@@ -16,7 +16,8 @@ using golden::EntryPoint;
 
 std::string findings_text(const device::SimBackend& sim) {
   std::string s;
-  for (const device::Finding& f : sim.findings()) s += std::string("; ") + device::finding_kind_name(f.kind) + ": " + f.message;
+  for (const device::Finding& f : sim.findings())
+    s += std::string("; ") + device::finding_kind_name(f.kind) + ": " + f.message;
   return s;
 }
 
@@ -84,8 +85,8 @@ RC_GTEST_PROP(Tiers, agreeByteForByteOnEveryShapeTheyShare, ()) {
       const props::Launched got = props::launch_case(sim, c, in);
       if (got.status.code == device::Errc::kernel_missing) continue;  // that registry left the entry no kernel
       props::test::require(got.status.ok(), c, "simulation: " + got.status.message + findings_text(sim));
-      const std::string desc =
-          std::string(golden::entry_point_name(e)) + " (" + device::body_name(sim.plans().front().body) + ")";
+      const std::string desc = std::string(golden::entry_point_name(e)) + " (" +
+                               device::body_name(sim.plans().front().body) + ")";
       if (first.empty()) {
         first = got.c_bits;
         first_desc = desc;

@@ -99,7 +99,8 @@ void BM_EigenFp32SingleThread(benchmark::State& state) {
     c.noalias() = a * w;
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(m) * n * k, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(m) * n * k,
+                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // All four on one shape in one run, with their ratios to Eigen as counters.
@@ -119,7 +120,10 @@ void BM_CompareToEigen(benchmark::State& state) {
     t_canonical += timed([&] { ref::gemm_canonical(op.view(), ref::Arch::sm90, c.data(), op.n); });
     t_gemv += timed([&] { ref::gemm_gemv(op.view(), c.data(), op.n); });
     t_exact += timed([&] { ref::gemm_exact(op.view(), ce.data(), op.n); });
-    t_eigen += timed([&] { cf.noalias() = a * w; benchmark::DoNotOptimize(cf.data()); });
+    t_eigen += timed([&] {
+      cf.noalias() = a * w;
+      benchmark::DoNotOptimize(cf.data());
+    });
   }
   const double macs = op.macs() * static_cast<double>(state.iterations());
   state.counters["canonical_GMAC/s"] = macs / t_canonical * 1e-9;
@@ -136,9 +140,19 @@ BENCHMARK(BM_Canonical)->W8A16_SHAPES->UseRealTime()->Unit(benchmark::kMilliseco
 BENCHMARK(BM_CanonicalOneThread)->Args({16, 2048, 4096})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CanonicalModelPerElement)->Arg(4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gemv)->W8A16_SHAPES->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Exact)->Args({16, 2048, 4096})->Args({64, 1024, 2048})->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_Exact)
+    ->Args({16, 2048, 4096})
+    ->Args({64, 1024, 2048})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
 BENCHMARK(BM_EigenFp32SingleThread)->W8A16_SHAPES->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CompareToEigen)->Args({16, 2048, 4096})->Args({64, 1024, 2048})->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_CompareToEigen)
+    ->Args({16, 2048, 4096})
+    ->Args({64, 1024, 2048})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
 
 }  // namespace
 

@@ -32,8 +32,7 @@ std::uint32_t canonical_step_partial_bits(const GemmView& v, Arch arch, std::uin
   return p;
 }
 
-std::uint32_t canonical_acc_bits(const GemmView& v, Arch arch, std::uint32_t m, std::uint32_t n,
-                                 std::uint32_t steps) {
+std::uint32_t canonical_acc_bits(const GemmView& v, Arch arch, std::uint32_t m, std::uint32_t n, std::uint32_t steps) {
   std::uint32_t acc = 0;  // +0.0f
   for (std::uint32_t s = 0; s < steps; ++s) {
     const std::uint32_t p = canonical_step_partial_bits(v, arch, m, n, s);

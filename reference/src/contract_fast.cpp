@@ -80,7 +80,7 @@ typedef std::uint8_t VecU8 __attribute__((vector_size(kLanes)));
 // sits between the two, so E >= kZeroAccExp and every shift count E - te is >= 0.
 constexpr std::int32_t kZeroExp = -4096;
 constexpr std::int32_t kZeroAccExp = -2048;
-constexpr std::uint32_t kRowTile = 64;                 // rows of one task (its accumulators)
+constexpr std::uint32_t kRowTile = 64;                         // rows of one task (its accumulators)
 constexpr std::size_t kUnpackElements = std::size_t{1} << 22;  // A elements unpacked at a time (48 MiB)
 
 // Lane-wise mask ? a : b, for masks of all ones or all zeros (what vector comparisons give). Written
@@ -91,7 +91,9 @@ W8A16_INLINE VecI vmax(VecI a, VecI b) { return select(a > b, a, b); }
 W8A16_INLINE VecI clamp_shift(VecI s) { return vmin(vmax(s, VecI{} + 0), VecI{} + 31); }
 
 // A BF16 operand's fields; sign as 0 or -1.
-struct Fields { std::int32_t exp, sig, sign; };
+struct Fields {
+  std::int32_t exp, sig, sign;
+};
 Fields bf16_fields(std::uint16_t b) {
   const std::int32_t field = (b >> 7) & 0xFF, frac = b & 0x7F, sign = (b & 0x8000) ? -1 : 0;
   if ((b & 0x7FFF) == 0) return {kZeroExp, 0, 0};
@@ -106,7 +108,9 @@ Fields bf16_fields(std::uint16_t b) {
 //                                             2..3, 4..7, exponent -6 - lz
 // (BF16 has the range to make every E4M3 subnormal a normal.) NaN codes are flagged, their fields
 // unused. The decode is checked against the table of e4m3fn.hpp through the model in the tests.
-struct WeightFields { VecI exp, sig15, sign, nan; };
+struct WeightFields {
+  VecI exp, sig15, sign, nan;
+};
 W8A16_INLINE WeightFields decode_e4m3_lanes(VecI code) {
   const VecI e = (code >> 3) & 15, f = code & 7;
   const VecI lz = 3 + (f >= 2) + (f >= 4);  // each true comparison is -1
@@ -156,14 +160,18 @@ UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows, unsi
   UnpackedA u;
   u.k = v.k;
   const std::size_t count = static_cast<std::size_t>(rows) * v.k;
-  u.exp.resize(count); u.sig.resize(count); u.sign.resize(count);
+  u.exp.resize(count);
+  u.sig.resize(count);
+  u.sign.resize(count);
   u.special.assign(static_cast<std::size_t>(rows) * v.k_steps(), 0);
   parallel_for(rows, threads, [&](std::uint32_t r) {
     const std::uint16_t* a = v.a + static_cast<std::size_t>(m0 + r) * v.a_row_stride;
     for (std::uint32_t k = 0; k < v.k; ++k) {
       const Fields f = bf16_fields(a[k]);
       const std::size_t i = static_cast<std::size_t>(r) * v.k + k;
-      u.exp[i] = f.exp; u.sig[i] = f.sig; u.sign[i] = f.sign;
+      u.exp[i] = f.exp;
+      u.sig[i] = f.sig;
+      u.sign[i] = f.sign;
       if ((a[k] & 0x7F80) == 0x7F80) u.special[static_cast<std::size_t>(r) * v.k_steps() + k / kKStep] = 1;
     }
   });
@@ -172,8 +180,8 @@ UnpackedA unpack_a(const GemmView& v, std::uint32_t m0, std::uint32_t rows, unsi
 
 // One 128-K step for 16 columns of one row: the 8 chained MMAs from c = +0. Writes p's FP32 bits
 // per lane and, per lane, -1 where some sum reached 2^128 (the caller then asks the model).
-W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, const std::int32_t* sga,
-                                const VecI* eb, const VecI* sb15, const VecI* sgb, VecI* p_bits, VecI* overflow) {
+W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, const std::int32_t* sga, const VecI* eb,
+                                const VecI* sb15, const VecI* sgb, VecI* p_bits, VecI* overflow) {
   VecI c_neg = VecI{} + 0, c_exp = VecI{} + kZeroAccExp, c_sig = VecI{} + 0, ovf = VecI{} + 0;
   for (int j = 0; j < 8; ++j) {
     const int k0 = 16 * j;
@@ -183,7 +191,7 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
       te[t] = ea[k0 + t] + eb[k0 + t];
       e_max = vmax(e_max, te[t]);
     }
-    e_max = vmax(e_max, VecI{} + kSm90MinAlignExp);  // the grid's floor (mma.hpp)
+    e_max = vmax(e_max, VecI{} + kSm90MinAlignExp);                  // the grid's floor (mma.hpp)
     const VecI c_term = (c_sig << 2) >> clamp_shift(e_max - c_exp);  // rule 3 for c
     VecI sum = (c_term ^ c_neg) - c_neg;
     for (int t = 0; t < 16; ++t) {  // rules 3 and 4 for the products
@@ -204,7 +212,8 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
     const VecI sig_normal = (mag >> clamp_shift(len - 24)) << clamp_shift(24 - len);
     const VecI sub_shift = e_max + 124;  // grid 2^(E - 25) onto 2^-149
     // One of the two counts is 0; lanes where the left shift wraps are not subnormal, and unused.
-    const VecI sig_sub = reinterpret_cast<VecI>(reinterpret_cast<VecU>(mag) << reinterpret_cast<VecU>(clamp_shift(sub_shift))) >>
+    const VecI sig_sub = reinterpret_cast<VecI>(reinterpret_cast<VecU>(mag)
+                                                << reinterpret_cast<VecU>(clamp_shift(sub_shift))) >>
                          clamp_shift(-sub_shift);
     const VecI normal = lead >= -126;
     c_sig = select(normal, sig_normal, sig_sub);
@@ -214,7 +223,8 @@ W8A16_INLINE void step_partials(const std::int32_t* ea, const std::int32_t* sa, 
     c_neg = neg & ~zero;
   }
   const VecU field = reinterpret_cast<VecU>(c_exp + 126) << 23;  // garbage only in zero lanes, masked
-  const VecI bits = (c_neg & static_cast<std::int32_t>(0x80000000u)) | reinterpret_cast<VecI>(field + reinterpret_cast<VecU>(c_sig));
+  const VecI bits = (c_neg & static_cast<std::int32_t>(0x80000000u)) |
+                    reinterpret_cast<VecI>(field + reinterpret_cast<VecU>(c_sig));
   *p_bits = bits & ~(c_sig == 0);
   *overflow = ovf;
 }
@@ -248,7 +258,9 @@ W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_
       transpose_16x16(codes);
       for (std::uint32_t kk = 0; kk < 16; ++kk) {
         const WeightFields f = decode_e4m3_lanes(__builtin_convertvector(codes[kk], VecI));
-        eb[k0 + kk] = f.exp; sb15[k0 + kk] = f.sig15; sgb[k0 + kk] = f.sign;
+        eb[k0 + kk] = f.exp;
+        sb15[k0 + kk] = f.sig15;
+        sgb[k0 + kk] = f.sign;
         w_nan |= f.nan;
       }
     }
@@ -277,7 +289,8 @@ W8A16_SIMD_CLONES void canonical_columns(const CanonicalTask& task, std::uint32_
   }
   for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t l = 0; l < lanes; ++l)
-      task.c[(task.m0 + r0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(f32_to_bits(acc[static_cast<std::size_t>(r) * kLanes + l]));
+      task.c[(task.m0 + r0 + r) * task.c_row_stride + n0 + l] = f32_bits_to_bf16_rne(
+          f32_to_bits(acc[static_cast<std::size_t>(r) * kLanes + l]));
 }
 
 // ---- GEMV order (gemv.hpp) -----------------------------------------------------------------
@@ -309,7 +322,8 @@ W8A16_SIMD_CLONES void gemv_columns(const GemvTask& task, std::uint32_t nb) {
   }
   std::vector<float> scales(static_cast<std::size_t>(v.k_steps()) * kLanes, 0.0f);
   for (std::uint32_t l = 0; l < lanes; ++l)
-    for (std::uint32_t s = 0; s < v.k_steps(); ++s) scales[static_cast<std::size_t>(s) * kLanes + l] = v.scale(n0 + l, s);
+    for (std::uint32_t s = 0; s < v.k_steps(); ++s)
+      scales[static_cast<std::size_t>(s) * kLanes + l] = v.scale(n0 + l, s);
   const std::uint32_t chunks = v.k / kGemvChunk;
   for (std::uint32_t m = 0; m < v.m; ++m) {
     const std::uint16_t* a_row = v.a + static_cast<std::size_t>(m) * v.a_row_stride;
@@ -342,13 +356,13 @@ W8A16_SIMD_CLONES void gemv_columns(const GemvTask& task, std::uint32_t nb) {
 bool gemm_canonical_sm90(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t c_row_stride, unsigned threads) {
   const MmaPolicy& policy = mma_policy(arch);
   if (policy.blocks != 1 || policy.extra_bits != 2) return false;  // the grid and bounds above are sm90's
-  if (policy.min_align_exp > -126) return false;  // see rule 2 above
-  if (gemm_view_problem(v) != nullptr) return false;  // the layout assumptions below need a valid view
+  if (policy.min_align_exp > -126) return false;                   // see rule 2 above
+  if (gemm_view_problem(v) != nullptr) return false;               // the layout assumptions below need a valid view
   const std::uint32_t blocks = (v.n + kLanes - 1) / kLanes;
   // Rows of A are unpacked a bounded slab at a time; each slab is cut into (64-row tile, 16-column
   // block) tasks, columns fastest, so that concurrent tasks share the same rows of A.
-  const std::uint32_t slab = static_cast<std::uint32_t>(
-      std::max<std::size_t>(kRowTile, kUnpackElements / v.k / kRowTile * kRowTile));
+  const std::uint32_t slab = static_cast<std::uint32_t>(std::max<std::size_t>(kRowTile, kUnpackElements / v.k /
+                                                                                            kRowTile * kRowTile));
   for (std::uint32_t m0 = 0; m0 < v.m; m0 += slab) {
     const std::uint32_t rows = std::min(slab, v.m - m0);
     const UnpackedA a = unpack_a(v, m0, rows, threads);

@@ -28,8 +28,15 @@ struct FixedSum {
     const std::int64_t c0 = static_cast<std::int64_t>(static_cast<std::uint32_t>(v));
     const std::int64_t c1 = static_cast<std::int64_t>(static_cast<std::uint32_t>(v >> 32));
     const std::int64_t c2 = static_cast<std::int64_t>(static_cast<std::uint32_t>(v >> 64));
-    if (negative) { d[i] -= c0; d[i + 1] -= c1; d[i + 2] -= c2; }
-    else { d[i] += c0; d[i + 1] += c1; d[i + 2] += c2; }
+    if (negative) {
+      d[i] -= c0;
+      d[i + 1] -= c1;
+      d[i + 2] -= c2;
+    } else {
+      d[i] += c0;
+      d[i + 1] += c1;
+      d[i + 2] += c2;
+    }
   }
 
   void normalise() {
@@ -41,7 +48,8 @@ struct FixedSum {
   }
 
   bool is_zero() const {
-    for (std::int64_t x : d) if (x != 0) return false;
+    for (std::int64_t x : d)
+      if (x != 0) return false;
     return true;
   }
 
@@ -69,7 +77,11 @@ using InnerSum = FixedSum<-160, 12>;
 using OuterSum = FixedSum<-320, 22>;
 
 // BF16 as sig * 2^exp (exp of the last bit): the value of a finite nonzero operand.
-struct Term { std::uint32_t sig; int exp; bool negative; };
+struct Term {
+  std::uint32_t sig;
+  int exp;
+  bool negative;
+};
 Term bf16_term(std::uint16_t b) {
   const int field = (b >> 7) & 0xFF;
   const std::uint32_t frac = b & 0x7F;
@@ -132,16 +144,20 @@ void round_rne(const std::uint32_t* mag, int lsb, int precision, int min_q, std:
   const bool half = qb - 1 >= 0 && ((mag[(qb - 1) >> 5] >> ((qb - 1) & 31)) & 1);
   const bool sticky = qb - 1 > 0 && any_bit_below<kDigits>(mag, qb - 1);
   if (half && (sticky || (k & 1))) ++k;
-  if (k >> precision) { k >>= 1; ++q; }
+  if (k >> precision) {
+    k >>= 1;
+    ++q;
+  }
   *kept = k;
   *q_out = q;
 }
 
-
 // The E4M3 codes' BF16 decodes as terms (NaN codes unused).
 struct WeightTerms {
   Term t[256];
-  WeightTerms() { for (int c = 0; c < 256; ++c) t[c] = bf16_term(e4m3fn_to_bf16_bits(static_cast<std::uint8_t>(c))); }
+  WeightTerms() {
+    for (int c = 0; c < 256; ++c) t[c] = bf16_term(e4m3fn_to_bf16_bits(static_cast<std::uint8_t>(c)));
+  }
 };
 const WeightTerms kWeightTerms;
 
@@ -155,7 +171,8 @@ struct StepSum {
 // The step's finite products. When their exponents span at most 100 bits (the usual case), an
 // __int128 holds the sum exactly: a product is below 2^16, 128 of them add 7 bits, 16 + 7 + 100
 // < 127. Otherwise the wide fixed-point accumulator takes them one by one.
-StepSum exact_step_sum(const std::uint32_t* sig, const int* exp, const bool* negative, int count, int e_min, int e_max) {
+StepSum exact_step_sum(const std::uint32_t* sig, const int* exp, const bool* negative, int count, int e_min,
+                       int e_max) {
   StepSum r;
   if (count == 0) return r;
   if (e_max - e_min <= 100) {
@@ -168,7 +185,8 @@ StepSum exact_step_sum(const std::uint32_t* sig, const int* exp, const bool* neg
     if (acc == 0) return r;
     r.zero = false;
     r.negative = acc < 0;
-    const unsigned __int128 mag = r.negative ? -static_cast<unsigned __int128>(acc) : static_cast<unsigned __int128>(acc);
+    const unsigned __int128 mag = r.negative ? -static_cast<unsigned __int128>(acc)
+                                             : static_cast<unsigned __int128>(acc);
     r.lsb = e_min;
     r.digits = 4;
     for (int i = 0; i < 4; ++i) r.mag[i] = static_cast<std::uint32_t>(mag >> (32 * i));
@@ -202,7 +220,10 @@ ExactOutput exact_element(const GemmView& v, std::uint32_t m, std::uint32_t n) {
       const std::uint16_t a = a_row[k];
       const std::uint8_t code = w_row[k];  // decoded to BF16 exactly (NUMERICS.md 1.2)
       const bool a_nan = (a & 0x7FFF) > 0x7F80, a_inf = (a & 0x7FFF) == 0x7F80;
-      if (a_nan || e4m3fn_is_nan(code)) { step.nan = true; continue; }
+      if (a_nan || e4m3fn_is_nan(code)) {
+        step.nan = true;
+        continue;
+      }
       const bool w_zero = (code & 0x7F) == 0;
       if (a_inf) {  // E4M3 has no Inf, so only A can bring one
         if (w_zero) step.nan = true;
@@ -218,11 +239,19 @@ ExactOutput exact_element(const GemmView& v, std::uint32_t m, std::uint32_t n) {
       e_max = term_exp[count] > e_max ? term_exp[count] : e_max;
       ++count;
     }
-    const std::uint32_t s_bits = [&] { std::uint32_t b; const float f = v.scale(n, s); std::memcpy(&b, &f, 4); return b; }();
+    const std::uint32_t s_bits = [&] {
+      std::uint32_t b;
+      const float f = v.scale(n, s);
+      std::memcpy(&b, &f, 4);
+      return b;
+    }();
     const bool s_nan = (s_bits & 0x7FFFFFFF) > 0x7F800000, s_inf = (s_bits & 0x7FFFFFFF) == 0x7F800000;
     const bool s_zero = (s_bits & 0x7FFFFFFF) == 0, s_negative = (s_bits >> 31) != 0;
     const ExactKind step_kind = step.kind();
-    if (s_nan || step_kind == ExactKind::nan) { total.nan = true; continue; }
+    if (s_nan || step_kind == ExactKind::nan) {
+      total.nan = true;
+      continue;
+    }
     if (step_kind != ExactKind::finite) {  // +-Inf times the scale
       if (s_zero) total.nan = true;
       else total.add_inf((step_kind == ExactKind::neg_inf) != s_negative);
@@ -238,15 +267,25 @@ ExactOutput exact_element(const GemmView& v, std::uint32_t m, std::uint32_t n) {
     // outer += sum * S, digit by digit: each digit times the scale's 24-bit significand.
     const Term ts = f32_term(s_bits);
     for (int i = 0; i < sum.digits; ++i)
-      if (sum.mag[i]) outer.add(std::uint64_t{sum.mag[i]} * ts.sig, sum.lsb + 32 * i + ts.exp, sum.negative != ts.negative);
+      if (sum.mag[i])
+        outer.add(std::uint64_t{sum.mag[i]} * ts.sig, sum.lsb + 32 * i + ts.exp, sum.negative != ts.negative);
   }
 
   ExactOutput out;
   out.kind = total.kind();
   switch (out.kind) {
-    case ExactKind::nan: out.bf16_rne_bits = 0x7FFF; out.value_rn = std::nan(""); return out;
-    case ExactKind::pos_inf: out.bf16_rne_bits = 0x7F80; out.value_rn = HUGE_VAL; return out;
-    case ExactKind::neg_inf: out.bf16_rne_bits = 0xFF80; out.value_rn = -HUGE_VAL; return out;
+    case ExactKind::nan:
+      out.bf16_rne_bits = 0x7FFF;
+      out.value_rn = std::nan("");
+      return out;
+    case ExactKind::pos_inf:
+      out.bf16_rne_bits = 0x7F80;
+      out.value_rn = HUGE_VAL;
+      return out;
+    case ExactKind::neg_inf:
+      out.bf16_rne_bits = 0xFF80;
+      out.value_rn = -HUGE_VAL;
+      return out;
     case ExactKind::finite: break;
   }
   outer.normalise();

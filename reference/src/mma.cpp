@@ -10,8 +10,14 @@
 namespace w8a16::ref {
 
 bool parse_arch(std::string_view text, Arch* out) {
-  if (text == "sm90" || text == "sm_90") { *out = Arch::sm90; return true; }
-  if (text == "sm80" || text == "sm_80") { *out = Arch::sm80; return true; }
+  if (text == "sm90" || text == "sm_90") {
+    *out = Arch::sm90;
+    return true;
+  }
+  if (text == "sm80" || text == "sm_80") {
+    *out = Arch::sm80;
+    return true;
+  }
   return false;
 }
 
@@ -21,14 +27,14 @@ namespace {
 // A subnormal counts as exponent -126 with no hidden bit (NUMERICS 1.1, rule 1).
 struct Unpacked {
   bool negative;
-  int exp;             // the unbiased exponent field
-  std::uint32_t sig;   // integer significand; 0 means the operand is zero
+  int exp;            // the unbiased exponent field
+  std::uint32_t sig;  // integer significand; 0 means the operand is zero
 };
 
 Unpacked unpack_bf16(std::uint16_t b) {
   const unsigned field = (b >> 7) & 0xFF;
   const unsigned frac = b & 0x7F;
-  if (field == 0) return {(b >> 15) != 0, -126, frac};          // zero or subnormal
+  if (field == 0) return {(b >> 15) != 0, -126, frac};  // zero or subnormal
   return {(b >> 15) != 0, static_cast<int>(field) - 127, 0x80u | frac};
 }
 
@@ -68,8 +74,8 @@ std::uint32_t round_rz_to_f32(bool negative, std::uint64_t mag, int lsb_exp) {
 
 }  // namespace
 
-std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, const std::uint16_t* b,
-                                  int count, int extra_bits, int min_align_exp) {
+std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, const std::uint16_t* b, int count,
+                                  int extra_bits, int min_align_exp) {
   // Rule 7: NaN in, Inf * 0, +Inf + -Inf give the canonical NaN; otherwise an Inf wins.
   bool pos_inf = false, neg_inf = false;
   if (f32_bits_is_nan(c_bits)) return kF32CanonicalNan;
@@ -88,7 +94,12 @@ std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, 
   if (neg_inf) return 0xFF800000u;
 
   // Rule 1: exact products sig_a*sig_b * 2^(ea+eb-14), not renormalised.
-  struct Term { bool negative; int exp; std::uint64_t sig; int frac_bits; };
+  struct Term {
+    bool negative;
+    int exp;
+    std::uint64_t sig;
+    int frac_bits;
+  };
   Term terms[17];
   int n = 0;
   for (int k = 0; k < count; ++k) {
@@ -98,7 +109,7 @@ std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, 
   }
   const Unpacked uc = unpack_f32(c_bits);
   if (uc.sig != 0) terms[n++] = {uc.negative, uc.exp, uc.sig, 23};  // rule 2: c = +-0 takes no part
-  if (n == 0) return 0;                                               // rule 6: +0
+  if (n == 0) return 0;                                             // rule 6: +0
 
   // Rule 2: E = the largest exponent field among the nonzero terms, clamped below at the policy's
   // floor (measured on sm_90: mma.hpp, kSm90MinAlignExp).

@@ -20,8 +20,12 @@ struct GemmCase {
   std::vector<float> s;          // [ceil(n/128)][k/128]
 
   GemmCase(std::uint32_t m_, std::uint32_t n_, std::uint32_t k_, std::size_t stride = 0)
-      : m(m_), n(n_), k(k_), a_row_stride(stride ? stride : k_),
-        a(static_cast<std::size_t>(m_) * a_row_stride, 0), w(static_cast<std::size_t>(n_) * k_, 0),
+      : m(m_),
+        n(n_),
+        k(k_),
+        a_row_stride(stride ? stride : k_),
+        a(static_cast<std::size_t>(m_) * a_row_stride, 0),
+        w(static_cast<std::size_t>(n_) * k_, 0),
         s(static_cast<std::size_t>((n_ + 127) / 128) * (k_ / 128), 1.0f) {}
 
   ref::GemmView view() const { return ref::gemm_view(a.data(), a_row_stride, w.data(), s.data(), m, n, k); }
@@ -30,7 +34,11 @@ struct GemmCase {
   float& s_at(std::uint32_t block, std::uint32_t step) { return s[static_cast<std::size_t>(block) * (k / 128) + step]; }
 };
 
-inline float f32_of_bits(std::uint32_t b) { float f; std::memcpy(&f, &b, sizeof f); return f; }
+inline float f32_of_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
 
 // A finite BF16 with exponent in [lo, hi] (normal), either sign; zero one time in `zero_odds`.
 inline std::uint16_t gen_bf16_finite(int lo, int hi, int zero_odds = 8) {
@@ -58,13 +66,14 @@ inline std::uint8_t gen_e4m3_finite() {
   return (c & 0x7F) == 0x7F ? static_cast<std::uint8_t>(c - 1) : c;
 }
 
-inline std::uint8_t gen_e4m3_special() { return *rc::gen::element<std::uint8_t>(0x7F, 0xFF, 0x80, 0x7E, 0xFE, 0x01, 0x00); }
+inline std::uint8_t gen_e4m3_special() {
+  return *rc::gen::element<std::uint8_t>(0x7F, 0xFF, 0x80, 0x7E, 0xFE, 0x01, 0x00);
+}
 
 // An FP32 scale that is special: 0, -0, negative, subnormal, Inf, NaN, huge.
 inline float gen_scale_special() {
-  return f32_of_bits(*rc::gen::element<std::uint32_t>(0x00000000u, 0x80000000u, 0xBF800000u, 0x00000001u,
-                                                        0x00400000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
-                                                        0x7F7FFFFFu, 0x3E800000u));
+  return f32_of_bits(*rc::gen::element<std::uint32_t>(0x00000000u, 0x80000000u, 0xBF800000u, 0x00000001u, 0x00400000u,
+                                                      0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7F7FFFFFu, 0x3E800000u));
 }
 
 // Random data with moderate exponents; about one element in `special_odds` special (0 = none).
@@ -79,7 +88,10 @@ inline void fill_random(GemmCase& c, int special_odds, int a_lo = -8, int a_hi =
   for (auto& x : c.w)
     x = special_odds && *rc::gen::inRange(0, special_odds) == 0 ? gen_e4m3_special() : gen_e4m3_finite();
   for (auto& x : c.s) {
-    if (special_odds && *rc::gen::inRange(0, 4) == 0) { x = gen_scale_special(); continue; }
+    if (special_odds && *rc::gen::inRange(0, 4) == 0) {
+      x = gen_scale_special();
+      continue;
+    }
     const int e = *rc::gen::inRange(-8, 9);
     const std::uint32_t frac = *rc::gen::inRange(0u, 1u << 23);
     const std::uint32_t sign = *rc::gen::inRange(0u, 2u);

@@ -21,8 +21,16 @@ using ref::ExactOutput;
 using w8a16::test::GemmCase;
 
 float bf16_value(std::uint16_t b) { return w8a16::test::f32_of_bits(std::uint32_t{b} << 16); }
-std::uint64_t bits_of(double d) { std::uint64_t b; std::memcpy(&b, &d, sizeof b); return b; }
-std::uint32_t bits_of(float f) { std::uint32_t b; std::memcpy(&b, &f, sizeof b); return b; }
+std::uint64_t bits_of(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
 
 // The naive oracle, for operands whose A exponents lie in [-6, 6] and scales in [-6, 6] (or are
 // 0 or special): a step's sum is exact in double (products need 38 bits, 128 of them 45), so
@@ -43,7 +51,11 @@ ExactOutput naive_exact(const GemmCase& c, std::uint32_t m, std::uint32_t n) {
                static_cast<std::int64_t>(std::ldexp(scale, 29));
   }
   ExactOutput out;
-  if (std::isnan(total_class)) { out.kind = ExactKind::nan; out.bf16_rne_bits = 0x7FFF; return out; }
+  if (std::isnan(total_class)) {
+    out.kind = ExactKind::nan;
+    out.bf16_rne_bits = 0x7FFF;
+    return out;
+  }
   if (std::isinf(total_class)) {
     out.kind = total_class > 0 ? ExactKind::pos_inf : ExactKind::neg_inf;
     out.bf16_rne_bits = total_class > 0 ? 0x7F80 : 0xFF80;
@@ -78,12 +90,13 @@ void fill_naive_range(GemmCase& c, bool specials) {
   for (auto& x : c.s) {
     if (*rc::gen::inRange(0, 6) == 0) {
       x = specials ? w8a16::test::f32_of_bits(*rc::gen::element<std::uint32_t>(0u, 0x80000000u, 0x7F800000u,
-                                                                                0xFF800000u, 0x7FC00000u))
+                                                                               0xFF800000u, 0x7FC00000u))
                    : 0.0f;
       continue;
     }
     const int e = *rc::gen::inRange(-6, 7);
-    x = std::ldexp(static_cast<float>(*rc::gen::inRange(1 << 23, 1 << 24)), e - 23) * (*rc::gen::arbitrary<bool>() ? -1.0f : 1.0f);
+    x = std::ldexp(static_cast<float>(*rc::gen::inRange(1 << 23, 1 << 24)), e - 23) *
+        (*rc::gen::arbitrary<bool>() ? -1.0f : 1.0f);
   }
 }
 
@@ -125,7 +138,10 @@ ExactOutput naive_exact_wide(const GemmCase& c, std::uint32_t m, std::uint32_t n
       exp += (field == 0 ? 1 : field) - 150;
       // Trailing zeros off each factor: BF16 and E4M3 significands then have 8 and 4 bits, so the
       // product has at most 36 and its exponent is at least -291.
-      while (factor != 0 && (factor & 1) == 0) { factor >>= 1; ++exp; }
+      while (factor != 0 && (factor & 1) == 0) {
+        factor >>= 1;
+        ++exp;
+      }
       sig *= factor;
       negative ^= (x >> 31) != 0;
     }
@@ -187,7 +203,8 @@ RC_GTEST_PROP(ExactReference, MatchesABitByBitOracleOverTheWholeExponentRange, (
   w8a16::test::fill_random(c, 0, std::max(lo, -126), hi);
   if (*rc::gen::arbitrary<bool>())  // subnormal activations
     for (int i = 0; i < 10; ++i)
-      c.a_at(*rc::gen::inRange(0u, c.m), *rc::gen::inRange(0u, c.k)) = static_cast<std::uint16_t>(*rc::gen::inRange(1, 128));
+      c.a_at(*rc::gen::inRange(0u, c.m),
+             *rc::gen::inRange(0u, c.k)) = static_cast<std::uint16_t>(*rc::gen::inRange(1, 128));
   for (auto& x : c.s)  // scales over FP32's whole finite range, subnormals and zero included
     x = w8a16::test::f32_of_bits(*rc::gen::inRange(0u, 0x7F800000u) | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
   RC_CLASSIFY(hi - lo > 100, "a step spans more than 100 bits");
@@ -199,9 +216,12 @@ RC_GTEST_PROP(ExactReference, MatchesABitByBitOracleOverTheWholeExponentRange, (
 
 TEST(ExactReference, CancelsAcrossTheWholeRangeInsideOneStep) {
   GemmCase c(1, 1, 128);
-  c.a_at(0, 0) = 0x7F7F; c.w_at(0, 0) = 0x7E;  // (2^128 - 2^120) * 448
-  c.a_at(0, 1) = 0xFF7F; c.w_at(0, 1) = 0x7E;  // minus the same
-  c.a_at(0, 2) = 0x0001; c.w_at(0, 2) = 0x01;  // 2^-133 * 2^-9 = 2^-142
+  c.a_at(0, 0) = 0x7F7F;
+  c.w_at(0, 0) = 0x7E;  // (2^128 - 2^120) * 448
+  c.a_at(0, 1) = 0xFF7F;
+  c.w_at(0, 1) = 0x7E;  // minus the same
+  c.a_at(0, 2) = 0x0001;
+  c.w_at(0, 2) = 0x01;                                   // 2^-133 * 2^-9 = 2^-142
   c.s_at(0, 0) = w8a16::test::f32_of_bits(0x00000001u);  // 2^-149
   const ExactOutput r = ref::exact_element(c.view(), 0, 0);
   EXPECT_EQ(r.kind, ExactKind::finite);
@@ -228,7 +248,8 @@ RC_GTEST_PROP(ExactReference, GivesTheSameBytesOnOneThreadAndOnAll, ()) {
 // One output row, three steps, each holding a single product in its first element.
 struct ThreeSteps {
   GemmCase c{1, 1, 384};
-  void term(std::uint32_t step, std::uint16_t a_bits, std::uint8_t w_code, std::uint32_t s_bits, std::uint32_t slot = 0) {
+  void term(std::uint32_t step, std::uint16_t a_bits, std::uint8_t w_code, std::uint32_t s_bits,
+            std::uint32_t slot = 0) {
     c.a_at(0, 128 * step + slot) = a_bits;
     c.w_at(0, 128 * step + slot) = w_code;
     c.s_at(0, step) = w8a16::test::f32_of_bits(s_bits);
@@ -263,21 +284,21 @@ TEST(ExactReference, AnExactZeroIsPlusZero) {
 
 TEST(ExactReference, ABf16TieIsDecidedByABitTwoHundredNinetyBitsDown) {
   ThreeSteps t;
-  t.term(0, 0x3F80, 0x38, 0x3F800000u);  // 1
-  t.term(1, 0x3B80, 0x38, 0x3F800000u);  // 2^-8: 1 + 2^-8 is halfway between two BF16 values
+  t.term(0, 0x3F80, 0x38, 0x3F800000u);      // 1
+  t.term(1, 0x3B80, 0x38, 0x3F800000u);      // 2^-8: 1 + 2^-8 is halfway between two BF16 values
   EXPECT_EQ(t.run().bf16_rne_bits, 0x3F80);  // tie to even
-  t.term(2, 0x0001, 0x01, 0x00000001u);  // + 2^-291 breaks the tie upward
+  t.term(2, 0x0001, 0x01, 0x00000001u);      // + 2^-291 breaks the tie upward
   const ExactOutput r = t.run();
   EXPECT_EQ(r.bf16_rne_bits, 0x3F81);
   EXPECT_EQ(bits_of(r.value_rn), bits_of(1.0 + std::ldexp(1.0, -8)));  // double cannot hold 2^-291 here
-  t.term(2, 0x8001, 0x01, 0x00000001u);  // - 2^-291: just below the tie
+  t.term(2, 0x8001, 0x01, 0x00000001u);                                // - 2^-291: just below the tie
   EXPECT_EQ(t.run().bf16_rne_bits, 0x3F80);
 }
 
 TEST(ExactReference, BeyondTheBf16RangeRoundsToInfinityButTheValueStaysFinite) {
   ThreeSteps t;
-  t.term(0, 0x7F00, 0x38, 0x3F800000u);          // 2^127
-  t.term(0, 0x7F00, 0x38, 0x3F800000u, 1);       // + 2^127
+  t.term(0, 0x7F00, 0x38, 0x3F800000u);     // 2^127
+  t.term(0, 0x7F00, 0x38, 0x3F800000u, 1);  // + 2^127
   const ExactOutput r = t.run();
   EXPECT_EQ(r.kind, ExactKind::finite);
   EXPECT_EQ(r.bf16_rne_bits, 0x7F80);
@@ -287,16 +308,20 @@ TEST(ExactReference, BeyondTheBf16RangeRoundsToInfinityButTheValueStaysFinite) {
   tie.term(0, 0x7F7F, 0x38, 0x3F800000u);     // 2^128 - 2^120
   tie.term(0, 0x7B00, 0x38, 0x3F800000u, 1);  // + 2^119
   EXPECT_EQ(tie.run().bf16_rne_bits, 0x7F80);
-  tie.term(2, 0x8001, 0x01, 0x00000001u);     // - 2^-291: just below the tie, so BF16 max
+  tie.term(2, 0x8001, 0x01, 0x00000001u);  // - 2^-291: just below the tie, so BF16 max
   EXPECT_EQ(tie.run().bf16_rne_bits, 0x7F7F);
 }
 
 TEST(ExactReference, SpecialsFollowIeeeRulesOnTheExactSums) {
-  auto kind_of = [](auto setup) { ThreeSteps t; setup(t); return t.run().kind; };
+  auto kind_of = [](auto setup) {
+    ThreeSteps t;
+    setup(t);
+    return t.run().kind;
+  };
   EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7FC0, 0x38, 0x3F800000u); }), ExactKind::nan);
-  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x3F80, 0x7F, 0x3F800000u); }), ExactKind::nan);   // E4M3 NaN
-  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x00, 0x3F800000u); }), ExactKind::nan);   // Inf * 0
-  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x38, 0x00000000u); }), ExactKind::nan);   // Inf step * 0
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x3F80, 0x7F, 0x3F800000u); }), ExactKind::nan);  // E4M3 NaN
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x00, 0x3F800000u); }), ExactKind::nan);  // Inf * 0
+  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x38, 0x00000000u); }), ExactKind::nan);  // Inf step * 0
   EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7F80, 0x38, 0xBF800000u); }), ExactKind::neg_inf);
   EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0xFF80, 0xB8, 0x3F800000u); }), ExactKind::pos_inf);
   EXPECT_EQ(kind_of([](ThreeSteps& t) {
@@ -310,7 +335,10 @@ TEST(ExactReference, SpecialsFollowIeeeRulesOnTheExactSums) {
             }),
             ExactKind::nan);  // a step summing to exactly 0 times Inf
   EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x0001, 0x01, 0xFF800000u); }), ExactKind::neg_inf);
-  EXPECT_EQ(kind_of([](ThreeSteps& t) { t.term(0, 0x7FC0, 0x38, 0x3F800000u); t.term(1, 0x7F80, 0x38, 0x3F800000u); }),
+  EXPECT_EQ(kind_of([](ThreeSteps& t) {
+              t.term(0, 0x7FC0, 0x38, 0x3F800000u);
+              t.term(1, 0x7F80, 0x38, 0x3F800000u);
+            }),
             ExactKind::nan);
   ThreeSteps t;
   t.term(0, 0x7FC0, 0x38, 0x3F800000u);

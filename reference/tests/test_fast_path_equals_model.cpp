@@ -25,7 +25,8 @@ GemmCase random_case(std::uint32_t max_m, std::uint32_t max_n, std::uint32_t max
   const std::uint32_t k = 128 * *rc::gen::inRange(1u, max_steps + 1);
   const std::size_t stride = k + *rc::gen::element<std::size_t>(0, 8, 24, 136);
   GemmCase c(m, n, k, stride);
-  const Regime regime = *rc::gen::element(Regime::moderate, Regime::wide, Regime::tiny, Regime::huge, Regime::cancelling);
+  const Regime regime = *rc::gen::element(Regime::moderate, Regime::wide, Regime::tiny, Regime::huge,
+                                          Regime::cancelling);
   const int special_odds = *rc::gen::element(0, 0, 20, 200);
   RC_CLASSIFY(special_odds != 0, "specials");
   RC_CLASSIFY(n % 16 != 0, "partial column block");
@@ -48,7 +49,9 @@ GemmCase random_case(std::uint32_t max_m, std::uint32_t max_n, std::uint32_t max
   }
   if (*rc::gen::inRange(0, 8) == 0)  // subnormal A values sprinkled into any regime
     for (int i = 0; i < 20; ++i)
-      c.a_at(*rc::gen::inRange(0u, c.m), *rc::gen::inRange(0u, c.k)) = static_cast<std::uint16_t>(*rc::gen::inRange(1, 0x80) | (*rc::gen::inRange(0, 2) << 15));
+      c.a_at(*rc::gen::inRange(0u, c.m),
+             *rc::gen::inRange(0u, c.k)) = static_cast<std::uint16_t>(*rc::gen::inRange(1, 0x80) |
+                                                                      (*rc::gen::inRange(0, 2) << 15));
   return c;
 }
 
@@ -61,8 +64,8 @@ RC_GTEST_PROP(FastCanonical, EqualsTheModelForEveryElement, ()) {
     for (std::uint32_t n = 0; n < c.n; ++n) {
       const std::uint16_t want = ref::canonical_element_bf16(c.view(), Arch::sm90, m, n);
       if (out[m * c_stride + n] != want)
-        RC_FAIL("m=" + std::to_string(m) + " n=" + std::to_string(n) + " fast=" + std::to_string(out[m * c_stride + n]) +
-                " model=" + std::to_string(want));
+        RC_FAIL("m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                " fast=" + std::to_string(out[m * c_stride + n]) + " model=" + std::to_string(want));
     }
     for (std::size_t n = c.n; n < c_stride; ++n) RC_ASSERT(out[m * c_stride + n] == 0xABCD);  // padding untouched
   }
@@ -79,8 +82,10 @@ TEST(FastCanonical, SumsJustBelowAPowerOfTwoNormaliseLikeTheModel) {
       GemmCase c(1, 17, 128);
       for (std::uint32_t n = 0; n < c.n; ++n) {
         for (int t = 0; t < big; ++t) {
-          c.a_at(0, t) = 0x3F80; c.w_at(n, t) = 0x38;            // MMA 0: big * (1 * 1)
-          c.a_at(0, 32 + t) = 0xBF80; c.w_at(n, 32 + t) = 0x38;  // MMA 2: minus the same
+          c.a_at(0, t) = 0x3F80;
+          c.w_at(n, t) = 0x38;  // MMA 0: big * (1 * 1)
+          c.a_at(0, 32 + t) = 0xBF80;
+          c.w_at(n, 32 + t) = 0x38;  // MMA 2: minus the same
         }
         c.a_at(0, 15) = small;
         c.w_at(n, 15) = static_cast<std::uint8_t>(0x38 + n % 8);  // times 1 .. 1.875
@@ -105,9 +110,15 @@ TEST(FastCanonical, SumsJustBelowAPowerOfTwoNormaliseLikeTheModel) {
 TEST(FastCanonical, RowsBeyondOneUnpackedSlabMatchTheModel) {
   GemmCase c(70, 2, 65536);
   std::uint32_t x = 12345;
-  auto next = [&x] { x = x * 1664525u + 1013904223u; return x >> 8; };
+  auto next = [&x] {
+    x = x * 1664525u + 1013904223u;
+    return x >> 8;
+  };
   for (auto& a : c.a) a = static_cast<std::uint16_t>((0x3C00 + next() % 0x800) | (next() & 1) << 15);
-  for (auto& w : c.w) { w = static_cast<std::uint8_t>(next()); if ((w & 0x7F) == 0x7F) w = 0x30; }
+  for (auto& w : c.w) {
+    w = static_cast<std::uint8_t>(next());
+    if ((w & 0x7F) == 0x7F) w = 0x30;
+  }
   for (auto& s : c.s) s = 0.0078125f * static_cast<float>(1 + next() % 8);
   std::vector<std::uint16_t> out(c.m * c.n);
   ref::gemm_canonical(c.view(), Arch::sm90, out.data(), c.n);
@@ -141,7 +152,8 @@ RC_GTEST_PROP(FastCanonical, Sm80FallsBackToTheModel, ()) {
   std::vector<std::uint16_t> out(c.m * c.n);
   ref::gemm_canonical(c.view(), Arch::sm80, out.data(), c.n);
   for (std::uint32_t m = 0; m < c.m; ++m)
-    for (std::uint32_t n = 0; n < c.n; ++n) RC_ASSERT(out[m * c.n + n] == ref::canonical_element_bf16(c.view(), Arch::sm80, m, n));
+    for (std::uint32_t n = 0; n < c.n; ++n)
+      RC_ASSERT(out[m * c.n + n] == ref::canonical_element_bf16(c.view(), Arch::sm80, m, n));
 }
 
 RC_GTEST_PROP(FastGemv, EqualsTheModelForEveryElement, ()) {
@@ -153,15 +165,15 @@ RC_GTEST_PROP(FastGemv, EqualsTheModelForEveryElement, ()) {
     for (std::uint32_t n = 0; n < c.n; ++n) {
       const std::uint16_t want = ref::gemv_element_bf16(c.view(), m, n);
       if (out[m * c_stride + n] != want)
-        RC_FAIL("m=" + std::to_string(m) + " n=" + std::to_string(n) + " fast=" + std::to_string(out[m * c_stride + n]) +
-                " model=" + std::to_string(want));
+        RC_FAIL("m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                " fast=" + std::to_string(out[m * c_stride + n]) + " model=" + std::to_string(want));
     }
     for (std::size_t n = c.n; n < c_stride; ++n) RC_ASSERT(out[m * c_stride + n] == 0xABCD);
   }
 }
 
 RC_GTEST_PROP(FastPaths, GiveTheSameBytesOnOneThreadAsOnAll, ()) {
-  const GemmCase c = random_case(70, 300, 2);  // more than one 64-row tile of A
+  const GemmCase c = random_case(70, 300, 2);                  // more than one 64-row tile of A
   const unsigned threads = *rc::gen::element(0u, 2u, 3u, 7u);  // 0: every core
   std::vector<std::uint16_t> one(c.m * c.n), many(c.m * c.n);
   ref::gemm_canonical(c.view(), Arch::sm90, one.data(), c.n, 1);

@@ -25,7 +25,11 @@ struct Exact {
   Digits mag{};  // magnitude
 };
 
-struct Fields { bool negative; int exp; std::uint32_t sig; };  // value sig * 2^(exp - 23)
+struct Fields {
+  bool negative;
+  int exp;
+  std::uint32_t sig;
+};  // value sig * 2^(exp - 23)
 Fields fields(std::uint32_t x) {
   const int e = (x >> 23) & 0xFF;
   const std::uint32_t f = x & 0x7FFFFF;
@@ -100,10 +104,13 @@ std::uint32_t oracle_fma_finite(std::uint32_t a, std::uint32_t b, std::uint32_t 
   if (half && (sticky || (kept & 1))) ++kept;
   // kept * 2^q_exp; renormalise a carry out of 24 bits.
   int e = q_exp;
-  if (kept >= (1u << 24)) { kept >>= 1; ++e; }
+  if (kept >= (1u << 24)) {
+    kept >>= 1;
+    ++e;
+  }
   if (kept == 0) return sign;
   if (kept < (1u << 23)) return sign | static_cast<std::uint32_t>(kept);  // subnormal (e == -149)
-  if (e + 23 > 127) return sign | 0x7F800000u;                          // overflow: RNE goes to Inf
+  if (e + 23 > 127) return sign | 0x7F800000u;                            // overflow: RNE goes to Inf
   return sign | (static_cast<std::uint32_t>(e + 23 + 127) << 23) | (static_cast<std::uint32_t>(kept) & 0x7FFFFF);
 }
 
@@ -169,7 +176,8 @@ TEST(Fp32FmaRne, NearCancellationMatchesTheExactOracle) {
   int failures = 0;
   for (int i = 0; i < 50000; ++i) {
     const std::uint32_t a = static_cast<std::uint32_t>(rng()) & 0xBFFFFFFFu;  // exponent fields < 128
-    const std::uint32_t b = (static_cast<std::uint32_t>(rng()) & 0x807FFFFFu) | (static_cast<std::uint32_t>(100 + rng() % 40) << 23);
+    const std::uint32_t b = (static_cast<std::uint32_t>(rng()) & 0x807FFFFFu) |
+                            (static_cast<std::uint32_t>(100 + rng() % 40) << 23);
     const float p = w8a16::ref::f32_from_bits(a) * w8a16::ref::f32_from_bits(b);
     std::uint32_t c = w8a16::ref::f32_to_bits(-p) + static_cast<std::uint32_t>(rng() % 5) - 2;
     expect_matches(a, b, c, &failures);
@@ -181,18 +189,19 @@ TEST(Fp32FmaRne, TiesOverflowSignedZerosAndNanFollowIeeeAndTheGpuNan) {
   // 1 + 2^-24 is a tie: to even (1). 1 + 3 * 2^-24 rounds up to 1 + 2^-22.
   EXPECT_EQ(f32_fma_rne_bits(0x3F800000u, 0x33800000u, 0x3F800000u), 0x3F800000u);
   EXPECT_EQ(f32_fma_rne_bits(0x40400000u, 0x33800000u, 0x3F800000u), 0x3F800002u);
-  EXPECT_EQ(f32_fma_rne_bits(0x7F7FFFFFu, 0x40000000u, 0u), 0x7F800000u);          // overflow to +Inf
-  EXPECT_EQ(f32_fma_rne_bits(0x3F800000u, 0x3F800000u, 0xBF800000u), 0u);          // 1*1 - 1 = +0
+  EXPECT_EQ(f32_fma_rne_bits(0x7F7FFFFFu, 0x40000000u, 0u), 0x7F800000u);           // overflow to +Inf
+  EXPECT_EQ(f32_fma_rne_bits(0x3F800000u, 0x3F800000u, 0xBF800000u), 0u);           // 1*1 - 1 = +0
   EXPECT_EQ(f32_fma_rne_bits(0x80000000u, 0x3F800000u, 0x80000000u), 0x80000000u);  // -0 + -0 = -0
-  EXPECT_EQ(f32_fma_rne_bits(0x00000001u, 0x3F000000u, 0u), 0u);                   // 2^-150: tie to even 0
-  EXPECT_EQ(f32_fma_rne_bits(0x00000003u, 0x3F000000u, 0u), 0x00000002u);          // 1.5 ulp: tie to even 2
-  EXPECT_EQ(f32_fma_rne_bits(0x7F800000u, 0u, 0x3F800000u), 0x7FFFFFFFu);          // Inf * 0
+  EXPECT_EQ(f32_fma_rne_bits(0x00000001u, 0x3F000000u, 0u), 0u);                    // 2^-150: tie to even 0
+  EXPECT_EQ(f32_fma_rne_bits(0x00000003u, 0x3F000000u, 0u), 0x00000002u);           // 1.5 ulp: tie to even 2
+  EXPECT_EQ(f32_fma_rne_bits(0x7F800000u, 0u, 0x3F800000u), 0x7FFFFFFFu);           // Inf * 0
   EXPECT_EQ(f32_fma_rne_bits(0x7F800000u, 0x3F800000u, 0xFF800000u), 0x7FFFFFFFu);  // Inf - Inf
-  EXPECT_EQ(f32_fma_rne_bits(0xFFC00001u, 0x3F800000u, 0u), 0x7FFFFFFFu);          // NaN in
+  EXPECT_EQ(f32_fma_rne_bits(0xFFC00001u, 0x3F800000u, 0u), 0x7FFFFFFFu);           // NaN in
   int failures = 0;
   for (std::uint32_t x : {0x00000001u, 0x00000003u, 0x7F7FFFFFu, 0x80000000u, 0x7F800000u, 0xFFC00001u})
     for (std::uint32_t y : {0x3F000000u, 0x3F800000u, 0x40000000u, 0u, 0x80000000u})
-      for (std::uint32_t z : {0u, 0x80000000u, 0x3F800000u, 0xFF800000u, 0x00000001u}) expect_matches(x, y, z, &failures);
+      for (std::uint32_t z : {0u, 0x80000000u, 0x3F800000u, 0xFF800000u, 0x00000001u})
+        expect_matches(x, y, z, &failures);
   EXPECT_EQ(failures, 0);
 }
 

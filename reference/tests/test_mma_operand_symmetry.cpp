@@ -30,7 +30,8 @@ rc::Gen<std::uint16_t> bf16_any() {
 }
 rc::Gen<std::uint32_t> fp32_c() {
   return rc::gen::oneOf(rc::gen::arbitrary<std::uint32_t>(),
-                        rc::gen::element<std::uint32_t>(0x00000000u, 0x80000000u, 0x7F800000u, 0x00000001u, 0x3F800000u));
+                        rc::gen::element<std::uint32_t>(0x00000000u, 0x80000000u, 0x7F800000u, 0x00000001u,
+                                                        0x3F800000u));
 }
 
 RC_GTEST_PROP(MmaSm90Freedoms, SwappingTheOperandsGivesTheSameBits, ()) {

@@ -32,11 +32,11 @@ constexpr std::uint32_t kChunk = 16, kLanes = 32;
 
 struct Probe {
   std::uint32_t k = 0;
-  std::vector<std::uint32_t> leaves;         // K positions, increasing
-  std::vector<std::pair<int, int>> pairs;    // row r probes pairs[r]
-  std::vector<std::uint16_t> a;              // [pairs][k]
-  std::vector<std::uint8_t> w;               // [1][k]
-  std::vector<float> s;                      // [1][k/128]
+  std::vector<std::uint32_t> leaves;       // K positions, increasing
+  std::vector<std::pair<int, int>> pairs;  // row r probes pairs[r]
+  std::vector<std::uint16_t> a;            // [pairs][k]
+  std::vector<std::uint8_t> w;             // [1][k]
+  std::vector<float> s;                    // [1][k/128]
   ref::GemmView view() const {
     return ref::gemm_view(a.data(), k, w.data(), s.data(), static_cast<std::uint32_t>(pairs.size()), 1, k);
   }
@@ -69,7 +69,8 @@ Clusters clusters_from_outputs(const Probe& p, const std::vector<std::uint16_t>&
   std::vector<std::vector<int>> size(count, std::vector<int>(count, 1));
   for (std::size_t r = 0; r < p.pairs.size(); ++r) {
     const float survivors = ref::f32_from_bits(ref::bf16_bits_to_f32_bits(out[r]));
-    EXPECT_TRUE(survivors >= 0 && survivors <= count - 2 && survivors == static_cast<float>(static_cast<int>(survivors)))
+    EXPECT_TRUE(survivors >= 0 && survivors <= count - 2 &&
+                survivors == static_cast<float>(static_cast<int>(survivors)))
         << "probe row " << r << " gave 0x" << std::hex << out[r] << ": not a count of units";
     const auto [i, j] = p.pairs[r];
     size[i][j] = size[j][i] = count - static_cast<int>(survivors);
@@ -196,7 +197,8 @@ TEST(ReductionOrderProbe, PinsTheCanonicalFoldOrderInTheModelAndTheFastPath) {
   ref::gemm_canonical(v, ref::Arch::sm90, fast.data(), 1);
   const Clusters documented = canonical_tree(p);
   EXPECT_EQ(clusters_from_outputs(p, model), documented) << "the model's canonical fold is not NUMERICS.md 2.1's tree";
-  EXPECT_EQ(clusters_from_outputs(p, fast), documented) << "the fast path's canonical fold is not NUMERICS.md 2.1's tree";
+  EXPECT_EQ(clusters_from_outputs(p, fast), documented)
+      << "the fast path's canonical fold is not NUMERICS.md 2.1's tree";
   // The probe tells the documented tree from the fold in reverse step order.
   EXPECT_NE(canonical_tree(p, true), documented);
 }
@@ -210,7 +212,8 @@ TEST(ReductionOrderProbe, PinsTheGemvOrderInTheModelAndTheFastPath) {
   ref::gemm_gemv(v, fast.data(), 1);
   const Clusters documented = gemv_tree(p);
   EXPECT_EQ(clusters_from_outputs(p, model), documented) << "the model's GEMV order is not reference/gemv.hpp's tree";
-  EXPECT_EQ(clusters_from_outputs(p, fast), documented) << "the fast path's GEMV order is not reference/gemv.hpp's tree";
+  EXPECT_EQ(clusters_from_outputs(p, fast), documented)
+      << "the fast path's GEMV order is not reference/gemv.hpp's tree";
   // A swapped butterfly level is a different tree: the probe rejects it whatever the data.
   EXPECT_NE(gemv_tree(p, true), documented);
 }

@@ -14,12 +14,28 @@
 namespace w8a16::py_bind {
 namespace py = pybind11;
 
-template <class T> constexpr const char* dtype_name();
-template <> constexpr const char* dtype_name<std::uint8_t>() { return "uint8"; }
-template <> constexpr const char* dtype_name<std::uint16_t>() { return "uint16"; }
-template <> constexpr const char* dtype_name<std::uint32_t>() { return "uint32"; }
-template <> constexpr const char* dtype_name<float>() { return "float32"; }
-template <> constexpr const char* dtype_name<double>() { return "float64"; }
+template <class T>
+constexpr const char* dtype_name();
+template <>
+constexpr const char* dtype_name<std::uint8_t>() {
+  return "uint8";
+}
+template <>
+constexpr const char* dtype_name<std::uint16_t>() {
+  return "uint16";
+}
+template <>
+constexpr const char* dtype_name<std::uint32_t>() {
+  return "uint32";
+}
+template <>
+constexpr const char* dtype_name<float>() {
+  return "float32";
+}
+template <>
+constexpr const char* dtype_name<double>() {
+  return "float64";
+}
 
 inline std::string shape_str(const py::array& a) {
   std::string s = "(";
@@ -108,7 +124,8 @@ py::array_t<T> new_array(const std::vector<py::ssize_t>& shape, const char* what
   const std::string message = std::string(what) + ": cannot allocate the " + shape_str(shape) + " " + dtype_name<T>() +
                               " array (" + bytes_str(bytes) + ")";
   const double memory = physical_memory_bytes();
-  if (memory > 0 && bytes > memory / 2) raise_memory_error(message + ": more than half of this machine's " + bytes_str(memory));
+  if (memory > 0 && bytes > memory / 2)
+    raise_memory_error(message + ": more than half of this machine's " + bytes_str(memory));
   try {
     return py::array_t<T>(shape);
   } catch (const py::error_already_set&) {
@@ -130,7 +147,8 @@ inline std::vector<py::ssize_t> shape_of(const py::array& a) { return {a.shape()
 // never a value wrapped modulo 2^32.
 inline std::uint32_t checked_u32(py::ssize_t v, const std::string& what) {
   if (v < 0 || v > static_cast<py::ssize_t>(UINT32_MAX))
-    throw py::value_error(what + " = " + std::to_string(v) + " is out of range (0.." + std::to_string(UINT32_MAX) + ")");
+    throw py::value_error(what + " = " + std::to_string(v) + " is out of range (0.." + std::to_string(UINT32_MAX) +
+                          ")");
   return static_cast<std::uint32_t>(v);
 }
 
@@ -160,8 +178,8 @@ inline constexpr long long kMaxThreads = 1024;
 
 // A `threads` argument: 0 (one per core) or 1..kMaxThreads.
 inline unsigned checked_threads(const py::handle& obj) {
-  return static_cast<unsigned>(
-      checked_int(obj, "threads", 0, kMaxThreads, "0 for one thread per core, or 1.." + std::to_string(kMaxThreads)));
+  return static_cast<unsigned>(checked_int(obj, "threads", 0, kMaxThreads,
+                                           "0 for one thread per core, or 1.." + std::to_string(kMaxThreads)));
 }
 
 }  // namespace w8a16::py_bind

@@ -62,8 +62,10 @@ py::dict case_inputs(const std::string& line) {
   const double operand_bytes = 2.0 * c.m * c.a_row_stride + 1.0 * c.n * c.k + 4.0 * static_cast<double>(scales);
   const double memory = physical_memory_bytes();
   if (memory > 0 && 2 * operand_bytes > memory / 2)
-    raise_memory_error("line: the case's operands need " + bytes_str(operand_bytes) + " (twice, while copied), more than "
-                       "half of this machine's " + bytes_str(memory));
+    raise_memory_error("line: the case's operands need " + bytes_str(operand_bytes) +
+                       " (twice, while copied), more than "
+                       "half of this machine's " +
+                       bytes_str(memory));
   golden::CaseInputs in;
   std::string error;
   try {
@@ -74,8 +76,8 @@ py::dict case_inputs(const std::string& line) {
   auto a = new_array<std::uint16_t>({static_cast<py::ssize_t>(c.m), static_cast<py::ssize_t>(c.a_row_stride)}, "a");
   auto w = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
   auto s = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)}, "s");
-  if (static_cast<py::ssize_t>(in.a_bits.size()) != a.size() || static_cast<py::ssize_t>(in.w_e4m3.size()) != w.size() ||
-      static_cast<py::ssize_t>(in.s_f32.size()) != s.size())
+  if (static_cast<py::ssize_t>(in.a_bits.size()) != a.size() ||
+      static_cast<py::ssize_t>(in.w_e4m3.size()) != w.size() || static_cast<py::ssize_t>(in.s_f32.size()) != s.size())
     throw std::runtime_error("regenerate_inputs returned operands of unexpected sizes");
   std::memcpy(a.mutable_data(), in.a_bits.data(), in.a_bits.size() * sizeof(std::uint16_t));
   std::memcpy(w.mutable_data(), in.w_e4m3.data(), in.w_e4m3.size());
@@ -96,7 +98,8 @@ py::dict case_inputs(const std::string& line) {
 }  // namespace
 
 void bind_case(py::module_& m) {
-  m.def("parse_case", &parse_case, py::arg("line"), "A 'case/1 ...' line -> its fields (dict); ValueError says why not");
+  m.def("parse_case", &parse_case, py::arg("line"),
+        "A 'case/1 ...' line -> its fields (dict); ValueError says why not");
   m.def("read_case_file", &read_case_file, py::arg("path"), "A case file -> list of case dicts");
   m.def("case_inputs", &case_inputs, py::arg("line"),
         "A case's regenerated operands (a, w, s), input digest and special classes, with its fields");

@@ -75,8 +75,9 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   // (M-1)*a_row_stride + K > a.size(), without the product overflowing for an absurd pitch.
   if (a.size() < static_cast<py::ssize_t>(k) ||
       (m > 1 && a_stride > (a.size() - static_cast<py::ssize_t>(k)) / static_cast<py::ssize_t>(m - 1)))
-    throw py::value_error("a holds " + std::to_string(a.size()) + " elements, fewer than M rows of pitch a_row_stride = " +
-                          std::to_string(a_stride) + " need ((M-1)*a_row_stride + K)");
+    throw py::value_error("a holds " + std::to_string(a.size()) +
+                          " elements, fewer than M rows of pitch a_row_stride = " + std::to_string(a_stride) +
+                          " need ((M-1)*a_row_stride + K)");
   const py::ssize_t scale_rows = (n + ref::kScaleRows - 1) / ref::kScaleRows;
   if (s.shape(0) != scale_rows || s.shape(1) != k / ref::kKStep)
     throw py::value_error("s must have shape (ceil(N/128), K/128) = (" + std::to_string(scale_rows) + ", " +
@@ -88,7 +89,8 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   const ref::GemmView v = ref::gemm_view(a.data(), static_cast<std::size_t>(a_stride), w.data(), s.data(), m, n, k);
   if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
   if (static_cast<double>(m) * static_cast<double>(c_stride) > 9.0e18)
-    throw py::value_error("M * c_row_stride = " + std::to_string(m) + " * " + std::to_string(c_stride) + " is too large");
+    throw py::value_error("M * c_row_stride = " + std::to_string(m) + " * " + std::to_string(c_stride) +
+                          " is too large");
   py::array_t<std::uint16_t> c = new_array<std::uint16_t>({static_cast<py::ssize_t>(m), c_stride}, "the result C");
   std::fill(c.mutable_data(), c.mutable_data() + c.size(), std::uint16_t{0});
   std::uint16_t* pc = c.mutable_data();
@@ -104,8 +106,8 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
 // problem): the same per-element functions as gemm(), for audits that sample a few hundred of
 // 51,200 columns without materialising W. element(view, m) gets a one-column view of column j.
 template <class Out, class Element>
-py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
-                            unsigned threads, Element element_of) {
+py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, unsigned threads,
+                            Element element_of) {
   const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_rows");
   const py::array sv = any_layout_array<float>(s_obj, "s_rows");
@@ -120,7 +122,8 @@ py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, co
   auto s = contiguous<float>(sv, "s_rows");
   if (m == 0 || cols == 0) throw py::value_error("a and w_rows must have at least one row");
   if (a.shape(1) < static_cast<py::ssize_t>(k))
-    throw py::value_error("a has rows of " + std::to_string(a.shape(1)) + " elements, fewer than K = " + std::to_string(k));
+    throw py::value_error("a has rows of " + std::to_string(a.shape(1)) +
+                          " elements, fewer than K = " + std::to_string(k));
   if (s.shape(0) != w.shape(0) || s.shape(1) != k / ref::kKStep)
     throw py::value_error("s_rows must have shape (columns, K/128) = (" + std::to_string(cols) + ", " +
                           std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
@@ -134,8 +137,8 @@ py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, co
     py::gil_scoped_release unlocked;
     ref::parallel_for(cols, threads, [&](std::uint32_t j) {
       // A one-column view: its scale row 0 is the column's own S row.
-      const ref::GemmView v =
-          ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k, ps + std::size_t{j} * (k / ref::kKStep), m, 1, k);
+      const ref::GemmView v = ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k,
+                                             ps + std::size_t{j} * (k / ref::kKStep), m, 1, k);
       for (std::uint32_t i = 0; i < m; ++i) pc[std::size_t{i} * cols + j] = element_of(v, i);
     });
   }
@@ -189,14 +192,16 @@ py::dict canonical_fold(const py::object& a_obj, const py::object& w_obj, const 
   const py::ssize_t k = wv.shape(0);
   if (k <= 0 || k % ref::kKStep != 0)
     throw py::value_error("w_row: K = " + std::to_string(k) + " must be a positive multiple of 128");
-  if (av.shape(0) != k) throw py::value_error("a_row has " + std::to_string(av.shape(0)) + " elements, w_row K = " + std::to_string(k));
+  if (av.shape(0) != k)
+    throw py::value_error("a_row has " + std::to_string(av.shape(0)) + " elements, w_row K = " + std::to_string(k));
   if (sv.shape(0) != k / ref::kKStep)
-    throw py::value_error("s_row must have K/128 = " + std::to_string(k / ref::kKStep) + " elements, got " + shape_str(sv));
+    throw py::value_error("s_row must have K/128 = " + std::to_string(k / ref::kKStep) + " elements, got " +
+                          shape_str(sv));
   auto a = contiguous<std::uint16_t>(av, "a_row");
   auto w = contiguous<std::uint8_t>(wv, "w_row");
   auto s = contiguous<float>(sv, "s_row");
-  const ref::GemmView v =
-      ref::gemm_view(a.data(), static_cast<std::size_t>(k), w.data(), s.data(), 1, 1, checked_u32(k, "K"));
+  const ref::GemmView v = ref::gemm_view(a.data(), static_cast<std::size_t>(k), w.data(), s.data(), 1, 1,
+                                         checked_u32(k, "K"));
   const std::uint32_t steps = v.k_steps();
   auto p = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "p");
   auto acc = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "acc");
@@ -220,7 +225,8 @@ py::dict canonical_fold(const py::object& a_obj, const py::object& w_obj, const 
 }  // namespace
 
 void bind_contract(py::module_& m) {
-  m.def("canonical_fold", &canonical_fold, py::arg("a_row"), py::arg("w_row"), py::arg("s_row"), py::arg("arch") = "sm90",
+  m.def("canonical_fold", &canonical_fold, py::arg("a_row"), py::arg("w_row"), py::arg("s_row"),
+        py::arg("arch") = "sm90",
         "One output's canonical fold step by step: dict(p: uint32 [K/128] each step's partial, acc: uint32 [K/128] "
         "the FP32 accumulator after each step), FP32 bits");
   m.def("gemm", &gemm, py::arg("a"), py::arg("w"), py::arg("s"), py::arg("contract") = "canonical",

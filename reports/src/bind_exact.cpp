@@ -28,11 +28,12 @@ double exact_double(const ref::ExactOutput& e) {
 using Result = std::pair<py::array_t<double>, py::array_t<std::uint16_t>>;
 
 Result make_result(py::ssize_t rows, py::ssize_t cols) {
-  return {new_array<double>({rows, cols}, "the result (values)"), new_array<std::uint16_t>({rows, cols}, "the result (bits)")};
+  return {new_array<double>({rows, cols}, "the result (values)"),
+          new_array<std::uint16_t>({rows, cols}, "the result (bits)")};
 }
 
-void check_operands(const py::array& a, const py::array& w, const py::array& s, const char* w_name,
-                    const char* s_name, py::ssize_t scale_rows) {
+void check_operands(const py::array& a, const py::array& w, const py::array& s, const char* w_name, const char* s_name,
+                    py::ssize_t scale_rows) {
   require_ndim(a, 2, "a", "[M, >=K] (BF16 bits)");
   require_ndim(w, 2, w_name, "(E4M3 codes)");
   require_ndim(s, 2, s_name, "(FP32 scales)");
@@ -41,7 +42,8 @@ void check_operands(const py::array& a, const py::array& w, const py::array& s, 
     throw py::value_error(std::string(w_name) + ": K = " + std::to_string(k) + " must be a positive multiple of 128");
   if (a.shape(0) < 1 || w.shape(0) < 1) throw py::value_error("a and " + std::string(w_name) + " must have rows");
   if (a.shape(1) < k)
-    throw py::value_error("a has rows of " + std::to_string(a.shape(1)) + " elements, fewer than K = " + std::to_string(k));
+    throw py::value_error("a has rows of " + std::to_string(a.shape(1)) +
+                          " elements, fewer than K = " + std::to_string(k));
   if (s.shape(0) != scale_rows || s.shape(1) != k / ref::kKStep)
     throw py::value_error(std::string(s_name) + " must have shape (" + std::to_string(scale_rows) + ", " +
                           std::to_string(k / ref::kKStep) + "), got " + shape_str(s));
@@ -109,8 +111,8 @@ Result exact_columns(const py::object& a_obj, const py::object& w_obj, const py:
     py::gil_scoped_release unlocked;
     ref::parallel_for(cols, threads, [&](std::uint32_t j) {
       // One column: its scale row 0 is the column's own S row.
-      const ref::GemmView v =
-          ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k, ps + std::size_t{j} * (k / ref::kKStep), m, 1, k);
+      const ref::GemmView v = ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k,
+                                             ps + std::size_t{j} * (k / ref::kKStep), m, 1, k);
       for (std::uint32_t i = 0; i < m; ++i) {
         const ref::ExactOutput e = ref::exact_element(v, i, 0);
         value[std::size_t{i} * cols + j] = exact_double(e);

@@ -72,7 +72,8 @@ py::bytes serialize_mmav(const py::object& a_obj, const py::object& bt_obj, cons
   require_ndim(av, 3, "a", "[count, 16, 16] (BF16 bits)");
   const py::ssize_t count = av.shape(0);
   if (count > static_cast<py::ssize_t>(UINT32_MAX))
-    throw py::value_error("a: " + std::to_string(count) + " cases, more than a .mmav holds (2^32 - 1: its count is 32 bits)");
+    throw py::value_error("a: " + std::to_string(count) +
+                          " cases, more than a .mmav holds (2^32 - 1: its count is 32 bits)");
   check_case_array(av, "a", count, 16, 16);
   check_case_array(btv, "bt", count, 8, 16);
   check_case_array(cv, "c", count, 16, 8);

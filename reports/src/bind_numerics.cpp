@@ -14,8 +14,7 @@ namespace w8a16::py_bind {
 
 ref::Arch parse_arch_arg(const std::string& text) {
   ref::Arch arch;
-  if (!ref::parse_arch(text, &arch))
-    throw py::value_error("arch must be 'sm90' or 'sm80', got '" + text + "'");
+  if (!ref::parse_arch(text, &arch)) throw py::value_error("arch must be 'sm90' or 'sm80', got '" + text + "'");
   return arch;
 }
 
@@ -101,8 +100,8 @@ py::array_t<std::uint32_t> mma(const py::object& a_obj, const py::object& b_obj,
   auto b_lead = shape_of(b);
   b_lead.pop_back();
   if (b_lead != lead || shape_of(c) != lead)
-    throw py::value_error("a[..., 16], b[..., 16] and c[...] must have the same leading shape, got a " +
-                          shape_str(a) + ", b " + shape_str(b) + ", c " + shape_str(c));
+    throw py::value_error("a[..., 16], b[..., 16] and c[...] must have the same leading shape, got a " + shape_str(a) +
+                          ", b " + shape_str(b) + ", c " + shape_str(c));
   py::array_t<std::uint32_t> out = new_array<std::uint32_t>(lead, "the result");
   const Walk wa = walk_of(a, lead), wb = walk_of(b, lead), wc = walk_of(c, lead);
   const py::ssize_t ka = a.strides(a.ndim() - 1), kb = b.strides(b.ndim() - 1);

@@ -47,7 +47,8 @@ std::uint64_t write_operand_bundle(const std::string& path, const std::string& e
     const py::array cols = any_layout_array<std::uint32_t>(patch_cols, "patch_cols");
     require_ndim(cols, 2, "patch_cols", "[launches * m, patches_per_row]");
     src.patches_per_row = checked_u32(cols.shape(1), "patches_per_row");
-    if (src.patches_per_row == 0) throw py::value_error("patch_cols: a patched bundle needs at least one patch per row");
+    if (src.patches_per_row == 0)
+      throw py::value_error("patch_cols: a patched bundle needs at least one patch per row");
     src.base = flat<std::uint16_t>(base, "base");
     src.patch_cols = flat<std::uint32_t>(patch_cols, "patch_cols");
     src.patch_bits = flat<std::uint16_t>(patch_bits, "patch_bits");
@@ -65,7 +66,8 @@ py::dict read_operand_output(const std::string& path) {
   std::string error;
   if (!golden::read_operand_output_file(path, &o, &error)) throw py::value_error("path: " + error);
   auto c = new_array<std::uint16_t>({static_cast<py::ssize_t>(std::uint64_t{o.launches} * o.m),
-                                     static_cast<py::ssize_t>(o.c_row_stride)}, "c");
+                                     static_cast<py::ssize_t>(o.c_row_stride)},
+                                    "c");
   std::memcpy(c.mutable_data(), o.c.data(), o.c.size() * sizeof(std::uint16_t));
   py::dict d;
   d["entry"] = o.entry;

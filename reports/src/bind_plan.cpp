@@ -25,8 +25,7 @@ py::dict plan_case(const std::string& line) {
   std::string error;
   if (!golden::parse_case(line, &c, &error)) throw py::value_error("line: " + error);
   // Less the kernels the line's without= takes away, as launch_case plans it.
-  const device::Planned p =
-      props::plan_case(c, device::StaticRegistry::all_present(), device::DeviceLimits::h200());
+  const device::Planned p = props::plan_case(c, device::StaticRegistry::all_present(), device::DeviceLimits::h200());
   if (!p.ok()) throw py::value_error("refused: " + p.status.message);
   py::dict d;
   d["kernel"] = std::string(p.plan.kernel_name);
@@ -80,9 +79,10 @@ void bind_plan(py::module_& m) {
         "Every kernel body of the launch layer (bodies.def), in order: a list of dicts with name, contract "
         "('canonical' for the tensor-core bodies, 'gemv' for the scalar GEMV strip), tier ('first', 'twin_first', "
         "'own'), symbols and archs (one each per symbol), entries and order_probes (order.py PROBE_PLAN names)");
-  m.def("plan_case", &plan_case, py::arg("line"),
-        "The launch layer's plan for a case line (every kernel present but the line's without=, H200 limits): kernel, body, "
-        "contract, grid, dynamic_smem; ValueError if the line is malformed or the call refused");
+  m.def(
+      "plan_case", &plan_case, py::arg("line"),
+      "The launch layer's plan for a case line (every kernel present but the line's without=, H200 limits): kernel, body, "
+      "contract, grid, dynamic_smem; ValueError if the line is malformed or the call refused");
 }
 
 }  // namespace w8a16::py_bind

@@ -110,8 +110,8 @@ golden::RecordedOutput recorded_from_dict(const py::object& obj) {
   o.digest = u64_of(key_of(d, "digest", "recorded"), "recorded['digest']");
   o.outputs = u64_of(key_of(d, "outputs", "recorded"), "recorded['outputs']");
   if (o.outputs != std::uint64_t{o.c.m} * o.c.n)
-    throw py::value_error("recorded: outputs = " + std::to_string(o.outputs) + ", the case has m * n = " +
-                          std::to_string(std::uint64_t{o.c.m} * o.c.n));
+    throw py::value_error("recorded: outputs = " + std::to_string(o.outputs) +
+                          ", the case has m * n = " + std::to_string(std::uint64_t{o.c.m} * o.c.n));
   const py::object bits_obj = key_of(d, "bits", "recorded");
   if (!bits_obj.is_none()) {
     auto bits = checked_array<std::uint16_t>(bits_obj, "recorded['bits']");

@@ -31,10 +31,13 @@ PYBIND11_MODULE(_core, m) {
   w8a16::py_bind::bind_operands(m);
   // What this module was built from (cmake/version.hpp.in): the CMake project version and the
   // commit at configure time. Reports name the data they show by these.
-  m.def("build_info", [] {
-    pybind11::dict d;
-    d["version"] = w8a16::kVersion;
-    d["commit"] = w8a16::kGitCommit;
-    return d;
-  }, "The CMake project version and the git commit (at configure time) this module was built from");
+  m.def(
+      "build_info",
+      [] {
+        pybind11::dict d;
+        d["version"] = w8a16::kVersion;
+        d["commit"] = w8a16::kGitCommit;
+        return d;
+      },
+      "The CMake project version and the git commit (at configure time) this module was built from");
 }

@@ -55,7 +55,8 @@ Sample choose_sample(std::uint32_t m, Shape sh, std::uint64_t check_macs) {
 // range, 16 columns) pieces run one per core, since one 128-column block alone would keep only 8
 // cores busy. A piece never crosses a 128-column boundary, so its view of S starts at its own row
 // of scales.
-std::vector<std::uint16_t> expected_sample(const HostInputs& in, Shape sh, const Sample& smp, device::Contract contract) {
+std::vector<std::uint16_t> expected_sample(const HostInputs& in, Shape sh, const Sample& smp,
+                                           device::Contract contract) {
   std::uint32_t cols = 0;
   for (Range c : smp.cols) cols += c.end - c.begin;
   std::uint32_t rows = 0;
@@ -79,9 +80,10 @@ std::vector<std::uint16_t> expected_sample(const HostInputs& in, Shape sh, const
     out_row += r.end - r.begin;
   }
   auto run = [&](const Piece& p, unsigned threads) {
-    const ref::GemmView v = ref::gemm_view(
-        in.a.data() + static_cast<std::size_t>(p.r0) * sh.k, sh.k, in.w.data() + static_cast<std::size_t>(p.c0) * sh.k,
-        in.s.data() + static_cast<std::size_t>(p.c0 / 128) * steps, p.rows, p.cols, sh.k);
+    const ref::GemmView v = ref::gemm_view(in.a.data() + static_cast<std::size_t>(p.r0) * sh.k, sh.k,
+                                           in.w.data() + static_cast<std::size_t>(p.c0) * sh.k,
+                                           in.s.data() + static_cast<std::size_t>(p.c0 / 128) * steps, p.rows, p.cols,
+                                           sh.k);
     std::uint16_t* dst = out.data() + static_cast<std::size_t>(p.out_row) * cols + p.out_col;
     if (contract == device::Contract::gemv) ref::gemm_gemv(v, dst, cols, threads);
     else ref::gemm_canonical(v, ref::Arch::sm90, dst, cols, threads);
@@ -124,8 +126,8 @@ Check compare_sample(const std::vector<std::uint16_t>& got, std::uint32_t pitch,
   return ck;
 }
 
-double cublas_rel_error(const std::vector<std::uint16_t>& got, const HostInputs& in, const std::vector<std::uint16_t>& wdq,
-                        Shape sh, const Sample& smp) {
+double cublas_rel_error(const std::vector<std::uint16_t>& got, const HostInputs& in,
+                        const std::vector<std::uint16_t>& wdq, Shape sh, const Sample& smp) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> idx;
   for (Range r : smp.rows)
     for (std::uint32_t row = r.begin; row < r.end; ++row)

@@ -50,8 +50,8 @@ std::unique_ptr<CublasLt> CublasLt::load(const std::vector<std::string>& candida
     lt->path_ = c;
     lt->fn_ = std::make_unique<Functions>();
     std::string missing;
-#define W8A16_BENCH_LT_LOAD(name)                                                         \
-  lt->fn_->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                \
+#define W8A16_BENCH_LT_LOAD(name)                                         \
+  lt->fn_->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
   if (!lt->fn_->name && missing.empty()) missing = #name;
     W8A16_BENCH_LT_FUNCTIONS(W8A16_BENCH_LT_LOAD)
 #undef W8A16_BENCH_LT_LOAD
@@ -121,8 +121,10 @@ std::string CublasRunner::prepare(std::uint32_t m, Shape sh) {
   };
   std::string e = check(lt.cublasLtMatmulDescCreate(&s.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
   const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-  if (e.empty()) e = check(lt.cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-  if (e.empty()) e = check(lt.cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+  if (e.empty())
+    e = check(lt.cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
+  if (e.empty())
+    e = check(lt.cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
   if (e.empty()) e = check(lt.cublasLtMatrixLayoutCreate(&s.la, CUDA_R_16BF, sh.k, sh.n, sh.k), "layout W");
   if (e.empty()) e = check(lt.cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_16BF, sh.k, m, sh.k), "layout A");
   if (e.empty()) e = check(lt.cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_16BF, sh.n, m, sh.n), "layout C");
@@ -142,10 +144,11 @@ std::string CublasRunner::prepare(std::uint32_t m, Shape sh) {
 std::string CublasRunner::run(device::DevPtr w, device::DevPtr a, device::DevPtr c, device::Stream stream) {
   State& s = *s_;
   const float alpha = 1.0f, beta = 0.0f;
-  const cublasStatus_t r = s.lt->cublasLtMatmul(
-      s.handle, s.desc, &alpha, reinterpret_cast<const void*>(w), s.la, reinterpret_cast<const void*>(a), s.lb, &beta,
-      reinterpret_cast<const void*>(c), s.lc, reinterpret_cast<void*>(c), s.lc, &s.heur.algo,
-      reinterpret_cast<void*>(s.workspace->address()), State::kWorkspaceBytes, reinterpret_cast<cudaStream_t>(stream));
+  const cublasStatus_t r = s.lt->cublasLtMatmul(s.handle, s.desc, &alpha, reinterpret_cast<const void*>(w), s.la,
+                                                reinterpret_cast<const void*>(a), s.lb, &beta,
+                                                reinterpret_cast<const void*>(c), s.lc, reinterpret_cast<void*>(c),
+                                                s.lc, &s.heur.algo, reinterpret_cast<void*>(s.workspace->address()),
+                                                State::kWorkspaceBytes, reinterpret_cast<cudaStream_t>(stream));
   return r == CUBLAS_STATUS_SUCCESS ? "" : std::string("cublasLtMatmul: ") + s.lt->cublasLtGetStatusString(r);
 }
 
@@ -180,9 +183,9 @@ bool upload_cublas_operands(device::Backend& backend, const HostInputs& in, Shap
   return st.ok();
 }
 
-CublasMeasurement measure_cublas(CublasRunner& runner, device::Backend& backend, Timer& timer, const CublasOperands& ops,
-                                 const device::Buffer& a, const HostInputs& in, Shape sh, std::uint32_t m,
-                                 const Sample& smp, const MeasureOptions& opt) {
+CublasMeasurement measure_cublas(CublasRunner& runner, device::Backend& backend, Timer& timer,
+                                 const CublasOperands& ops, const device::Buffer& a, const HostInputs& in, Shape sh,
+                                 std::uint32_t m, const Sample& smp, const MeasureOptions& opt) {
   CublasMeasurement r;
   r.error = runner.prepare(m, sh);
   std::vector<std::uint16_t> got(static_cast<std::size_t>(m) * sh.n);

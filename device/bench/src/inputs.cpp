@@ -28,7 +28,9 @@ std::uint16_t to_bf16(float v) {
 
 }  // namespace
 
-std::uint64_t inputs_seed(std::uint64_t seed, Shape sh) { return seed ^ (static_cast<std::uint64_t>(sh.n) << 32) ^ sh.k; }
+std::uint64_t inputs_seed(std::uint64_t seed, Shape sh) {
+  return seed ^ (static_cast<std::uint64_t>(sh.n) << 32) ^ sh.k;
+}
 
 HostInputs make_host_inputs(std::uint32_t max_m, Shape sh, std::uint64_t seed) {
   HostInputs in;
@@ -72,8 +74,9 @@ std::vector<std::uint16_t> dequantize_bf16(const HostInputs& in, Shape sh) {
   const std::uint32_t steps = sh.k / 128;
   ref::parallel_for(sh.n, 0, [&](std::uint32_t n) {
     for (std::uint32_t k = 0; k < sh.k; ++k)
-      out[static_cast<std::size_t>(n) * sh.k + k] = to_bf16(ref::e4m3fn_to_f32(in.w[static_cast<std::size_t>(n) * sh.k + k]) *
-                                                            in.s[static_cast<std::size_t>(n / 128) * steps + k / 128]);
+      out[static_cast<std::size_t>(n) * sh.k + k] = to_bf16(
+          ref::e4m3fn_to_f32(in.w[static_cast<std::size_t>(n) * sh.k + k]) *
+          in.s[static_cast<std::size_t>(n / 128) * steps + k / 128]);
   });
   return out;
 }

@@ -15,8 +15,8 @@ bool parse_shape(const std::string& text, Shape* out, std::string* why) {
     return false;
   }
   const std::string ns = text.substr(0, sep), ks = text.substr(sep + 1);
-  if (ns.find_first_not_of("0123456789") != std::string::npos || ks.find_first_not_of("0123456789") != std::string::npos ||
-      ns.size() > 9 || ks.size() > 9) {
+  if (ns.find_first_not_of("0123456789") != std::string::npos ||
+      ks.find_first_not_of("0123456789") != std::string::npos || ns.size() > 9 || ks.size() > 9) {
     *why = "'" + text + "' is not NxK with decimal N and K";
     return false;
   }

@@ -34,7 +34,8 @@ TEST(BenchGpuSide, WithoutCublasTheReportSaysNotAvailableAndWhy) {
   std::string why;
   EXPECT_FALSE(bench::CublasLt::load(nowhere, &why));
   EXPECT_EQ(why.rfind("cuBLASLt could not be loaded (set W8A16_CUBLASLT to its path): ", 0), 0u) << why;
-  EXPECT_NE(why.find("/nonexistent/libcublasLt.so.13"), std::string::npos) << "each candidate's failure is named: " << why;
+  EXPECT_NE(why.find("/nonexistent/libcublasLt.so.13"), std::string::npos)
+      << "each candidate's failure is named: " << why;
   EXPECT_NE(why.find("libcublasLt-absent.so"), std::string::npos) << why;
 
   const bench::CublasSetup absent = bench::open_cublas(backend, true, nowhere);

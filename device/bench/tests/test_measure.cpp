@@ -50,8 +50,8 @@ struct Fixture {
     device::Call c;
     c.entry = device::Entry::gemm_pipelined_m32_strided;
     c.kernel = backend.registry().resolve(device::KernelId::gemm_pipelined_m32);
-    c.args = device::Args{ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, sh.n, sh.k,
-                          sh.k, sh.n, 0};
+    c.args = device::Args{
+        ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, sh.n, sh.k, sh.k, sh.n, 0};
     const device::Planned p = device::plan_launch(c, backend.registry(), backend.limits());
     EXPECT_TRUE(p.ok()) << p.status.message;
     plan = p.plan;
@@ -121,7 +121,8 @@ TEST(BenchMeasure, ACopyThatDiffersLeavesAnotherOutputAndIsCaught) {
   ASSERT_TRUE(f.ops.w[2]->upload(w.data(), w.size()).ok());  // the last copy read by the timed launches
   StandInTimer timer;
   bench::Expected expected(f.in, f.sh, bench::choose_sample(f.m, f.sh, ~0ull));
-  const bench::Measurement r = bench::measure_plan(f.backend, timer, f.plan, f.ops, expected, bench::MeasureOptions{3, 1, false});
+  const bench::Measurement r = bench::measure_plan(f.backend, timer, f.plan, f.ops, expected,
+                                                   bench::MeasureOptions{3, 1, false});
   ASSERT_TRUE(r.launched);
   EXPECT_EQ(r.check.mismatches, 0u) << "copy 0 is right";
   EXPECT_TRUE(r.timing.ok);

@@ -94,7 +94,8 @@ TEST(BenchFloor, TheCommittedRunsFloorsAreRecomputedBitForBit) {
       const Shape sh{r.at("n").get<std::uint32_t>(), r.at("k").get<std::uint32_t>()};
       const std::uint32_t m = r.at("m").get<std::uint32_t>();
       EXPECT_EQ(bench::floor_bytes(sh, m), r.at("bytes").get<double>()) << name << " " << r.dump();
-      EXPECT_EQ(bench::floor_us(bench::floor_bytes(sh, m), bw), r.at("floor_us").get<double>()) << name << " " << r.dump();
+      EXPECT_EQ(bench::floor_us(bench::floor_bytes(sh, m), bw), r.at("floor_us").get<double>())
+          << name << " " << r.dump();
       ++rows;
     }
   }
@@ -107,10 +108,10 @@ TEST(BenchRotation, CopiesPassTheMibAndAreNeverFewerThanTwo) {
   EXPECT_EQ(bench::rotation_copies(w, 512), 22);
   EXPECT_GE(bench::rotation_copies(w, 512) * w, 512.0 * 1048576);
   EXPECT_LT((bench::rotation_copies(w, 512) - 1) * w, 512.0 * 1048576);
-  EXPECT_EQ(bench::rotation_copies(1048576, 8), 8);     // exactly 8 MiB: 8 copies, not 9
+  EXPECT_EQ(bench::rotation_copies(1048576, 8), 8);  // exactly 8 MiB: 8 copies, not 9
   EXPECT_EQ(bench::rotation_copies(1048576, 8.5), 9);
   EXPECT_EQ(bench::rotation_copies(bench::weight_bytes({51200, 5120}), 512), 3);
-  EXPECT_EQ(bench::rotation_copies(1e12, 512), 2);      // one copy passes the MiB: still 2
+  EXPECT_EQ(bench::rotation_copies(1e12, 512), 2);  // one copy passes the MiB: still 2
   EXPECT_EQ(bench::rotation_copies(w, 0), 2);
 }
 
@@ -264,7 +265,8 @@ TEST(BenchCheck, CublasErrorIsRelativeToFloat64AndNaNIsInfinite) {
       double acc = 0;
       for (std::uint32_t k = 0; k < 128; ++k) {
         float a, w;
-        const std::uint32_t ab = ref::bf16_bits_to_f32_bits(in.a[r * 128 + k]), wb = ref::bf16_bits_to_f32_bits(dq[n * 128 + k]);
+        const std::uint32_t ab = ref::bf16_bits_to_f32_bits(in.a[r * 128 + k]),
+                            wb = ref::bf16_bits_to_f32_bits(dq[n * 128 + k]);
         std::memcpy(&a, &ab, 4);
         std::memcpy(&w, &wb, 4);
         acc += double(a) * w;

@@ -25,16 +25,16 @@ __device__ __forceinline__ uint32_t pack_bf16x2(uint16_t lo, uint16_t hi) {
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(32) w8a16_probe_mma_m16n8k16_bf16(
-    const uint16_t* __restrict__ a, const uint16_t* __restrict__ bt, const uint32_t* __restrict__ c,
-    uint32_t* __restrict__ d, uint32_t count) {
+extern "C" __global__ void __launch_bounds__(32)
+    w8a16_probe_mma_m16n8k16_bf16(const uint16_t* __restrict__ a, const uint16_t* __restrict__ bt,
+                                  const uint32_t* __restrict__ c, uint32_t* __restrict__ d, uint32_t count) {
   const uint32_t i = blockIdx.x;
   if (i >= count) return;  // whole warp returns together: mma.sync needs all 32 lanes
   const uint32_t lane = threadIdx.x;
   const uint32_t g = lane / 4, t = lane % 4;
-  const uint16_t* A = a + 256u * i;   // A[m][k]  = A[16 m + k]
-  const uint16_t* Bt = bt + 128u * i; // B[k][n]  = Bt[16 n + k]
-  const uint32_t* C = c + 128u * i;   // C[m][n]  = C[8 m + n]
+  const uint16_t* A = a + 256u * i;    // A[m][k]  = A[16 m + k]
+  const uint16_t* Bt = bt + 128u * i;  // B[k][n]  = Bt[16 n + k]
+  const uint32_t* C = c + 128u * i;    // C[m][n]  = C[8 m + n]
   uint32_t* D = d + 128u * i;
 
   uint32_t ra[4], rb[2];
@@ -55,8 +55,8 @@ extern "C" __global__ void __launch_bounds__(32) w8a16_probe_mma_m16n8k16_bf16(
       " {c0, c1, c2, c3};\n"
       " mov.b32 %0, d0;\n mov.b32 %1, d1;\n mov.b32 %2, d2;\n mov.b32 %3, d3;\n}\n"
       : "=r"(rd[0]), "=r"(rd[1]), "=r"(rd[2]), "=r"(rd[3])
-      : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "r"(rc[0]), "r"(rc[1]),
-        "r"(rc[2]), "r"(rc[3]));
+      : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "r"(rc[0]), "r"(rc[1]), "r"(rc[2]),
+        "r"(rc[3]));
   D[8 * g + 2 * t] = rd[0];
   D[8 * g + 2 * t + 1] = rd[1];
   D[8 * (g + 8) + 2 * t] = rd[2];

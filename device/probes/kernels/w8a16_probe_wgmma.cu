@@ -33,9 +33,10 @@ __device__ __forceinline__ uint32_t sw128(uint32_t row, uint32_t k) {  // byte o
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(128) w8a16_probe_wgmma_m64n8k16_bf16(
-    const uint16_t* __restrict__ a, const uint16_t* __restrict__ bt, const uint32_t* __restrict__ c,
-    uint32_t* __restrict__ d, uint32_t count, uint32_t a_from_regs, uint32_t scale_d) {
+extern "C" __global__ void __launch_bounds__(128)
+    w8a16_probe_wgmma_m64n8k16_bf16(const uint16_t* __restrict__ a, const uint16_t* __restrict__ bt,
+                                    const uint32_t* __restrict__ c, uint32_t* __restrict__ d, uint32_t count,
+                                    uint32_t a_from_regs, uint32_t scale_d) {
   __shared__ __align__(1024) unsigned char sa[64 * 128];
   __shared__ __align__(1024) unsigned char sb[8 * 128];
   const uint32_t i = blockIdx.x;

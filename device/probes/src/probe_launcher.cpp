@@ -56,7 +56,8 @@ std::string layout_mismatch(const device::cuda::Driver* d, CUfunction f, ProbeKe
     got.emplace_back(off, size);
   }
   bool same = got.size() == want.size();
-  for (std::size_t i = 0; same && i < want.size(); ++i) same = got[i].first == want[i].offset && got[i].second == want[i].size;
+  for (std::size_t i = 0; same && i < want.size(); ++i)
+    same = got[i].first == want[i].offset && got[i].second == want[i].size;
   if (same) return "";
   auto text = [](const std::vector<std::pair<std::size_t, std::size_t>>& ps) {
     std::string s = std::to_string(ps.size()) + " parameters (offset:size";
@@ -118,9 +119,9 @@ std::unique_ptr<ProbeLauncher> ProbeLauncher::create_with_module(int ordinal, co
       if (d->cuModuleGetFunction(&f, s->module, probe_kernel_name(k)) != CUDA_SUCCESS) continue;
       if (d->cuFuncGetParamInfo)
         if (const std::string wrong = layout_mismatch(d, f, k); !wrong.empty())
-          return fail(device::Status::error(device::Errc::backend_error, std::string("probe module: ") +
-                                                                             probe_kernel_name(k) + " " + wrong +
-                                                                             " (docs/KERNEL_ABI.md 7); nothing was launched"));
+          return fail(device::Status::error(device::Errc::backend_error,
+                                            std::string("probe module: ") + probe_kernel_name(k) + " " + wrong +
+                                                " (docs/KERNEL_ABI.md 7); nothing was launched"));
       s->functions[static_cast<std::size_t>(k)] = f;
     }
   }
@@ -133,21 +134,25 @@ std::unique_ptr<ProbeLauncher> ProbeLauncher::create_with_module(int ordinal, co
 
 bool ProbeLauncher::has(ProbeKernel k) const { return s_->functions[static_cast<std::size_t>(k)] != nullptr; }
 
-device::Status ProbeLauncher::run(ProbeKernel k, ProbeForm form, const ProbeOperands& in, std::vector<std::uint32_t>* d) {
+device::Status ProbeLauncher::run(ProbeKernel k, ProbeForm form, const ProbeOperands& in,
+                                  std::vector<std::uint32_t>* d) {
   const std::uint32_t count = in.count();
   if (in.a.size() != 256ull * count || in.bt.size() != 128ull * count || in.c.size() != 128ull * count || count == 0)
     return device::Status::error(device::Errc::backend_error,
-                                 std::string(probe_kernel_name(k)) + ": operands are not whole cases (A 256, Bt 128, C 128 "
-                                                                     "elements per case, at least one case)");
+                                 std::string(probe_kernel_name(k)) +
+                                     ": operands are not whole cases (A 256, Bt 128, C 128 "
+                                     "elements per case, at least one case)");
   const CUfunction f = s_->functions[static_cast<std::size_t>(k)];
   if (!f)
-    return device::Status::error(device::Errc::kernel_missing,
-                                 std::string(probe_kernel_name(k)) + ": not in the probe module for this GPU (compute "
-                                                                     "capability " + std::to_string(info_.cc_major) + "." +
-                                     std::to_string(info_.cc_minor) + "; the wgmma probe is built for sm_90a only)");
+    return device::Status::error(device::Errc::kernel_missing, std::string(probe_kernel_name(k)) +
+                                                                   ": not in the probe module for this GPU (compute "
+                                                                   "capability " +
+                                                                   std::to_string(info_.cc_major) + "." +
+                                                                   std::to_string(info_.cc_minor) +
+                                                                   "; the wgmma probe is built for sm_90a only)");
   if (k == ProbeKernel::mma_m16n8k16_bf16 && (form.a_from_regs || !form.scale_d))
-    return device::Status::error(device::Errc::backend_error,
-                                 std::string(probe_kernel_name(k)) + ": mma.sync has one form (A in registers, C added)");
+    return device::Status::error(device::Errc::backend_error, std::string(probe_kernel_name(k)) +
+                                                                  ": mma.sync has one form (A in registers, C added)");
   const device::cuda::Driver* drv = s_->d;
   Current current(s_->ctx);
   const std::uint32_t words = probe_d_words(k);
@@ -171,7 +176,8 @@ device::Status ProbeLauncher::run(ProbeKernel k, ProbeForm form, const ProbeOper
     return s_->error(std::string("cuLaunchKernel ") + probe_kernel_name(k), r);
   if (r = drv->cuCtxSynchronize(); r != CUDA_SUCCESS)
     return s_->error(std::string("cuCtxSynchronize after ") + probe_kernel_name(k), r);
-  if (r = drv->cuMemcpyDtoH(raw.data(), dd.ptr(), raw.size() * 4); r != CUDA_SUCCESS) return s_->error("cuMemcpyDtoH (D)", r);
+  if (r = drv->cuMemcpyDtoH(raw.data(), dd.ptr(), raw.size() * 4); r != CUDA_SUCCESS)
+    return s_->error("cuMemcpyDtoH (D)", r);
   d->assign(static_cast<std::size_t>(count) * 128, 0);
   for (std::uint32_t i = 0; i < count; ++i) {
     const auto first = raw.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(words) * i);

@@ -68,7 +68,8 @@ TEST(ProbeModuleImage, HoldsExactlyTheProbesWithTheirParameters) {
   for (const image::Cubin& c : cubins) {
     for (const auto& [name, params] : c.kernels) {
       ProbeKernel k;
-      ASSERT_TRUE(probes::probe_kernel_from_name(name, &k)) << name << " in the probe module's sm_" << c.arch << " cubin";
+      ASSERT_TRUE(probes::probe_kernel_from_name(name, &k))
+          << name << " in the probe module's sm_" << c.arch << " cubin";
       EXPECT_EQ(params, layout_of(k)) << name;
       wgmma_seen |= k == ProbeKernel::wgmma_m64n8k16_bf16;
     }
@@ -93,7 +94,8 @@ TEST(ProbeModuleImage, SharesNoSymbolWithTheProductModule) {
 TEST(ProbeLauncher, WithoutADriverRefusesWithTheDriversReason) {
   std::string why;
   if (device::cuda::driver(&why))
-    GTEST_SKIP() << "a CUDA driver is present here, so the no-driver path cannot be shown (device_gpu_tests runs the probes)";
+    GTEST_SKIP()
+        << "a CUDA driver is present here, so the no-driver path cannot be shown (device_gpu_tests runs the probes)";
   device::Status st;
   EXPECT_FALSE(probes::ProbeLauncher::create(0, &st));
   EXPECT_EQ(st.code, device::Errc::backend_error);

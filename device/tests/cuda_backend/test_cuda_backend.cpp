@@ -23,9 +23,9 @@ std::unique_ptr<CudaBackend> fixture_backend(std::string* why) {
   return b;
 }
 
-#define REQUIRE_GPU(b)                   \
-  std::string why_##b;                   \
-  auto b = fixture_backend(&why_##b);    \
+#define REQUIRE_GPU(b)                \
+  std::string why_##b;                \
+  auto b = fixture_backend(&why_##b); \
   if (!b) GTEST_SKIP() << "no usable CUDA device or driver: " << why_##b
 
 TEST(CudaBackend, LimitsComeFromTheDevice) {
@@ -77,8 +77,8 @@ TEST(CudaBackend, BuffersRoundTrip) {
 }
 
 // Launches through the API and checks every element of C: the probe inside [M, N), poison outside.
-void launch_and_check(CudaBackend& b, Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
-                      std::uint32_t lda, std::uint32_t ldc) {
+void launch_and_check(CudaBackend& b, Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda,
+                      std::uint32_t ldc) {
   SCOPED_TRACE(std::string(entry_name(e)) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
                " k=" + std::to_string(k));
   std::vector<std::uint16_t> a(std::size_t{m} * lda);
@@ -87,7 +87,8 @@ void launch_and_check(CudaBackend& b, Entry e, std::uint32_t m, std::uint32_t n,
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint16_t>(i * 2654435761u >> 7);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint8_t>(i * 40503u >> 3);
   const std::size_t c_elems = std::size_t{m + 2} * ldc;
-  auto da = b.allocate(a.size() * 2), dw = b.allocate(w.size()), ds = b.allocate(s.size() * 4), dc = b.allocate(c_elems * 2);
+  auto da = b.allocate(a.size() * 2), dw = b.allocate(w.size()), ds = b.allocate(s.size() * 4),
+       dc = b.allocate(c_elems * 2);
   ASSERT_TRUE(da && dw && ds && dc);
   ASSERT_TRUE(da->upload(a.data(), a.size() * 2).ok() && dw->upload(w.data(), w.size()).ok() &&
               ds->upload(s.data(), s.size() * 4).ok() && dc->fill(0xA5).ok());

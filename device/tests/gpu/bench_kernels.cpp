@@ -54,7 +54,8 @@ device::Plan make_plan(const device::KernelRegistry& reg, const Variant& v, cons
   p.block = {l.threads, 1, 1};
   p.grid = l.grid;
   p.dynamic_smem = l.smem;
-  p.params = device::KernelParams{ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, n, k, k, n};
+  p.params = device::KernelParams{
+      ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, n, k, k, n};
   return p;
 }
 
@@ -87,7 +88,8 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       const unsigned long v = std::strtoul(q, &end, 10);
       if (end == q || v == 0 || v > 4096) {
-        std::printf("device_gpu_bench: W8A16_BENCH_M=%s: want positive row counts up to 4096, comma-separated\n", m_env);
+        std::printf("device_gpu_bench: W8A16_BENCH_M=%s: want positive row counts up to 4096, comma-separated\n",
+                    m_env);
         return 2;
       }
       ms.push_back(static_cast<std::uint32_t>(v));
@@ -145,16 +147,17 @@ int main(int argc, char** argv) {
   }
   // The emulator's bytes of each M, computed once for the bodies that share them.
   std::vector<std::unique_ptr<bench::Expected>> expected;
-  for (std::uint32_t m : ms) expected.push_back(std::make_unique<bench::Expected>(in, sh, bench::choose_sample(m, sh, 1ull << 31)));
+  for (std::uint32_t m : ms)
+    expected.push_back(std::make_unique<bench::Expected>(in, sh, bench::choose_sample(m, sh, 1ull << 31)));
 
   const bench::DeviceProps& p = session->props();
-  std::printf("timing: %s, N=%u K=%u; copy bandwidth %.0f GB/s (read + write, this run); b2b: median of %d graph "
-              "replays of %d launches back to back (at least one per copy); single: median of %d launches timed one "
-              "by one; W and S rotating over %d copies (>= %.0f MiB)\n",
-              p.name.c_str(), sh.n, sh.k, copy_bw * 1e-9, b2b.batches, std::max(b2b.reps, copies), singles, copies,
-              kRotateMib);
-  std::printf("%-36s %4s %10s %10s %10s %10s %8s  %s\n", "kernel (body)", "M", "single us", "b2b us", "floor us", "GB/s",
-              "x floor", "check (elements)");
+  std::printf(
+      "timing: %s, N=%u K=%u; copy bandwidth %.0f GB/s (read + write, this run); b2b: median of %d graph "
+      "replays of %d launches back to back (at least one per copy); single: median of %d launches timed one "
+      "by one; W and S rotating over %d copies (>= %.0f MiB)\n",
+      p.name.c_str(), sh.n, sh.k, copy_bw * 1e-9, b2b.batches, std::max(b2b.reps, copies), singles, copies, kRotateMib);
+  std::printf("%-36s %4s %10s %10s %10s %10s %8s  %s\n", "kernel (body)", "M", "single us", "b2b us", "floor us",
+              "GB/s", "x floor", "check (elements)");
   bool any_mismatch = false;
   for (const Variant& v : variants) {
     for (std::size_t mi = 0; mi < ms.size(); ++mi) {
@@ -166,8 +169,9 @@ int main(int argc, char** argv) {
         continue;
       }
       const bench::Measurement r = bench::measure_plan(*backend, *session, plan, ops, *expected[mi], b2b);
-      const bench::Timing single =
-          r.launched ? bench::time_plan(*backend, *session, plan, ops, bench::MeasureOptions{1, singles, false}) : bench::Timing{};
+      const bench::Timing single = r.launched ? bench::time_plan(*backend, *session, plan, ops,
+                                                                 bench::MeasureOptions{1, singles, false})
+                                              : bench::Timing{};
       if (!r.bytes_ok()) any_mismatch = true;
       const double bytes = bench::floor_bytes(sh, m), floor = bench::floor_us(bytes, copy_bw);
       if (!r.timing.ok || !single.ok) {

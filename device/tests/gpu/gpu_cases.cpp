@@ -39,7 +39,7 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
 
     // M, weighted to the tile edges of every body.
     auto edge_m = [&](std::uint32_t lo, std::uint32_t hi) {
-      static constexpr std::uint32_t kEdges[] = {1,  2,  3,  4,  5,  7,  8,  9,  15, 16,  17,  24,  31,
+      static constexpr std::uint32_t kEdges[] = {1,  2,  3,  4,  5,  7,  8,  9,  15,  16,  17,  24, 31,
                                                  32, 33, 47, 48, 63, 64, 65, 96, 127, 128, 129, 130};
       if (r.chance(1, 3)) return in(lo, hi);
       std::uint32_t v;
@@ -49,7 +49,7 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
     };
     // K: a positive multiple of 128 in [lo, hi] (hi <= 32768), edges of the skinny limit included.
     auto pick_k = [&](std::uint32_t lo, std::uint32_t hi) {
-      static constexpr std::uint32_t kEdges[] = {128,  256,  384,  512,  640,   1024,  1152,  2048,  3072, 4096,
+      static constexpr std::uint32_t kEdges[] = {128,  256,  384,  512,  640,  1024,  1152,  2048,  3072,  4096,
                                                  4992, 5120, 5248, 6144, 8192, 12288, 16384, 24576, 32640, 32768};
       if (r.chance(1, 4)) return 128u * in(lo / 128, hi / 128);
       std::uint32_t v;
@@ -59,12 +59,21 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
     };
     int tc_region = -1, wg_region = -1;
     switch (device::is_wgmma_body(target) || !by_m ? target : Body::gemm128_tile) {
-      case Body::gemm128_tile: c.m = edge_m(1, 130); c.k = pick_k(128, 32768); break;
+      case Body::gemm128_tile:
+        c.m = edge_m(1, 130);
+        c.k = pick_k(128, 32768);
+        break;
       // The row-tile kernel takes every shape at 17..32 rows (plan.hpp tc_rows_takes), so the
       // twins' own tiles are aimed at the rows it leaves them: 33.. rows at N <= 1100 (below its
       // 33..64-row threshold), where the partial last row tile is still exercised.
-      case Body::m32_tile: c.m = edge_m(33, 130); c.k = pick_k(128, 32768); break;
-      case Body::m32_skinny: c.m = edge_m(1, 16); c.k = pick_k(128, 5120); break;
+      case Body::m32_tile:
+        c.m = edge_m(33, 130);
+        c.k = pick_k(128, 32768);
+        break;
+      case Body::m32_skinny:
+        c.m = edge_m(1, 16);
+        c.k = pick_k(128, 5120);
+        break;
       case Body::tc_rows_strip:
         // Its regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols), by rows and N:
         //   0: 1..16, thin (1..8) / narrow at long K;  1: 1..16, thin / narrow at short K and N > 3968;
@@ -76,20 +85,49 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         // instead of shrinking N to the cap.
         tc_region = static_cast<int>(r.below(9));
         switch (tc_region) {
-          case 0: c.m = edge_m(1, 16); c.k = pick_k(5248, 32768); break;
+          case 0:
+            c.m = edge_m(1, 16);
+            c.k = pick_k(5248, 32768);
+            break;
           case 1:
-          case 2: c.m = edge_m(1, 16); c.k = pick_k(128, 384); break;
-          case 3: c.m = edge_m(17, 32); c.k = pick_k(128, 384); break;
-          case 4: c.m = edge_m(33, 64); c.k = pick_k(128, 512); break;
-          case 5: c.m = edge_m(33, 64); c.k = pick_k(128, 384); break;
-          case 6: c.m = edge_m(17, 32); c.k = pick_k(128, 640); break;
-          case 7: c.m = edge_m(17, 32); c.k = pick_k(128, 32768); break;
-          default: c.m = edge_m(1, 8); c.k = pick_k(128, 1024); break;
+          case 2:
+            c.m = edge_m(1, 16);
+            c.k = pick_k(128, 384);
+            break;
+          case 3:
+            c.m = edge_m(17, 32);
+            c.k = pick_k(128, 384);
+            break;
+          case 4:
+            c.m = edge_m(33, 64);
+            c.k = pick_k(128, 512);
+            break;
+          case 5:
+            c.m = edge_m(33, 64);
+            c.k = pick_k(128, 384);
+            break;
+          case 6:
+            c.m = edge_m(17, 32);
+            c.k = pick_k(128, 640);
+            break;
+          case 7:
+            c.m = edge_m(17, 32);
+            c.k = pick_k(128, 32768);
+            break;
+          default:
+            c.m = edge_m(1, 8);
+            c.k = pick_k(128, 1024);
+            break;
         }
         break;
       case Body::m64_tile:
-        if (r.chance(1, 3)) { c.m = edge_m(1, 16); c.k = pick_k(128, 5120); }
-        else { c.m = edge_m(33, 130); c.k = pick_k(128, 32768); }
+        if (r.chance(1, 3)) {
+          c.m = edge_m(1, 16);
+          c.k = pick_k(128, 5120);
+        } else {
+          c.m = edge_m(33, 130);
+          c.k = pick_k(128, 32768);
+        }
         break;
       case Body::gemv_strip:
         c.m = edge_m(1, entry == EntryPoint::gemv_batch4_strided ? 4 : 16);
@@ -104,10 +142,22 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         // units cut too. (The 128-column symbol's units are twice as wide: N is doubled below.)
         wg_region = static_cast<int>(r.below(4));
         switch (wg_region) {
-          case 0: c.m = edge_m(33, 130); c.k = pick_k(128, 32768); break;
-          case 1: c.m = edge_m(17, 32); c.k = pick_k(128, 1152); break;
-          case 2: c.m = edge_m(33, 128); c.k = pick_k(128, 384); break;
-          default: c.m = in(129, 300); c.k = pick_k(128, 384); break;
+          case 0:
+            c.m = edge_m(33, 130);
+            c.k = pick_k(128, 32768);
+            break;
+          case 1:
+            c.m = edge_m(17, 32);
+            c.k = pick_k(128, 1152);
+            break;
+          case 2:
+            c.m = edge_m(33, 128);
+            c.k = pick_k(128, 384);
+            break;
+          default:
+            c.m = in(129, 300);
+            c.k = pick_k(128, 384);
+            break;
         }
         break;
       case Body::wgmma_units128_x2:

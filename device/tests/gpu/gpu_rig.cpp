@@ -58,7 +58,8 @@ golden::CaseInputs inputs_of(const golden::Case& c) {
 std::string regressions_default_dir() {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(fs::path(W8A16_SOURCE_DIR) / "golden", ec)) return (fs::path(W8A16_SOURCE_DIR) / "golden" / "regressions").string();
+  if (fs::is_directory(fs::path(W8A16_SOURCE_DIR) / "golden", ec))
+    return (fs::path(W8A16_SOURCE_DIR) / "golden" / "regressions").string();
   if (fs::is_directory("golden", ec)) return (fs::current_path(ec) / "golden" / "regressions").string();
   return {};
 }

@@ -16,9 +16,9 @@ namespace w8a16::gputest {
 
 struct GpuRun {
   bool ok = false;
-  std::string error;               // the launch layer's or the driver's message when !ok
-  device::Plan plan;               // what the entry point dispatched to (when planned)
-  std::vector<std::uint16_t> c;    // all of C with its guard rows (golden::kOutputGuardRows), as the GPU left it
+  std::string error;             // the launch layer's or the driver's message when !ok
+  device::Plan plan;             // what the entry point dispatched to (when planned)
+  std::vector<std::uint16_t> c;  // all of C with its guard rows (golden::kOutputGuardRows), as the GPU left it
 };
 
 class GpuRig {

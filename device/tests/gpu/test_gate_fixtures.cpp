@@ -34,9 +34,12 @@ golden::Case case_of(const std::string& line) {
   return c;
 }
 
-const char* kGemv4 = "case/1 w8a16_gemv_batch4_strided m=4 n=9 k=384 a_row_stride=392 c_row_stride=16 dist=activation_like seed=0x0000000000000501 gen=1";
-const char* kGemv16 = "case/1 w8a16_gemv_batch16_strided m=16 n=17 k=5248 a_row_stride=5248 c_row_stride=17 dist=special_scales seed=0x0000000000000503 gen=1";
-const char* kM32 = "case/1 w8a16_gemm_pipelined_m32 m=13 n=260 k=1280 a_row_stride=1280 c_row_stride=260 dist=activation_like seed=0x0000000000000600 gen=1";
+const char* kGemv4 =
+    "case/1 w8a16_gemv_batch4_strided m=4 n=9 k=384 a_row_stride=392 c_row_stride=16 dist=activation_like seed=0x0000000000000501 gen=1";
+const char* kGemv16 =
+    "case/1 w8a16_gemv_batch16_strided m=16 n=17 k=5248 a_row_stride=5248 c_row_stride=17 dist=special_scales seed=0x0000000000000503 gen=1";
+const char* kM32 =
+    "case/1 w8a16_gemm_pipelined_m32 m=13 n=260 k=1280 a_row_stride=1280 c_row_stride=260 dist=activation_like seed=0x0000000000000600 gen=1";
 
 class GateFixtures : public ::testing::Test {
  protected:
@@ -47,8 +50,8 @@ class GateFixtures : public ::testing::Test {
     device::Status st;
     backend_ = device::CudaBackend::create_from_file(0, module.string(), &st);
     if (!backend_) GTEST_SKIP() << "GPU test skipped: no usable CUDA device, or " << fixture << ": " << st.message;
-    props::WorkerSpec spec{{cli.string(), "launch-worker", "--backend", "cuda", "--gpu", "0", "--module", module.string()},
-                           "cuda"};
+    props::WorkerSpec spec{
+        {cli.string(), "launch-worker", "--backend", "cuda", "--gpu", "0", "--module", module.string()}, "cuda"};
     launcher_ = std::make_unique<props::IsolatedLauncher>(spec, backend_->registry(), backend_->limits());
   }
   // The case through the launcher; its bytes against the emulator's when it completes.

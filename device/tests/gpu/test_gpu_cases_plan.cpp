@@ -27,20 +27,20 @@ using golden::EntryPoint;
 const std::vector<std::pair<EntryPoint, std::vector<std::pair<Body, std::uint32_t>>>> kCampaigns = {
     {EntryPoint::gemm_pipelined, {{Body::gemm128_tile, 600}}},
     {EntryPoint::gemm_pipelined_m32, {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 150}}},
-    {EntryPoint::gemm_pipelined_m32_strided, {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 150}}},
+    {EntryPoint::gemm_pipelined_m32_strided,
+     {{Body::m32_tile, 260}, {Body::m32_skinny, 260}, {Body::tc_rows_strip, 150}}},
     {EntryPoint::gemm_pipelined_m64, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 210}}},
     {EntryPoint::gemm_pipelined_m64_strided, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 210}}},
     {EntryPoint::gemv_batch4_strided, {{Body::gemv_strip, 500}}},
     {EntryPoint::gemv_batch16_strided, {{Body::gemv_strip, 500}}},
 };
-constexpr EntryPoint kTensorEntries[] = {EntryPoint::gemm_pipelined,     EntryPoint::gemm_pipelined_m32,
-                                         EntryPoint::gemm_pipelined_m32_strided, EntryPoint::gemm_pipelined_m64,
-                                         EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m};
+constexpr EntryPoint kTensorEntries[] = {
+    EntryPoint::gemm_pipelined,     EntryPoint::gemm_pipelined_m32,         EntryPoint::gemm_pipelined_m32_strided,
+    EntryPoint::gemm_pipelined_m64, EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m};
 
 void expect_lands(const gputest::GpuCase& g, std::set<props::CoverageKey>* reached) {
   ASSERT_EQ(golden::case_problem(g.c), "") << g.line();
-  const device::Planned p =
-      props::plan_case(g.c, device::StaticRegistry::all_present(), device::DeviceLimits::h200());
+  const device::Planned p = props::plan_case(g.c, device::StaticRegistry::all_present(), device::DeviceLimits::h200());
   ASSERT_TRUE(p.ok()) << p.status.message << "\n  " << g.line();
   EXPECT_EQ(p.plan.body, g.target) << g.line() << " reaches " << device::body_name(p.plan.body);
   if (reached) reached->insert({g.c.entry, p.plan.body, props::configuration_of(p.plan)});
@@ -58,12 +58,12 @@ TEST(GpuTestCases, everyCampaignCaseIsAValidLineThatReachesItsBody) {
       }
   for (EntryPoint e : kTensorEntries)
     for (Body b : {Body::wgmma_units, Body::wgmma_units128, Body::wgmma_units128_x2})
-      for (const gputest::GpuCase& g : gputest::make_cases(e, b, b == Body::wgmma_units128_x2 ? 30 : 90,
-                                                             0x5EEDCAFE2026ull, 48'000'000ull)) {
+      for (const gputest::GpuCase& g :
+           gputest::make_cases(e, b, b == Body::wgmma_units128_x2 ? 30 : 90, 0x5EEDCAFE2026ull, 48'000'000ull)) {
         expect_lands(g, nullptr);
         ++count;
       }
-  EXPECT_EQ(count, 5320u);  // 600 + 2 x 670 + 2 x 560 + 2 x 500 + 6 x 210
+  EXPECT_EQ(count, 5320u);                                        // 600 + 2 x 670 + 2 x 560 + 2 x 500 + 6 x 210
   EXPECT_EQ(dists.size(), std::size(golden::kAllDistributions));  // every distribution, in turn
 }
 
@@ -84,12 +84,17 @@ TEST(GpuTestCases, theAwkwardShapesReachEveryRowTileConfigurationAndTheTiersRowT
 // A case taken away from the Hopper tier says so in its line (repro replays the same plan).
 TEST(GpuTestCases, aCaseAimedBelowTheTierNamesTheKernelsItTakesAway) {
   const auto cases = gputest::make_cases(EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile, 3, 1, 1u << 24);
-  for (const auto& g : cases) EXPECT_NE(g.line().find(" without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2"), std::string::npos) << g.line();
+  for (const auto& g : cases)
+    EXPECT_NE(g.line().find(" without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2"),
+              std::string::npos)
+        << g.line();
   const auto only64 = gputest::make_cases(EntryPoint::gemm_pipelined, Body::wgmma_units, 1, 1, 1u << 24);
   EXPECT_NE(only64[0].line().find(" without=w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2"), std::string::npos);
   // A module without the tier (an sm_80 cubin) has nothing to take away.
   const std::uint32_t no_hopper = gputest::kAllKernelsMask & ~golden::kWithoutHopperTier;
-  EXPECT_EQ(gputest::make_cases(EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile, 1, 1, 1u << 24, no_hopper)[0].c.without, 0u);
+  EXPECT_EQ(gputest::make_cases(EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile, 1, 1, 1u << 24, no_hopper)[0]
+                .c.without,
+            0u);
 }
 
 // The GPU tests' launch path, on the simulation: the small awkward cases, every byte of C.

@@ -204,9 +204,9 @@ TEST_F(GpuKernels, GemvBatch4StridedMatchesEmulatorBitForBit) {
 // The Hopper tier through every tensor-core entry point (each tries it first), each of its three
 // symbols at every shape region (the cases take the other symbols away: without=).
 TEST_F(GpuKernels, HopperTierMatchesEmulatorBitForBitThroughEveryEntry) {
-  for (EntryPoint e : {EntryPoint::gemm_pipelined, EntryPoint::gemm_pipelined_m32, EntryPoint::gemm_pipelined_m32_strided,
-                       EntryPoint::gemm_pipelined_m64, EntryPoint::gemm_pipelined_m64_strided,
-                       EntryPoint::gemm_pipelined_by_m})
+  for (EntryPoint e :
+       {EntryPoint::gemm_pipelined, EntryPoint::gemm_pipelined_m32, EntryPoint::gemm_pipelined_m32_strided,
+        EntryPoint::gemm_pipelined_m64, EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m})
     run_campaign(cases_for(e, {{Body::wgmma_units, 90}, {Body::wgmma_units128, 90}, {Body::wgmma_units128_x2, 30}}),
                  true);
 }
@@ -228,7 +228,8 @@ TEST_F(GpuKernels, SameCaseTwiceGivesIdenticalBytes) {
     const golden::CaseInputs in = inputs_of(g.c);
     const GpuRun first = rig_->run(g.c, in);
     const GpuRun second = rig_->run(g.c, in);
-    ASSERT_TRUE(first.ok && second.ok) << first.error << second.error << keep_failure(test_name(), g.c, "launch failed");
+    ASSERT_TRUE(first.ok && second.ok) << first.error << second.error
+                                       << keep_failure(test_name(), g.c, "launch failed");
     if (first.c != second.c) ADD_FAILURE() << "two runs differ" << keep_failure(test_name(), g.c, "two runs differ");
   }
 }

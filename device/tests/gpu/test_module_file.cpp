@@ -62,23 +62,30 @@ TEST_F(ModuleFile, TheEmbeddedFatbinWrittenToAFileGivesIdenticalBytes) {
   EXPECT_EQ(from_file->module_source(), path.string());
   EXPECT_EQ(from_file->module_bytes(), device::CudaBackend::embedded_module_bytes());
   for (KernelId id : device::kAllKernels)
-    EXPECT_EQ(static_cast<bool>(embedded_->registry().resolve(id)), static_cast<bool>(from_file->registry().resolve(id)))
+    EXPECT_EQ(static_cast<bool>(embedded_->registry().resolve(id)),
+              static_cast<bool>(from_file->registry().resolve(id)))
         << device::kernel_name(id);
 
   auto a = gputest::GpuRig::over(std::move(embedded_));
   auto b = gputest::GpuRig::over(std::move(from_file));
   // Every entry point through each body it can reach.
   using golden::EntryPoint;
-  const std::pair<EntryPoint, Body> targets[] = {
-      {EntryPoint::gemm_pipelined, Body::gemm128_tile},           {EntryPoint::gemm_pipelined_m32, Body::m32_skinny},
-      {EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile},   {EntryPoint::gemm_pipelined_m32_strided, Body::tc_rows_strip},
-      {EntryPoint::gemm_pipelined_m64, Body::m64_tile},           {EntryPoint::gemm_pipelined_m64_strided, Body::tc_rows_strip},
-      {EntryPoint::gemm_pipelined_by_m, Body::gemm128_tile},      {EntryPoint::gemv_batch4_strided, Body::gemv_strip},
-      {EntryPoint::gemv_batch16_strided, Body::gemv_strip},       {EntryPoint::gemm_pipelined_m32_strided, Body::wgmma_units},
-      {EntryPoint::gemm_pipelined_m64_strided, Body::wgmma_units128}, {EntryPoint::gemm_pipelined, Body::wgmma_units128_x2}};
+  const std::pair<EntryPoint, Body> targets[] = {{EntryPoint::gemm_pipelined, Body::gemm128_tile},
+                                                 {EntryPoint::gemm_pipelined_m32, Body::m32_skinny},
+                                                 {EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile},
+                                                 {EntryPoint::gemm_pipelined_m32_strided, Body::tc_rows_strip},
+                                                 {EntryPoint::gemm_pipelined_m64, Body::m64_tile},
+                                                 {EntryPoint::gemm_pipelined_m64_strided, Body::tc_rows_strip},
+                                                 {EntryPoint::gemm_pipelined_by_m, Body::gemm128_tile},
+                                                 {EntryPoint::gemv_batch4_strided, Body::gemv_strip},
+                                                 {EntryPoint::gemv_batch16_strided, Body::gemv_strip},
+                                                 {EntryPoint::gemm_pipelined_m32_strided, Body::wgmma_units},
+                                                 {EntryPoint::gemm_pipelined_m64_strided, Body::wgmma_units128},
+                                                 {EntryPoint::gemm_pipelined, Body::wgmma_units128_x2}};
   std::size_t cases = 0, bytes = 0;
   for (const auto& [entry, body] : targets) {
-    for (const gputest::GpuCase& g : gputest::make_cases(entry, body, 3, 0x30D01E, std::uint64_t{1} << 24, a->present())) {
+    for (const gputest::GpuCase& g :
+         gputest::make_cases(entry, body, 3, 0x30D01E, std::uint64_t{1} << 24, a->present())) {
       const golden::CaseInputs in = gputest::inputs_of(g.c);
       const gputest::GpuRun ra = a->run(g.c, in), rb = b->run(g.c, in);
       ASSERT_TRUE(ra.ok && rb.ok) << ra.error << " / " << rb.error << "\n  case: " << g.line();
@@ -106,8 +113,8 @@ TEST_F(ModuleFile, AModuleWithARenamedKernelIsRefusedNamingTheSymbol) {
   EXPECT_FALSE(b->registry().resolve(KernelId::gemm_pipelined_m32));
   EXPECT_TRUE(b->registry().resolve(KernelId::gemm_pipelined));
 
-  const device::ModuleCoverage c =
-      device::module_coverage(b->registry(), {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined});
+  const device::ModuleCoverage c = device::module_coverage(b->registry(),
+                                                           {Entry::gemm_pipelined_m32_strided, Entry::gemm_pipelined});
   EXPECT_FALSE(c.ok());
   const std::string text = device::missing_required_text(c);
   EXPECT_NE(text.find("the module lacks w8a16_gemm_pipelined_m32, required by gemm_pipelined_m32_strided"),
@@ -115,8 +122,7 @@ TEST_F(ModuleFile, AModuleWithARenamedKernelIsRefusedNamingTheSymbol) {
       << text;
   bool listed = false;
   const std::vector<std::string> foreign = device::foreign_family_names(b->module_functions(&listed));
-  if (listed)
-    EXPECT_NE(std::find(foreign.begin(), foreign.end(), "w8a16_gemm_pipelined_m32_renamed"), foreign.end());
+  if (listed) EXPECT_NE(std::find(foreign.begin(), foreign.end(), "w8a16_gemm_pipelined_m32_renamed"), foreign.end());
 
   // Even past the CLI's check, the launch layer launches nothing on the zero handle: the skinny
   // body's shape (the row-tile kernel declines K <= 5120 at N <= 3968) is refused, C untouched.

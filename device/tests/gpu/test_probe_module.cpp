@@ -35,7 +35,8 @@ class ProbeModule : public ::testing::Test {
                    << " has no verified policy (NUMERICS.md 3): nothing to compare with";
     ASSERT_TRUE(launcher_->has(k)) << probes::probe_kernel_name(k);
     std::vector<golden::MmavCase> cases = golden::probe_targeted_cases();
-    const std::vector<golden::MmavCase> uniform = golden::probe_regime_cases(golden::ProbeRegime::uniform, 64, 0x5EED17);
+    const std::vector<golden::MmavCase> uniform = golden::probe_regime_cases(golden::ProbeRegime::uniform, 64,
+                                                                             0x5EED17);
     cases.insert(cases.end(), uniform.begin(), uniform.end());
     probes::ProbeOperands in;
     for (const golden::MmavCase& x : cases) {
@@ -55,8 +56,8 @@ class ProbeModule : public ::testing::Test {
           const std::uint32_t want = ref::mma_k16_bits(ref::kMmaSm90, c, &cases[i].a[m * 16], &cases[i].bt[n * 16]);
           const std::uint32_t got = d[i * 128 + m * 8 + n];
           if (got != want && mismatches++ < 3) {
-            ADD_FAILURE() << probes::probe_kernel_name(k) << " case " << i << " D[" << m << "][" << n << "] = 0x" << std::hex
-                          << got << ", emulator 0x" << want;
+            ADD_FAILURE() << probes::probe_kernel_name(k) << " case " << i << " D[" << m << "][" << n << "] = 0x"
+                          << std::hex << got << ", emulator 0x" << want;
           }
         }
     EXPECT_EQ(mismatches, 0u);
@@ -76,7 +77,9 @@ TEST_F(ProbeModule, LoadsWithEveryProbeTheDeviceCanRun) {
   EXPECT_TRUE(launcher_->abi_checked()) << "this driver lacks cuFuncGetParamInfo: the probes' layouts were not checked";
 }
 
-TEST_F(ProbeModule, MmaSyncMatchesTheVerifiedPolicy) { expect_matches_sm90(ProbeKernel::mma_m16n8k16_bf16, {false, true}); }
+TEST_F(ProbeModule, MmaSyncMatchesTheVerifiedPolicy) {
+  expect_matches_sm90(ProbeKernel::mma_m16n8k16_bf16, {false, true});
+}
 TEST_F(ProbeModule, WgmmaSharedScaleD1MatchesTheVerifiedPolicy) {
   expect_matches_sm90(ProbeKernel::wgmma_m64n8k16_bf16, {false, true});
 }

@@ -42,7 +42,8 @@ Problem make_problem(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
     if ((b & 0x7F) == 0x7F) b ^= 1;  // finite codes only: 0x7F / 0xFF are E4M3's NaNs
   }
   p.s.resize(std::size_t{(n + 127) / 128} * (k / 128));
-  for (auto& f : p.s) f = std::ldexp(1.0f + static_cast<float>(rng.below(256)) / 256.0f, -4 + static_cast<int>(rng.below(5)));
+  for (auto& f : p.s)
+    f = std::ldexp(1.0f + static_cast<float>(rng.below(256)) / 256.0f, -4 + static_cast<int>(rng.below(5)));
   return p;
 }
 
@@ -94,7 +95,8 @@ Outcome run_sim(Entry e, const Problem& p, device::StaticRegistry reg, device::D
                           c->address(), p.m, p.n, p.k, p.lda, p.ldc);
   out.plans = sim.plans().size();
   if (out.plans) out.plan = sim.plans().front();
-  for (const auto& f : sim.findings()) out.findings.push_back(std::string(device::finding_kind_name(f.kind)) + ": " + f.message);
+  for (const auto& f : sim.findings())
+    out.findings.push_back(std::string(device::finding_kind_name(f.kind)) + ": " + f.message);
   out.c.assign(c_elems, 0);
   if (!c->download(out.c.data(), c_elems * 2).ok()) out.c.clear();
   out.inputs_unchanged = holds(*a, p.a) && holds(*w, p.w) && holds(*s, p.s);
@@ -104,16 +106,14 @@ Outcome run_sim(Entry e, const Problem& p, device::StaticRegistry reg, device::D
 std::vector<std::uint16_t> expected_c(Entry e, const Problem& p) {
   std::vector<std::uint16_t> c(std::size_t{p.m + kRowsPastM} * p.ldc, kPoison16);
   const ref::GemmView v = ref::gemm_view(p.a.data(), p.lda, p.w.data(), p.s.data(), p.m, p.n, p.k);
-  if (is_gemv(e))
-    ref::gemm_gemv(v, c.data(), p.ldc, 1);
-  else
-    ref::gemm_canonical(v, ref::Arch::sm90, c.data(), p.ldc, 1);
+  if (is_gemv(e)) ref::gemm_gemv(v, c.data(), p.ldc, 1);
+  else ref::gemm_canonical(v, ref::Arch::sm90, c.data(), p.ldc, 1);
   return c;
 }
 
 std::vector<std::uint16_t> expect_emulator_bytes(Entry e, const Problem& p, const std::string& what) {
-  SCOPED_TRACE(std::string(device::entry_name(e)) + " " + what + ": m=" + std::to_string(p.m) + " n=" +
-               std::to_string(p.n) + " k=" + std::to_string(p.k) + " lda=" + std::to_string(p.lda) +
+  SCOPED_TRACE(std::string(device::entry_name(e)) + " " + what + ": m=" + std::to_string(p.m) +
+               " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " lda=" + std::to_string(p.lda) +
                " ldc=" + std::to_string(p.ldc));
   const Outcome o = run_sim(e, p);
   EXPECT_TRUE(o.status.ok()) << device::errc_name(o.status.code) << ": " << o.status.message;

@@ -18,8 +18,8 @@ using device::DevPtr;
 using device::Entry;
 
 inline constexpr Entry kEntries[] = {
-    Entry::gemm_pipelined,     Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
-    Entry::gemm_pipelined_m64, Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
+    Entry::gemm_pipelined,      Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
+    Entry::gemm_pipelined_m64,  Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
     Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
 
 inline constexpr std::uint16_t kPoison16 = 0xA5A5;  // C before a launch: a NaN payload no kernel writes
@@ -36,9 +36,7 @@ inline void count_case(const std::string& cls, int n = 1) { catalogue()[cls] += 
 class ClassCounter {
  public:
   explicit ClassCounter(std::string cls) : cls_(std::move(cls)), before_(catalogue()[cls_]) {}
-  ~ClassCounter() {
-    std::printf("[catalogue] %s: %d cases\n", cls_.c_str(), catalogue()[cls_] - before_);
-  }
+  ~ClassCounter() { std::printf("[catalogue] %s: %d cases\n", cls_.c_str(), catalogue()[cls_] - before_); }
   void add(int n = 1) { count_case(cls_, n); }
 
  private:
@@ -83,8 +81,7 @@ struct Outcome {
 };
 
 // Uploads the problem to a fresh SimBackend, poisons C, launches `e` and reads everything back.
-Outcome run_sim(Entry e, const Problem& p,
-                device::StaticRegistry reg = device::StaticRegistry::all_present(),
+Outcome run_sim(Entry e, const Problem& p, device::StaticRegistry reg = device::StaticRegistry::all_present(),
                 device::DeviceLimits limits = device::DeviceLimits::h200());
 
 // The C buffer a correct launch leaves: the emulator's contract for the entry point (GEMVs:

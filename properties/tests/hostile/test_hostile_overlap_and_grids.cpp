@@ -43,8 +43,8 @@ TEST(HostileOverlap, OutputAgainstEachOperandAtEachEdge) {
     const Problem p = make_problem(e, 3, 20, 256, 8, 4, 11);
     const Arena arena(p);
     // Used byte spans (NUMERICS.md 2: only the used extents count).
-    const std::size_t a_used = 2 * (std::size_t{p.m - 1} * p.lda + p.k), w_used = p.w.size(),
-                      s_used = p.s.size() * 4, c_used = 2 * (std::size_t{p.m - 1} * p.ldc + p.n);
+    const std::size_t a_used = 2 * (std::size_t{p.m - 1} * p.lda + p.k), w_used = p.w.size(), s_used = p.s.size() * 4,
+                      c_used = 2 * (std::size_t{p.m - 1} * p.ldc + p.n);
     const struct {
       const char* name;
       std::size_t lo, hi;
@@ -85,10 +85,8 @@ TEST(HostileOverlap, OutputAgainstEachOperandAtEachEdge) {
           std::vector<std::uint16_t> c(std::size_t{p.m} * p.ldc);
           std::memcpy(c.data(), &want[pl.c_off], c_used);
           const ref::GemmView v = ref::gemm_view(p.a.data(), p.lda, p.w.data(), p.s.data(), p.m, p.n, p.k);
-          if (is_gemv(e))
-            ref::gemm_gemv(v, c.data(), p.ldc, 1);
-          else
-            ref::gemm_canonical(v, ref::Arch::sm90, c.data(), p.ldc, 1);
+          if (is_gemv(e)) ref::gemm_gemv(v, c.data(), p.ldc, 1);
+          else ref::gemm_canonical(v, ref::Arch::sm90, c.data(), p.ldc, 1);
           std::memcpy(&want[pl.c_off], c.data(), c_used);
           EXPECT_TRUE(after == want) << "not the emulator's bytes in C, or a byte outside C changed";
         }

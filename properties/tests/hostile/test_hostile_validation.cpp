@@ -59,13 +59,13 @@ void expect_refused(Entry e, const Breakage& b, ClassCounter& counter) {
   b.apply(call, real, reg, limits, e);
 
   device::Launcher api(sim);
-  const device::Status st =
-      call_named(api, e, handles_for(e, sim.registry()), real[0], real[1], real[2], real[3], call.m, call.n, call.k,
-                 call.lda, call.ldc);
+  const device::Status st = call_named(api, e, handles_for(e, sim.registry()), real[0], real[1], real[2], real[3],
+                                       call.m, call.n, call.k, call.lda, call.ldc);
   const std::string prefix = std::string("w8a16_") + device::entry_name(e) + ": ";
   EXPECT_EQ(st.code, b.code) << device::errc_name(st.code) << ": " << st.message;
   EXPECT_EQ(st.message.rfind(prefix, 0), 0u) << st.message;
-  for (const std::string& text : b.says) EXPECT_NE(st.message.find(text), std::string::npos) << "no '" << text << "' in: " << st.message;
+  for (const std::string& text : b.says)
+    EXPECT_NE(st.message.find(text), std::string::npos) << "no '" << text << "' in: " << st.message;
   EXPECT_TRUE(sim.plans().empty()) << "a refused call reached the backend";
   std::vector<std::uint16_t> c_after(poison.size());
   ASSERT_TRUE(c->download(c_after.data(), c_after.size() * 2).ok());
@@ -97,14 +97,24 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
       ASSERT_EQ(rec.plans().size(), 1u);
     }
     std::vector<Breakage> rules = {
-        {Errc::m_zero, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.m = 0; }, {"m=0: must be at least 1"}},
-        {Errc::k_not_block_multiple, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.k = 200; },
+        {Errc::m_zero,
+         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.m = 0; },
+         {"m=0: must be at least 1"}},
+        {Errc::k_not_block_multiple,
+         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.k = 200; },
          {"k=200: must be a positive multiple of 128"}},
-        {Errc::n_zero, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.n = 0; }, {"n=0: must be at least 1"}},
+        {Errc::n_zero,
+         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.n = 0; },
+         {"n=0: must be at least 1"}},
         // n * k = 2^24 * 256 = 2^32: one past the 32-bit element offsets (the pitch of C grows along).
-        {Errc::index_overflow, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.n = 1u << 24; b.ldc = 1u << 24; },
+        {Errc::index_overflow,
+         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) {
+           b.n = 1u << 24;
+           b.ldc = 1u << 24;
+         },
          {"n * k=4294967296: must be below 2^32"}},
-        {Errc::output_overlaps_input, [](Base&, Ptrs& p, StaticRegistry&, DeviceLimits&, Entry) { p[3] = p[0] + 64; },
+        {Errc::output_overlaps_input,
+         [](Base&, Ptrs& p, StaticRegistry&, DeviceLimits&, Entry) { p[3] = p[0] + 64; },
          {"output=0x", "overlap input"}},
         {Errc::kernel_missing,
          [](Base&, Ptrs&, StaticRegistry& r, DeviceLimits&, Entry) { r = StaticRegistry::none_present(); },
@@ -115,18 +125,22 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
          {"grid.x=", "must be at most the device limit 1"}},
     };
     if (strided(e)) {
-      rules.push_back({Errc::a_pitch_short, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.lda = 248; },
+      rules.push_back({Errc::a_pitch_short,
+                       [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.lda = 248; },
                        {"a_row_stride=248: must be at least k=256"}});
-      rules.push_back({Errc::c_pitch_short, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.ldc = 39; },
+      rules.push_back({Errc::c_pitch_short,
+                       [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.ldc = 39; },
                        {"c_row_stride=39: must be at least n=40"}});
-      rules.push_back({Errc::a_pitch_misaligned, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.lda = 260; },
+      rules.push_back({Errc::a_pitch_misaligned,
+                       [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.lda = 260; },
                        {"a_row_stride=260: must be a multiple of 8"}});
     } else {
       not_applicable += 3;  // contiguous entry points take no pitches: the three pitch rules cannot fire
     }
     if (is_gemv(e)) {
       const std::uint32_t over = max_rows(e) + 1;
-      rules.push_back({Errc::gemv_too_many_rows, [over](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.m = over; },
+      rules.push_back({Errc::gemv_too_many_rows,
+                       [over](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.m = over; },
                        {"m=" + std::to_string(over) + ": must be at most " + std::to_string(over - 1)}});
       not_applicable += 1;  // the GEMVs declare no dynamic shared memory: smem_too_large cannot fire
     } else {
@@ -144,31 +158,48 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
                          c.entry = en;
                          const Handles h = handles_for(en, r);
                          c.kernel = h.own, c.m32_kernel = h.m32, c.m64_kernel = h.m64;
-                         c.args = device::Args{0x10000000000ull, 0x20000000000ull, 0x30000000000ull, 0x40000000000ull,
-                                               b.m, b.n, b.k, b.lda, b.ldc, 0};
+                         c.args = device::Args{0x10000000000ull,
+                                               0x20000000000ull,
+                                               0x30000000000ull,
+                                               0x40000000000ull,
+                                               b.m,
+                                               b.n,
+                                               b.k,
+                                               b.lda,
+                                               b.ldc,
+                                               0};
                          const device::Planned ok = device::plan_launch(c, r, device::DeviceLimits::h200());
                          l.max_dynamic_smem_per_block = ok.plan.dynamic_smem - 1;
                        },
                        {"dynamic_smem=", "opt-in limit"}});
     }
     for (int i = 0; i < 4; ++i) {
-      rules.push_back({Errc::null_pointer, [i](Base&, Ptrs& p, StaticRegistry&, DeviceLimits&, Entry) { p[i] = 0; },
+      rules.push_back({Errc::null_pointer,
+                       [i](Base&, Ptrs& p, StaticRegistry&, DeviceLimits&, Entry) { p[i] = 0; },
                        {std::string(names[i]) + "=null: must point to the operand"}});
       const DevPtr off = misalign[i];
-      rules.push_back({Errc::misaligned_pointer, [i, off](Base&, Ptrs& p, StaticRegistry&, DeviceLimits&, Entry) { if (p[i]) p[i] += off; },
+      rules.push_back({Errc::misaligned_pointer,
+                       [i, off](Base&, Ptrs& p, StaticRegistry&, DeviceLimits&, Entry) {
+                         if (p[i]) p[i] += off;
+                       },
                        {std::string(names[i]) + "=0x", std::string("must be ") + align_rule[i]}});
     }
     // The K rule with K = 65536 + 64 (large, not a block multiple) as well as 200.
-    rules.push_back({Errc::k_not_block_multiple, [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) { b.k = 65600; b.lda = 65600; },
+    rules.push_back({Errc::k_not_block_multiple,
+                     [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits&, Entry) {
+                       b.k = 65600;
+                       b.lda = 65600;
+                     },
                      {"k=65600: must be a positive multiple of 128"}});
     for (const Breakage& b : rules) {
       SCOPED_TRACE(device::errc_name(b.code));
       expect_refused(e, b, counter);
     }
   }
-  std::printf("[catalogue] validation rule x entry point: %d combinations not applicable (contiguous entries take no "
-              "pitches; only GEMVs have a row limit; GEMVs use no dynamic shared memory)\n",
-              not_applicable);
+  std::printf(
+      "[catalogue] validation rule x entry point: %d combinations not applicable (contiguous entries take no "
+      "pitches; only GEMVs have a row limit; GEMVs use no dynamic shared memory)\n",
+      not_applicable);
 }
 
 }  // namespace

@@ -34,10 +34,14 @@ TEST(HostileValues, SpecialActivations) {
     const char* name;
     std::uint16_t bits;
     bool nan;
-  } kinds[] = {{"quiet NaN", 0x7FC0, true},      {"negative NaN with payload", 0xFFC1, true},
-               {"signalling NaN", 0x7F81, true}, {"+Inf", 0x7F80, false},
-               {"-Inf", 0xFF80, false},        {"smallest subnormal", 0x0001, false},
-               {"largest negative subnormal", 0x807F, false}, {"-0", 0x8000, false},
+  } kinds[] = {{"quiet NaN", 0x7FC0, true},
+               {"negative NaN with payload", 0xFFC1, true},
+               {"signalling NaN", 0x7F81, true},
+               {"+Inf", 0x7F80, false},
+               {"-Inf", 0xFF80, false},
+               {"smallest subnormal", 0x0001, false},
+               {"largest negative subnormal", 0x807F, false},
+               {"-0", 0x8000, false},
                {"largest finite", 0x7F7F, false}};
   for (Entry e : kEntries)
     for (const auto& kd : kinds) {
@@ -59,7 +63,8 @@ TEST(HostileValues, AllSubnormalAndAllNegativeZeroActivations) {
     // Every A a subnormal (2^-133 .. 2^-126), scales 2^100: the products reach the output.
     Problem sub = make_problem(e, rows_for(e), 17, 256, 8, 1, 22);
     for (std::uint32_t r = 0; r < sub.m; ++r)
-      for (std::uint32_t k = 0; k < sub.k; ++k) sub.a_at(r, k) = static_cast<std::uint16_t>((r + k) % 2 << 15 | (1 + (r * 7 + k) % 127));
+      for (std::uint32_t k = 0; k < sub.k; ++k)
+        sub.a_at(r, k) = static_cast<std::uint16_t>((r + k) % 2 << 15 | (1 + (r * 7 + k) % 127));
     for (float& s : sub.s) s = std::ldexp(1.0f, 100);
     const auto c = expect_emulator_bytes(e, sub, "all-subnormal A");
     bool any_nonzero = false;
@@ -132,9 +137,15 @@ TEST(HostileValues, SpecialScales) {
   const struct {
     const char* name;
     std::uint32_t bits;
-  } kinds[] = {{"+0", 0x00000000u},        {"-0", 0x80000000u},          {"negative", 0xBFC00000u},
-               {"smallest subnormal", 0x00000001u}, {"negative subnormal", 0x807FFFFFu}, {"+Inf", 0x7F800000u},
-               {"-Inf", 0xFF800000u},      {"quiet NaN", 0x7FC00000u},   {"negative NaN with payload", 0xFFC00123u},
+  } kinds[] = {{"+0", 0x00000000u},
+               {"-0", 0x80000000u},
+               {"negative", 0xBFC00000u},
+               {"smallest subnormal", 0x00000001u},
+               {"negative subnormal", 0x807FFFFFu},
+               {"+Inf", 0x7F800000u},
+               {"-Inf", 0xFF800000u},
+               {"quiet NaN", 0x7FC00000u},
+               {"negative NaN with payload", 0xFFC00123u},
                {"largest finite", 0x7F7FFFFFu}};
   for (Entry e : kEntries)
     for (const auto& kd : kinds) {

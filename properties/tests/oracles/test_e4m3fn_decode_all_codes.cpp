@@ -18,7 +18,11 @@ namespace {
 using w8a16::ref::e4m3fn_to_bf16_bits;
 using w8a16::ref::e4m3fn_to_f32;
 
-std::uint32_t bits_of(float f) { std::uint32_t b; std::memcpy(&b, &f, sizeof b); return b; }
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
 
 // The OCP FP8 definition of E4M3 (bias 7, no Inf, S.1111.111 is NaN), written out with ldexp.
 float naive_ocp_e4m3_value(unsigned code) {

@@ -18,23 +18,23 @@ class Launcher {
                         std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream = 0);
   Status gemm_pipelined_m32(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
                             std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream = 0);
-  Status gemm_pipelined_m32_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale,
-                                    DevPtr output, std::uint32_t m, std::uint32_t n, std::uint32_t k,
-                                    std::uint32_t a_row_stride, std::uint32_t c_row_stride, Stream stream = 0);
+  Status gemm_pipelined_m32_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
+                                    std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride,
+                                    std::uint32_t c_row_stride, Stream stream = 0);
   Status gemm_pipelined_m64(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
                             std::uint32_t m, std::uint32_t n, std::uint32_t k, Stream stream = 0);
-  Status gemm_pipelined_m64_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale,
-                                    DevPtr output, std::uint32_t m, std::uint32_t n, std::uint32_t k,
-                                    std::uint32_t a_row_stride, std::uint32_t c_row_stride, Stream stream = 0);
-  Status gemm_pipelined_by_m(KernelHandle full_kernel, KernelHandle m32_kernel, KernelHandle m64_kernel,
-                             DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output, std::uint32_t m,
-                             std::uint32_t n, std::uint32_t k, Stream stream = 0);
-  Status gemv_batch4_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale,
-                             DevPtr output, std::uint32_t m, std::uint32_t n, std::uint32_t k,
-                             std::uint32_t a_row_stride, std::uint32_t c_row_stride, Stream stream = 0);
-  Status gemv_batch16_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale,
-                              DevPtr output, std::uint32_t m, std::uint32_t n, std::uint32_t k,
-                              std::uint32_t a_row_stride, std::uint32_t c_row_stride, Stream stream = 0);
+  Status gemm_pipelined_m64_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
+                                    std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride,
+                                    std::uint32_t c_row_stride, Stream stream = 0);
+  Status gemm_pipelined_by_m(KernelHandle full_kernel, KernelHandle m32_kernel, KernelHandle m64_kernel, DevPtr input,
+                             DevPtr weight, DevPtr block_scale, DevPtr output, std::uint32_t m, std::uint32_t n,
+                             std::uint32_t k, Stream stream = 0);
+  Status gemv_batch4_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
+                             std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride,
+                             std::uint32_t c_row_stride, Stream stream = 0);
+  Status gemv_batch16_strided(KernelHandle kernel, DevPtr input, DevPtr weight, DevPtr block_scale, DevPtr output,
+                              std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride,
+                              std::uint32_t c_row_stride, Stream stream = 0);
 
   // The general form: every entry point above builds a Call and comes here.
   Status launch(const Call& call);

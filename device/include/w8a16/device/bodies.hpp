@@ -59,8 +59,8 @@ struct BodyInfo {
   const char* name;
   Tier tier;
   Contract contract;
-  std::uint32_t kernels;  // kernel_bit of every symbol that runs it
-  std::uint32_t entries;  // entry_bit of every entry point that can reach it
+  std::uint32_t kernels;     // kernel_bit of every symbol that runs it
+  std::uint32_t entries;     // entry_bit of every entry point that can reach it
   const char* order_probes;  // space-separated PROBE_PLAN names (reports/python/w8a16check/order.py)
   BodyLaunch (*plan)(const BodyShape&);
   KernelHandle (*takes)(const BodyShape&, const KernelRegistry&);
@@ -68,12 +68,12 @@ struct BodyInfo {
   std::string (*config)(const Plan&);
 };
 
-#define W8A16_BODY(id, tier, contract, kernels, entries, probes)         \
-  namespace bodies::id {                                                 \
-  BodyLaunch plan(const BodyShape& s);                                   \
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes)          \
+  namespace bodies::id {                                                  \
+  BodyLaunch plan(const BodyShape& s);                                    \
   KernelHandle takes(const BodyShape& s, const KernelRegistry& registry); \
-  const std::vector<BodyConfig>& cells();                                \
-  std::string config(const Plan& p);                                     \
+  const std::vector<BodyConfig>& cells();                                 \
+  std::string config(const Plan& p);                                      \
   }
 #include "w8a16/device/bodies.def"
 
@@ -84,9 +84,18 @@ namespace detail {
 #define E_TWIN64 (E(gemm_pipelined_m64) | E(gemm_pipelined_m64_strided) | E(gemm_pipelined_by_m))
 #define E_TC (E_TWIN32 | E_TWIN64 | E(gemm_pipelined))
 inline constexpr BodyInfo kBodies[] = {
-#define W8A16_BODY(id, tier, contract, kernels, entries, probes)                                        \
-  {Body::id,         #id,       Tier::tier,         Contract::contract, kernels, entries, probes, \
-   &bodies::id::plan, &bodies::id::takes, &bodies::id::cells, &bodies::id::config},
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes) \
+  {Body::id,                                                     \
+   #id,                                                          \
+   Tier::tier,                                                   \
+   Contract::contract,                                           \
+   kernels,                                                      \
+   entries,                                                      \
+   probes,                                                       \
+   &bodies::id::plan,                                            \
+   &bodies::id::takes,                                           \
+   &bodies::id::cells,                                           \
+   &bodies::id::config},
 #include "w8a16/device/bodies.def"
 };
 #undef K

@@ -16,7 +16,7 @@ namespace w8a16::device {
 namespace cuda {
 struct Driver;
 class PrimaryContext;
-}
+}  // namespace cuda
 
 // The registry over the loaded module: cuModuleGetFunction by name; a kernel the module lacks
 // (or an empty module, while no kernel file exists) resolves to the zero handle.
@@ -31,9 +31,9 @@ class CudaModuleRegistry final : public KernelRegistry {
 
 // What a recording names its hardware by (w8a16check probe / record; the probes' launcher, device/probes/, too).
 struct CudaDeviceInfo {
-  std::string name;             // cuDeviceGetName, e.g. "NVIDIA H200"
+  std::string name;                // cuDeviceGetName, e.g. "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;  // compute capability
-  int driver_cuda_version = 0;  // cuDriverGetVersion: the CUDA version the driver supports, e.g. 13000
+  int driver_cuda_version = 0;     // cuDriverGetVersion: the CUDA version the driver supports, e.g. 13000
 };
 
 class CudaBackend final : public Backend {

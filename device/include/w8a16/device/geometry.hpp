@@ -15,11 +15,11 @@
 namespace w8a16::device {
 
 // ---- common -----------------------------------------------------------------------------
-inline constexpr std::uint32_t kKBlock = 128;          // seed W8A16_M32_K_BLOCK: one scale block per K-step
+inline constexpr std::uint32_t kKBlock = 128;  // seed W8A16_M32_K_BLOCK: one scale block per K-step
 // seed: block (256, 1, 1) for the twins; the 128-row tile, the row-tile kernel and the GEMVs (8
 // warps) use the same block, so every plan has block (256, 1, 1).
 inline constexpr std::uint32_t kThreadsPerCta = 256;
-inline constexpr std::uint32_t kARowAlignElems = 8;    // seed: a_row_stride % 8 == 0 (16 B cp.async rows)
+inline constexpr std::uint32_t kARowAlignElems = 8;  // seed: a_row_stride % 8 == 0 (16 B cp.async rows)
 
 // ---- w8a16_gemm_pipelined: the 128-row tile ----------------------------------------------
 // CTA (x, y) owns rows [128y, 128y + 128) and columns [64x, 64x + 64), clipped to [M, N].
@@ -39,10 +39,12 @@ inline constexpr std::uint32_t kM32TileCols = 32;      // seed W8A16_M32_TILE_CO
 inline constexpr std::uint32_t kM32SmemBytes = 44032;  // seed W8A16_M32_SMEM_BYTES
 // Skinny body, for M <= 16 && K <= 5120: CTA x owns columns [8x, 8x + 8) of every row [0, M);
 // 8 warps compute different 128-K steps' partial sums, folded in step order.
-inline constexpr std::uint32_t kSkinnyMaxRows = 16;    // seed W8A16_M16_MAX_ROWS
-inline constexpr std::uint32_t kSkinnyMaxK = 5120;     // seed W8A16_M16_MAX_K
+inline constexpr std::uint32_t kSkinnyMaxRows = 16;  // seed W8A16_M16_MAX_ROWS
+inline constexpr std::uint32_t kSkinnyMaxK = 5120;   // seed W8A16_M16_MAX_K
 inline constexpr std::uint32_t kSkinnyTileCols = 8;
-W8A16_HOST_DEVICE constexpr std::uint32_t skinny_smem_bytes(std::uint32_t k) { return 8 * (k + 16); }  // seed w8a16_m16_smem_bytes
+W8A16_HOST_DEVICE constexpr std::uint32_t skinny_smem_bytes(std::uint32_t k) {
+  return 8 * (k + 16);
+}  // seed w8a16_m16_smem_bytes
 // The one body rule (seed lines 140-141): the launch sizes the grid by it, and the kernel, given
 // the same (m, k), must pick the same body. The simulation flags a plan whose geometry disagrees.
 W8A16_HOST_DEVICE constexpr bool skinny_body_runs(std::uint32_t m, std::uint32_t k) {
@@ -52,7 +54,7 @@ W8A16_HOST_DEVICE constexpr bool skinny_body_runs(std::uint32_t m, std::uint32_t
 // ---- w8a16_gemm_pipelined_m64: the 64-row twin (seed) -------------------------------------
 // CTA (x, y) owns rows [64y, 64y + 64), columns [32x, 32x + 32). The seed launches it with no
 // dynamic shared memory (its launch sets none): the kernel's shared memory is static.
-inline constexpr std::uint32_t kM64TileRows = 64;      // seed W8A16_M64_TILE_ROWS
+inline constexpr std::uint32_t kM64TileRows = 64;  // seed W8A16_M64_TILE_ROWS
 inline constexpr std::uint32_t kM64TileCols = 32;
 inline constexpr std::uint32_t kM64SmemBytes = 0;
 
@@ -137,18 +139,18 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
 //   w8a16_wgmma_rows_n128 (128-column units): each consumer owns 64 of the columns and folds them
 //     itself; both read the same row tile, so the tile's bytes are read once per 128 columns.
 //   w8a16_wgmma_rows_n128_x2: the same with two CTAs per SM, at up to 16 rows.
-inline constexpr std::uint32_t kWgWarpgroupCols = 64;     // one wgmma M
+inline constexpr std::uint32_t kWgWarpgroupCols = 64;  // one wgmma M
 // A warpgroup: four consecutive warps, the threads one wgmma or setmaxnreg acts on (PTX ISA 9.7.15.1).
 inline constexpr std::uint32_t kWgWarpgroupWarps = 4;
 inline constexpr std::uint32_t kWgWarpgroupThreads = kWgWarpgroupWarps * 32;  // 128
-inline constexpr std::uint32_t kWgConsumers = 2;          // consumer warpgroups, after the producer's
+inline constexpr std::uint32_t kWgConsumers = 2;  // consumer warpgroups, after the producer's
 inline constexpr std::uint32_t kWgThreads = (1 + kWgConsumers) * kWgWarpgroupThreads;  // 384: 3 warpgroups
 inline constexpr std::uint32_t kWgMaxTileRows = 128;
-inline constexpr std::uint32_t kWgSwizzleRowBytes = 128;  // one row of the 128-byte swizzle
+inline constexpr std::uint32_t kWgSwizzleRowBytes = 128;           // one row of the 128-byte swizzle
 inline constexpr std::uint32_t kWgAlign = 8 * kWgSwizzleRowBytes;  // 1,024: a swizzle atom, 8 rows of 128 bytes
-inline constexpr std::uint32_t kWgMaxStages = 8;          // pipeline stages at most (wgmma_stages)
-inline constexpr std::uint32_t kWgHandoverSlots = 2;      // the 64-column symbol's hand-over ring
-inline constexpr std::uint32_t kWgMbarrierBytes = 8;      // one mbarrier object (PTX ISA 9.7.13.15.1)
+inline constexpr std::uint32_t kWgMaxStages = 8;                   // pipeline stages at most (wgmma_stages)
+inline constexpr std::uint32_t kWgHandoverSlots = 2;               // the 64-column symbol's hand-over ring
+inline constexpr std::uint32_t kWgMbarrierBytes = 8;               // one mbarrier object (PTX ISA 9.7.13.15.1)
 // The three symbols: 64-column units; 128-column units, one CTA per SM; 128-column units at up to
 // 16 rows with two CTAs per SM (twice the warps to hide the decode's latency where the units fill
 // two CTAs per SM; each CTA has half the shared memory and 104 registers a consumer thread).
@@ -161,9 +163,11 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas_per_sm(WgVariant v) { retur
 // CTA: kSmRegisters / (kWgThreads x CTAs per SM) a thread, in steps of 8 (the kernel static_asserts
 // it): 128 x 24 + 256 x 240 = 64,512 <= 384 x 168 at one CTA per SM, 128 x 24 + 256 x 104 = 29,696
 // <= 384 x 80 at two.
-inline constexpr std::uint32_t kSmRegisters = 65536;      // the H200's register file per SM (32-bit)
+inline constexpr std::uint32_t kSmRegisters = 65536;  // the H200's register file per SM (32-bit)
 inline constexpr std::uint32_t kWgProducerRegs = 24;
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(WgVariant v) { return v == WgVariant::n128_x2 ? 104 : 240; }
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(WgVariant v) {
+  return v == WgVariant::n128_x2 ? 104 : 240;
+}
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_launch_regs(WgVariant v) {
   return kSmRegisters / (kWgThreads * wgmma_ctas_per_sm(v)) / 8 * 8;
 }
@@ -178,7 +182,9 @@ W8A16_HOST_DEVICE constexpr bool wgmma_runs_rows(WgVariant v, std::uint32_t m) {
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_smem_budget(WgVariant v) {
   return v == WgVariant::n128_x2 ? 233472 / 2 - 1024 : 232448;
 }
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_unit_cols(WgVariant v) { return wgmma_n128(v) ? 128 : kWgWarpgroupCols; }
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_unit_cols(WgVariant v) {
+  return wgmma_n128(v) ? 128 : kWgWarpgroupCols;
+}
 // The row tile: the fewest of 8, 16, 24, 32, 48, 64, 96, 128 rows that hold M (above 128 rows,
 // tiles of 128).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_tile_rows(std::uint32_t m) {
@@ -267,7 +273,7 @@ W8A16_HOST_DEVICE constexpr WgPieces wgmma_cta_pieces(std::uint32_t c, std::uint
   WgPieces p{};
   std::uint32_t u0 = static_cast<std::uint32_t>(begin / steps);
   const std::uint32_t off0 = static_cast<std::uint32_t>(begin % steps);
-  const std::uint32_t u1 = static_cast<std::uint32_t>((end - 1) / steps);  // last unit touched
+  const std::uint32_t u1 = static_cast<std::uint32_t>((end - 1) / steps);                  // last unit touched
   const std::uint32_t off1 = static_cast<std::uint32_t>(end - std::uint64_t{u1} * steps);  // 1..steps
   if (off0 != 0) {
     p.has_tail = true;

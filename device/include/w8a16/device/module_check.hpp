@@ -46,11 +46,11 @@ class ImageBytes {
 struct ModuleEntry {
   enum class Kind { cubin, ptx };
   Kind kind = Kind::cubin;
-  std::uint32_t arch = 0;        // SM version: 90 for sm_90, sm_90a and compute_90
-  bool arch_specific = false;    // sm_XYa / compute_XYa: runs on compute capability X.Y only
-  bool family_specific = false;  // sm_XYf / compute_XYf
-  bool compressed = false;       // the payload is compressed (nvcc -Xfatbin -compress-all, PTX by default)
-  std::size_t header_offset = 0;  // where the entry header starts in the file (0 for a bare cubin)
+  std::uint32_t arch = 0;            // SM version: 90 for sm_90, sm_90a and compute_90
+  bool arch_specific = false;        // sm_XYa / compute_XYa: runs on compute capability X.Y only
+  bool family_specific = false;      // sm_XYf / compute_XYf
+  bool compressed = false;           // the payload is compressed (nvcc -Xfatbin -compress-all, PTX by default)
+  std::size_t header_offset = 0;     // where the entry header starts in the file (0 for a bare cubin)
   std::size_t offset = 0, size = 0;  // the payload, in bytes of the file
 };
 
@@ -68,8 +68,8 @@ struct ElfSection {
   std::uint64_t offset = 0, size = 0, entsize = 0;
 };
 struct ElfImage {
-  std::uint32_t arch = 0;        // from e_flags
-  bool arch_specific = false;    // .nv.compat says sm_XYa (only cubins ptxas wrote alone carry it)
+  std::uint32_t arch = 0;      // from e_flags
+  bool arch_specific = false;  // .nv.compat says sm_XYa (only cubins ptxas wrote alone carry it)
   std::uint16_t shstrndx = 0;
   std::vector<ElfSection> sections;  // offsets relative to the image's first byte
 };

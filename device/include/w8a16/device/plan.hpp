@@ -63,8 +63,7 @@ constexpr bool prefers_m32(std::uint32_t m, std::uint32_t k, KernelHandle m32_ke
 }
 // seed line 210: 33..=64 rows take the 64-row twin under the same conditions.
 constexpr bool prefers_m64(std::uint32_t m, std::uint32_t k, KernelHandle m64_kernel) {
-  return m >= kM32TileRows + 1 && m <= kM64TileRows && k >= kKBlock && k % kKBlock == 0 &&
-         m64_kernel.value != 0;
+  return m >= kM32TileRows + 1 && m <= kM64TileRows && k >= kKBlock && k % kKBlock == 0 && m64_kernel.value != 0;
 }
 // Which shapes the row-tile kernel takes when a twin tries it first (it declines every other
 // shape, and a zero handle for the kernel symbol its rows need, tc_rows_kernel(m), declines it).
@@ -93,7 +92,8 @@ struct WgChoice {
 struct WgPresent {
   bool k64 = false, n128 = false, n128_x2 = false;
 };
-constexpr WgChoice wgmma_choice(std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t sms, WgPresent present) {
+constexpr WgChoice wgmma_choice(std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t sms,
+                                WgPresent present) {
   if (m < 1 || n < 1 || k < kKBlock || k % kKBlock != 0) return {};
   const std::uint64_t units128 = wgmma_units(m, n, WgVariant::n128);
   if (m <= kWgX2MaxRows) {
@@ -146,7 +146,9 @@ constexpr bool is_wgmma_body(Body b) {
   return b == Body::wgmma_units || b == Body::wgmma_units128 || b == Body::wgmma_units128_x2;
 }
 constexpr WgVariant wgmma_variant(Body b) {
-  return b == Body::wgmma_units128 ? WgVariant::n128 : b == Body::wgmma_units128_x2 ? WgVariant::n128_x2 : WgVariant::k64;
+  return b == Body::wgmma_units128      ? WgVariant::n128
+         : b == Body::wgmma_units128_x2 ? WgVariant::n128_x2
+                                        : WgVariant::k64;
 }
 // Every body, in enumerator order: what tools that list the tiers (the Python audit through
 // _core.bodies) iterate.

@@ -34,25 +34,25 @@ inline constexpr std::uint32_t kCaseOldestGeneratorVersion = 1;
 // Entry points of the kernel family, by the seed's launch-function names
 // (docs/KERNEL_ABI.md 2).
 enum class EntryPoint : std::uint8_t {
-  gemm_pipelined,             // the 128-row tile, contiguous (a_row_stride = k, c_row_stride = n)
-  gemm_pipelined_m32,         // the 32-row twin, contiguous
-  gemm_pipelined_m32_strided, // the 32-row twin (tries the row-tile kernel first)
-  gemm_pipelined_m64,         // the 64-row twin, contiguous
-  gemm_pipelined_m64_strided, // the 64-row twin (tries the row-tile kernel first)
-  gemm_pipelined_by_m,        // dispatch: m32, else m64, else the 128-row tile; contiguous
-  gemv_batch4_strided,        // scalar GEMV, m <= 4 (NUMERICS.md 2.2)
-  gemv_batch16_strided,       // scalar GEMV, m <= 16
+  gemm_pipelined,              // the 128-row tile, contiguous (a_row_stride = k, c_row_stride = n)
+  gemm_pipelined_m32,          // the 32-row twin, contiguous
+  gemm_pipelined_m32_strided,  // the 32-row twin (tries the row-tile kernel first)
+  gemm_pipelined_m64,          // the 64-row twin, contiguous
+  gemm_pipelined_m64_strided,  // the 64-row twin (tries the row-tile kernel first)
+  gemm_pipelined_by_m,         // dispatch: m32, else m64, else the 128-row tile; contiguous
+  gemv_batch4_strided,         // scalar GEMV, m <= 4 (NUMERICS.md 2.2)
+  gemv_batch16_strided,        // scalar GEMV, m <= 16
 };
 inline constexpr EntryPoint kAllEntryPoints[] = {
-    EntryPoint::gemm_pipelined,       EntryPoint::gemm_pipelined_m32,  EntryPoint::gemm_pipelined_m32_strided,
-    EntryPoint::gemm_pipelined_m64,   EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m,
-    EntryPoint::gemv_batch4_strided,  EntryPoint::gemv_batch16_strided,
+    EntryPoint::gemm_pipelined,      EntryPoint::gemm_pipelined_m32,         EntryPoint::gemm_pipelined_m32_strided,
+    EntryPoint::gemm_pipelined_m64,  EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m,
+    EntryPoint::gemv_batch4_strided, EntryPoint::gemv_batch16_strided,
 };
 
 std::string_view entry_point_name(EntryPoint e);  // "w8a16_gemm_pipelined_m32_strided"
 bool parse_entry_point(std::string_view name, EntryPoint* out);
-bool entry_point_is_contiguous(EntryPoint e);    // pitches fixed to k and n
-bool entry_point_is_gemv(EntryPoint e);          // NUMERICS.md 2.2 instead of 2.1
+bool entry_point_is_contiguous(EntryPoint e);      // pitches fixed to k and n
+bool entry_point_is_gemv(EntryPoint e);            // NUMERICS.md 2.2 instead of 2.1
 std::uint32_t entry_point_max_rows(EntryPoint e);  // 4 or 16 for the GEMVs; 0 = no limit
 
 // How a case's inputs are drawn (case_inputs.cpp describes each). Names are never renamed or
@@ -66,11 +66,11 @@ enum class Distribution : std::uint8_t {
   special_scales,    // activation_like operands, scales 0, -0, negative, subnormal, Inf, NaN, normal
   ones_pow2_scales,  // A = 1.0, W = 1.0, powers of two distinct within a scale row of <= 20 blocks (oracle)
   // The GPU tests' regimes, in the golden generator:
-  near_overflow,     // A near 2^96..2^127, weights 2^1..448: products, sums and folds that reach Inf
-  tiny,              // A 2^-133..2^-110 (BF16 subnormals), small weights and scales: subnormal outputs
-  mid_exponents,     // A 2^-60..2^60, every finite E4M3 code, scales 2^-40..2^40 of either sign
+  near_overflow,       // A near 2^96..2^127, weights 2^1..448: products, sums and folds that reach Inf
+  tiny,                // A 2^-133..2^-110 (BF16 subnormals), small weights and scales: subnormal outputs
+  mid_exponents,       // A 2^-60..2^60, every finite E4M3 code, scales 2^-40..2^40 of either sign
   cancellation_pairs,  // pairs equal or one ulp apart against negated weights, 1 in 16 a large term
-  row_specials,      // about two specials per A row and W row, A rows of signed zeros, 1 scale in 12 special
+  row_specials,        // about two specials per A row and W row, A rows of signed zeros, 1 scale in 12 special
   // Built so that one reduction order, one rounding and one zero sign give these bytes: another
   // order, an extra rounding or another start changes most outputs, not one:
   fold_ties,         // per row two steps whose fold lands acc on a BF16 midpoint only if rounded once
@@ -80,12 +80,12 @@ enum class Distribution : std::uint8_t {
   nan_codes,         // activation_like with a NaN code (0x7F, 0xFF) in one W row in eight: a kernel's NaN path
 };
 inline constexpr Distribution kAllDistributions[] = {
-    Distribution::activation_like, Distribution::wide_exponents, Distribution::cancellation,
-    Distribution::specials,        Distribution::pow2_scales,    Distribution::special_scales,
-    Distribution::ones_pow2_scales, Distribution::near_overflow, Distribution::tiny,
-    Distribution::mid_exponents,   Distribution::cancellation_pairs, Distribution::row_specials,
-    Distribution::fold_ties,       Distribution::zero_signs,     Distribution::cancelling_steps,
-    Distribution::every_special,   Distribution::nan_codes,
+    Distribution::activation_like,  Distribution::wide_exponents,     Distribution::cancellation,
+    Distribution::specials,         Distribution::pow2_scales,        Distribution::special_scales,
+    Distribution::ones_pow2_scales, Distribution::near_overflow,      Distribution::tiny,
+    Distribution::mid_exponents,    Distribution::cancellation_pairs, Distribution::row_specials,
+    Distribution::fold_ties,        Distribution::zero_signs,         Distribution::cancelling_steps,
+    Distribution::every_special,    Distribution::nan_codes,
 };
 std::string_view distribution_name(Distribution d);
 bool parse_distribution(std::string_view name, Distribution* out);
@@ -93,10 +93,9 @@ bool parse_distribution(std::string_view name, Distribution* out);
 // The kernel symbols of the family, in the launch layer's KernelId order (docs/KERNEL_ABI.md 1.1):
 // what `without=` may name. (properties/tests check the order against device/kernels.hpp.)
 inline constexpr std::string_view kKernelSymbols[] = {
-    "w8a16_gemm_pipelined",       "w8a16_gemm_pipelined_m32", "w8a16_gemm_pipelined_m64",
-    "w8a16_tc_rows",              "w8a16_tc_rows_m64",        "w8a16_gemv_batch4_strided",
-    "w8a16_gemv_batch16_strided", "w8a16_wgmma_rows",         "w8a16_wgmma_rows_n128",
-    "w8a16_wgmma_rows_n128_x2",
+    "w8a16_gemm_pipelined",  "w8a16_gemm_pipelined_m32",  "w8a16_gemm_pipelined_m64",   "w8a16_tc_rows",
+    "w8a16_tc_rows_m64",     "w8a16_gemv_batch4_strided", "w8a16_gemv_batch16_strided", "w8a16_wgmma_rows",
+    "w8a16_wgmma_rows_n128", "w8a16_wgmma_rows_n128_x2",
 };
 inline constexpr int kKernelSymbolCount = static_cast<int>(sizeof kKernelSymbols / sizeof kKernelSymbols[0]);
 // The symbol an entry point is called with (its `kernel` argument; by_m's is the 128-row tile):
@@ -130,17 +129,35 @@ struct Case {
 // the only pitches a contiguous entry point takes (case_problem), whatever order the calls come in.
 class CaseSpec {
  public:
-  CaseSpec& entry(EntryPoint e) { c_.entry = e; return *this; }
-  CaseSpec& shape(std::uint32_t m, std::uint32_t n, std::uint32_t k) { c_.m = m, c_.n = n, c_.k = k; return *this; }
+  CaseSpec& entry(EntryPoint e) {
+    c_.entry = e;
+    return *this;
+  }
+  CaseSpec& shape(std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+    c_.m = m, c_.n = n, c_.k = k;
+    return *this;
+  }
   CaseSpec& strides(std::uint32_t a_row_stride, std::uint32_t c_row_stride) {
     c_.a_row_stride = a_row_stride, c_.c_row_stride = c_row_stride;
     strided_ = true;
     return *this;
   }
-  CaseSpec& dist(Distribution d) { c_.dist = d; return *this; }
-  CaseSpec& seed(std::uint64_t s) { c_.seed = s; return *this; }
-  CaseSpec& gen(std::uint32_t g) { c_.gen = g; return *this; }
-  CaseSpec& without(std::uint32_t mask) { c_.without = mask; return *this; }
+  CaseSpec& dist(Distribution d) {
+    c_.dist = d;
+    return *this;
+  }
+  CaseSpec& seed(std::uint64_t s) {
+    c_.seed = s;
+    return *this;
+  }
+  CaseSpec& gen(std::uint32_t g) {
+    c_.gen = g;
+    return *this;
+  }
+  CaseSpec& without(std::uint32_t mask) {
+    c_.without = mask;
+    return *this;
+  }
   operator Case() const {
     Case c = c_;
     if (!strided_) c.a_row_stride = c.k, c.c_row_stride = c.n;
@@ -175,8 +192,7 @@ bool parse_case(std::string_view line, Case* out, std::string* error);
 
 // A case file: lines that are cases, blank, or comments starting with '#'. On failure returns
 // false with "path:line: why" in *error and leaves *out unchanged.
-bool parse_case_text(std::string_view text, const std::string& source_name, std::vector<Case>* out,
-                     std::string* error);
+bool parse_case_text(std::string_view text, const std::string& source_name, std::vector<Case>* out, std::string* error);
 bool read_case_file(const std::string& path, std::vector<Case>* out, std::string* error);
 // Appends `comment` (as '#' lines, may be empty) and the case line; creates the file if needed.
 bool append_case_file(const std::string& path, const Case& c, const std::string& comment, std::string* error);

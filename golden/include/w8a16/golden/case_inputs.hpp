@@ -51,11 +51,11 @@ enum SpecialClass : std::uint32_t {
   kSpecialAInf = 1u << 1,
   kSpecialASubnormal = 1u << 2,
   kSpecialANegZero = 1u << 3,
-  kSpecialAMax = 1u << 4,        // +-0x7F7F, the largest finite BF16
-  kSpecialWNan = 1u << 5,        // E4M3 0x7F / 0xFF
-  kSpecialWMax = 1u << 6,        // E4M3 0x7E / 0xFE (448)
+  kSpecialAMax = 1u << 4,  // +-0x7F7F, the largest finite BF16
+  kSpecialWNan = 1u << 5,  // E4M3 0x7F / 0xFF
+  kSpecialWMax = 1u << 6,  // E4M3 0x7E / 0xFE (448)
   kSpecialWSubnormal = 1u << 7,
-  kSpecialWNegZero = 1u << 8,    // E4M3 0x80
+  kSpecialWNegZero = 1u << 8,  // E4M3 0x80
   kSpecialSZero = 1u << 9,
   kSpecialSNegZero = 1u << 10,
   kSpecialSNegative = 1u << 11,  // finite and < 0

@@ -12,17 +12,17 @@ namespace w8a16::golden {
 
 // The regimes in file order (file i is "<gpu>_<i>_<name>.mmav"), then the targeted set.
 enum class ProbeRegime : std::uint8_t {
-  uniform,             // BF16 exponents 2^-3..2^3; C random, a quarter zeros
-  wide_exponents,      // A, B exponents 2^-30..2^30; C 2^-60..2^60
-  cancellation,        // products in near-cancelling pairs (k = 2j, 2j+1)
-  w8a16_realistic,     // A activations, B decoded E4M3 weights, C partial sums
-  specials,            // zeros, subnormals, Inf, NaN, max sprinkled in; rows that overflow
-  rounding,            // C dominant, products 2^-20..2^-30 below it: the final truncation
-  exact_ties,          // short significands: exact sums and ties
-  subnormal_outputs,   // products in the FP32 subnormal range, C zero or subnormal
-  signed_zeros,        // exact cancellation, -0 operands and -0 accumulators
-  near_overflow,       // sums crossing 2^128
-  targeted,            // NUMERICS.md 1.1 / 3 one by one (probe_targeted_cases)
+  uniform,            // BF16 exponents 2^-3..2^3; C random, a quarter zeros
+  wide_exponents,     // A, B exponents 2^-30..2^30; C 2^-60..2^60
+  cancellation,       // products in near-cancelling pairs (k = 2j, 2j+1)
+  w8a16_realistic,    // A activations, B decoded E4M3 weights, C partial sums
+  specials,           // zeros, subnormals, Inf, NaN, max sprinkled in; rows that overflow
+  rounding,           // C dominant, products 2^-20..2^-30 below it: the final truncation
+  exact_ties,         // short significands: exact sums and ties
+  subnormal_outputs,  // products in the FP32 subnormal range, C zero or subnormal
+  signed_zeros,       // exact cancellation, -0 operands and -0 accumulators
+  near_overflow,      // sums crossing 2^128
+  targeted,           // NUMERICS.md 1.1 / 3 one by one (probe_targeted_cases)
 };
 inline constexpr int kProbeRegimeCount = 11;
 std::string_view probe_regime_name(ProbeRegime r);

@@ -28,10 +28,10 @@ inline constexpr std::size_t kMmavCaseBytes = 1792;
 
 // One recorded mma.sync m16n8k16: D[m][n] = MMA(C[m][n]; A[m][0..15], Bt[n][0..15]).
 struct MmavCase {
-  std::array<std::uint16_t, 16 * 16> a;   // BF16 bits, row m, column k
-  std::array<std::uint16_t, 8 * 16> bt;   // BF16 bits, row n, column k (B transposed)
-  std::array<std::uint32_t, 16 * 8> c;    // FP32 bits, row m, column n
-  std::array<std::uint32_t, 16 * 8> d;    // FP32 bits: the device's result
+  std::array<std::uint16_t, 16 * 16> a;  // BF16 bits, row m, column k
+  std::array<std::uint16_t, 8 * 16> bt;  // BF16 bits, row n, column k (B transposed)
+  std::array<std::uint32_t, 16 * 8> c;   // FP32 bits, row m, column n
+  std::array<std::uint32_t, 16 * 8> d;   // FP32 bits: the device's result
 };
 
 struct MmavFile {

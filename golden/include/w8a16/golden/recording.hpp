@@ -124,7 +124,8 @@ bool write_recording_file(const std::string& path, const Recording& r, std::stri
 // and must hold the same header and outputs, so an upgrade never changes a recorded value. A text
 // already in version 2 comes back unchanged. False with "source:line: why" when the text does not
 // parse.
-bool upgrade_recording(std::string_view text, const std::string& source_name, std::string* upgraded, std::string* error);
+bool upgrade_recording(std::string_view text, const std::string& source_name, std::string* upgraded,
+                       std::string* error);
 
 // A short folder-safe name for a GPU: lower case, "NVIDIA " dropped, other than [a-z0-9] -> '-'
 // ("NVIDIA H200" -> "h200", "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3").

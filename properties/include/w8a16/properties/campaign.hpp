@@ -16,9 +16,9 @@
 namespace w8a16::props {
 
 struct CampaignOptions {
-  std::uint64_t cases = 200;     // drawn cases over all shards (case i is draw_case_seeded(seed, i))
+  std::uint64_t cases = 200;  // drawn cases over all shards (case i is draw_case_seeded(seed, i))
   std::uint64_t seed = 1;
-  double time_budget_s = 0;      // > 0: draw no new case after this many seconds
+  double time_budget_s = 0;  // > 0: draw no new case after this many seconds
   DrawOptions draw;
   std::uint32_t shard_index = 0, shard_count = 1;  // this shard runs the indices i % count == index
   std::vector<golden::Case> saved;                 // replayed first (golden/cases, golden/regressions)
@@ -33,7 +33,7 @@ struct EntryTally {
   std::uint64_t bytes_compared = 0;
   std::uint64_t mismatching_cases = 0;
   std::uint64_t mismatched_elements = 0;
-  std::uint64_t errors = 0;       // launch or regeneration errors
+  std::uint64_t errors = 0;         // launch or regeneration errors
   std::uint32_t specials_seen = 0;  // golden::SpecialClass bits
 };
 
@@ -64,9 +64,9 @@ struct CampaignResult {
   std::uint64_t faulted = 0;               // cases whose launch lost the context, or whose worker died
   std::uint64_t not_run_lost_context = 0;  // not run: the context was lost and none could replace it
   bool stopped_by_hang = false;
-  std::string hang;                        // the HANG text of the case that did not complete
+  std::string hang;  // the HANG text of the case that did not complete
   std::uint64_t not_run_after_hang = 0;
-  std::uint64_t worker_starts = 0;         // worker processes started (IsolatedLauncher)
+  std::uint64_t worker_starts = 0;  // worker processes started (IsolatedLauncher)
 };
 
 // Runs every case of this shard through `launcher` against the emulator (case_runner.hpp), in

@@ -13,8 +13,7 @@ namespace w8a16::props {
 
 struct DrawOptions {
   std::vector<golden::EntryPoint> entries{std::begin(golden::kAllEntryPoints), std::end(golden::kAllEntryPoints)};
-  std::vector<golden::Distribution> dists{std::begin(golden::kAllDistributions),
-                                          std::end(golden::kAllDistributions)};
+  std::vector<golden::Distribution> dists{std::begin(golden::kAllDistributions), std::end(golden::kAllDistributions)};
   // Cap on m * n * k, the emulator's work (about 1/16 that many MMA steps): CPU runs keep it small.
   std::uint64_t max_macs = std::uint64_t{1} << 21;
   // The real model shapes, 1 draw in 32 when one fits under max_macs at small m.
@@ -22,14 +21,17 @@ struct DrawOptions {
 };
 
 // The real (N, K) of the model's projections.
-struct ModelShape { std::uint32_t n, k; };
+struct ModelShape {
+  std::uint32_t n, k;
+};
 inline constexpr ModelShape kModelShapes[] = {{12288, 2048}, {2048, 4096},  {8192, 2048},
                                               {10240, 5120}, {51200, 5120}, {5120, 25600}};
 
 // M: one row, and one off each tile boundary (16 skinny, 32 twin, 64 twin, 128 tile).
 inline constexpr std::uint32_t kBoundaryRows[] = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
 // N: awkward (not a multiple of 8, 32 or 128) around every column-tile width, and a few multiples.
-inline constexpr std::uint32_t kAwkwardCols[] = {1, 3, 7, 9, 15, 17, 31, 33, 63, 65, 100, 127, 129, 191, 255, 257, 383, 385};
+inline constexpr std::uint32_t kAwkwardCols[] = {1,  3,   7,   9,   15,  17,  31,  33,  63,
+                                                 65, 100, 127, 129, 191, 255, 257, 383, 385};
 inline constexpr std::uint32_t kMultipleCols[] = {8, 32, 64, 128, 256};
 // K: the skinny body's limit 5120 (40 blocks) and one block past it, where the tiers switch.
 inline constexpr std::uint32_t kSkinnyEdgeK[] = {5120, 5248};
@@ -89,18 +91,22 @@ class CaseDrawer {
 
   std::uint32_t draw_k() {
     switch (src_.below(8)) {
-      case 0: case 1: case 2: return 128;
-      case 3: case 4: return 128 * (2 + static_cast<std::uint32_t>(src_.below(15)));  // 256 .. 2048
+      case 0:
+      case 1:
+      case 2: return 128;
+      case 3:
+      case 4: return 128 * (2 + static_cast<std::uint32_t>(src_.below(15)));  // 256 .. 2048
       case 5: return kSkinnyEdgeK[pick(2)];
-      case 6: return 128 * (1 + static_cast<std::uint32_t>(src_.below(64)));          // up to 8192
-      default: return 128 * (1 + static_cast<std::uint32_t>(src_.below(256)));        // up to 32768
+      case 6: return 128 * (1 + static_cast<std::uint32_t>(src_.below(64)));    // up to 8192
+      default: return 128 * (1 + static_cast<std::uint32_t>(src_.below(256)));  // up to 32768
     }
   }
 
   std::uint32_t draw_n(std::uint64_t max_n) {
     std::uint32_t n;
     switch (src_.below(4)) {
-      case 0: case 1: n = kAwkwardCols[pick(std::size(kAwkwardCols))]; break;
+      case 0:
+      case 1: n = kAwkwardCols[pick(std::size(kAwkwardCols))]; break;
       case 2: n = 1 + static_cast<std::uint32_t>(src_.below(400)); break;
       default: n = kMultipleCols[pick(std::size(kMultipleCols))];
     }

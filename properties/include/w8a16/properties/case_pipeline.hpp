@@ -18,7 +18,7 @@
 namespace w8a16::props {
 
 struct PipelineOptions {
-  unsigned threads = 0;              // pool threads; 0: every core
+  unsigned threads = 0;               // pool threads; 0: every core
   std::uint64_t max_bytes_ahead = 0;  // operands and outputs held for cases not yet handed back;
                                       // 0: a quarter of the memory, at most 8 GiB. The case being
                                       // launched is always admitted, so one case larger than this

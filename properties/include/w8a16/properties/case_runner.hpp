@@ -36,8 +36,8 @@ device::Call case_call(const golden::Case& c, const device::KernelRegistry& regi
                        device::DevPtr w, device::DevPtr s, device::DevPtr out);
 
 struct Launched {
-  device::Status status;              // of allocation, upload, planning, launch, synchronize or download
-  bool planned = false;               // plan_launch accepted the call (then `plan` is what ran)
+  device::Status status;  // of allocation, upload, planning, launch, synchronize or download
+  bool planned = false;   // plan_launch accepted the call (then `plan` is what ran)
   device::Plan plan;
   // C after the launch: [m + golden::kOutputGuardRows][c_row_stride], the sentinel before it
   // (golden::guarded_sentinel_output): the pitch padding and the guard rows must come back as it.

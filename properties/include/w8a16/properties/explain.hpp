@@ -17,7 +17,8 @@ std::string specials_of_element(const golden::Case& c, const golden::CaseInputs&
 // 2.1) for tensor-core entry points; both contracts' values; and whether the produced bits are the
 // sentinel (never written), the other contract's value (the wrong contract ran) or another
 // element's expected value (a misplaced write). Multi-line text ending in a newline.
-std::string explain_element(const golden::Case& c, const golden::CaseInputs& in, const std::vector<std::uint16_t>& expected,
-                            const std::vector<std::uint16_t>* produced, std::uint32_t m, std::uint32_t n);
+std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
+                            const std::vector<std::uint16_t>& expected, const std::vector<std::uint16_t>* produced,
+                            std::uint32_t m, std::uint32_t n);
 
 }  // namespace w8a16::props

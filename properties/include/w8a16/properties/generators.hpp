@@ -47,7 +47,7 @@ inline DrawOptions only_dist(golden::Distribution d, DrawOptions opt = {}) {
 
 inline rc::Gen<golden::EntryPoint> gen_entry_point() {
   return rc::gen::elementOf(std::vector<golden::EntryPoint>(std::begin(golden::kAllEntryPoints),
-                                                             std::end(golden::kAllEntryPoints)));
+                                                            std::end(golden::kAllEntryPoints)));
 }
 
 // Labels the run's distribution table: the entry point, the distribution, and every special

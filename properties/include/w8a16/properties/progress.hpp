@@ -16,7 +16,8 @@ class Heartbeat {
   // Nothing for the first `quiet_s` seconds; then "<what>: <elapsed> s[, <state()>]" every
   // `every_s` seconds (one line rewritten in place on a terminal). state() runs on the heartbeat's
   // own thread, so it reads only what is safe to read concurrently (atomics).
-  explicit Heartbeat(std::string what, std::function<std::string()> state = {}, double quiet_s = 5, double every_s = 10);
+  explicit Heartbeat(std::string what, std::function<std::string()> state = {}, double quiet_s = 5,
+                     double every_s = 10);
   ~Heartbeat();
   Heartbeat(const Heartbeat&) = delete;
   Heartbeat& operator=(const Heartbeat&) = delete;

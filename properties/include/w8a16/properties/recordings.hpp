@@ -13,11 +13,11 @@
 namespace w8a16::props {
 
 struct RecordingsOptions {
-  std::string command = "replay";      // names the messages
-  std::string gpu;                     // non-empty: every recording must be from this GPU (recording_is_from_gpu)
+  std::string command = "replay";  // names the messages
+  std::string gpu;                 // non-empty: every recording must be from this GPU (recording_is_from_gpu)
   CaseLauncher* device = nullptr;  // also run each case here and compare with the recording
-  std::string module;                  // the --module the device loaded ("" for the embedded one)
-  WorkLimits limits;                   // every recorded case must fit before anything runs
+  std::string module;              // the --module the device loaded ("" for the embedded one)
+  WorkLimits limits;               // every recorded case must fit before anything runs
   std::uint32_t shard_index = 0, shard_count = 1;  // replay the recorded cases i with i % count == index
   // Non-empty: only recorded cases of these entry points run on `device` (verify --entry); the
   // others are compared on the emulator alone. A module given with --module need hold only the
@@ -27,15 +27,15 @@ struct RecordingsOptions {
 };
 
 struct RecordingsResult {
-  int status = 0;                      // 0 all equal, 1 some output differs, 2 an input error (nothing ran)
-  std::string error;                   // for status 2: why, one message per line
-  bool unreadable = false;             // status 2 because a recording could not be read as one
+  int status = 0;           // 0 all equal, 1 some output differs, 2 an input error (nothing ran)
+  std::string error;        // for status 2: why, one message per line
+  bool unreadable = false;  // status 2 because a recording could not be read as one
   std::size_t files = 0, cases = 0, emulator_differ = 0, device_differ = 0;
-  std::size_t device_not_run = 0;      // cases of entry points outside device_entries (emulator only)
-  std::vector<std::string> failures;   // one per differing case: what differs and the case line
-  std::vector<std::string> notes;      // e.g. a version-1 file's unverifiable length
-  std::size_t faulted = 0;             // device launches that lost the context (each a differing case)
-  std::string hang;                    // non-empty: a launch did not complete; nothing after it ran
+  std::size_t device_not_run = 0;     // cases of entry points outside device_entries (emulator only)
+  std::vector<std::string> failures;  // one per differing case: what differs and the case line
+  std::vector<std::string> notes;     // e.g. a version-1 file's unverifiable length
+  std::size_t faulted = 0;            // device launches that lost the context (each a differing case)
+  std::string hang;                   // non-empty: a launch did not complete; nothing after it ran
 };
 
 // Every .rec file under `paths` (files or folders, sorted), each read in full (and its GPU checked)

@@ -27,7 +27,8 @@ struct MmaReplaySummary {
 // replayed bit for bit. `not_hardware`: files the evidence check failed (evidence.hpp: cut,
 // changed, not listed, made by the simulation), weakly canonical; they are counted, not replayed
 // as hardware, and the evidence reasons name them.
-MmaReplaySummary replay_recorded_mmas(const std::vector<std::string>& roots, const std::vector<std::string>& not_hardware);
+MmaReplaySummary replay_recorded_mmas(const std::vector<std::string>& roots,
+                                      const std::vector<std::string>& not_hardware);
 
 // What verify knows about coverage: the cells it expected, and what the campaign left empty.
 struct CoverageReport {
@@ -52,8 +53,8 @@ struct Reason {
 // One verification run, whole: what every report of it reads.
 struct VerifyResult {
   // How the run was asked for.
-  bool quick = false;              // --quick: the gate's campaign
-  bool on_gpu = false;             // the cases ran on a GPU (else the simulation)
+  bool quick = false;   // --quick: the gate's campaign
+  bool on_gpu = false;  // the cases ran on a GPU (else the simulation)
   std::uint64_t seed = 1;
   std::uint32_t shard_index = 0, shard_count = 1;
   bool saved_asked = true;         // saved cases were to be replayed (not --no-saved)

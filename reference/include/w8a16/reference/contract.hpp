@@ -9,7 +9,7 @@
 
 namespace w8a16::ref {
 
-inline constexpr std::uint32_t kKStep = 128;    // one FP8 scale block = one fold point
+inline constexpr std::uint32_t kKStep = 128;      // one FP8 scale block = one fold point
 inline constexpr std::uint32_t kScaleRows = 128;  // N rows sharing one scale row
 
 // Operands, as the kernels see them (NUMERICS.md 2):
@@ -48,16 +48,14 @@ const char* gemm_view_problem(const GemmView& v);
 std::uint32_t canonical_step_partial_bits(const GemmView& v, Arch arch, std::uint32_t m, std::uint32_t n,
                                           std::uint32_t step);
 // acc after folding steps 0..steps-1 (acc = fma(p_s, S[n/128][s], acc), from +0). FP32 bits.
-std::uint32_t canonical_acc_bits(const GemmView& v, Arch arch, std::uint32_t m, std::uint32_t n,
-                                 std::uint32_t steps);
+std::uint32_t canonical_acc_bits(const GemmView& v, Arch arch, std::uint32_t m, std::uint32_t n, std::uint32_t steps);
 // C[m][n] = bf16_rne(acc after all steps). Scalar, straight from the rules: the model.
 std::uint16_t canonical_element_bf16(const GemmView& v, Arch arch, std::uint32_t m, std::uint32_t n);
 
 // The whole output into c[m][c_row_stride] (BF16 bits); only the first n of each row are written.
 // threads = 0 uses every core. Bit-identical to canonical_element_bf16 for every element (the
 // fast path is checked against the model in reference/tests).
-void gemm_canonical(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t c_row_stride,
-                    unsigned threads = 0);
+void gemm_canonical(const GemmView& v, Arch arch, std::uint16_t* c, std::size_t c_row_stride, unsigned threads = 0);
 
 // ---- 2.2 scalar GEMV order ----------------------------------------------------------------
 // Documented in gemv.hpp. acc[0] after the butterfly (FP32 bits), before the BF16 rounding.

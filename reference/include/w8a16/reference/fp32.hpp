@@ -9,8 +9,16 @@ namespace w8a16::ref {
 
 inline constexpr std::uint32_t kF32CanonicalNan = 0x7FFFFFFFu;  // what the H200 produces for NaN
 
-inline float f32_from_bits(std::uint32_t b) { float f; std::memcpy(&f, &b, sizeof f); return f; }
-inline std::uint32_t f32_to_bits(float f) { std::uint32_t b; std::memcpy(&b, &f, sizeof b); return b; }
+inline float f32_from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+inline std::uint32_t f32_to_bits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
 constexpr bool f32_bits_is_nan(std::uint32_t b) { return (b & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // fma.rn.f32: a*b + c rounded once, to nearest even; subnormals kept; NaN results 0x7FFFFFFF.

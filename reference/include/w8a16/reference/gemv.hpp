@@ -30,8 +30,8 @@
 
 namespace w8a16::ref {
 
-inline constexpr std::uint32_t kGemvChunk = 16;   // K elements per lane per step (one 16 B load)
-inline constexpr std::uint32_t kGemvLanes = 32;   // one warp per output column
+inline constexpr std::uint32_t kGemvChunk = 16;  // K elements per lane per step (one 16 B load)
+inline constexpr std::uint32_t kGemvLanes = 32;  // one warp per output column
 inline constexpr std::uint32_t kGemvBatch4MaxRows = 4;
 inline constexpr std::uint32_t kGemvBatch16MaxRows = 16;
 

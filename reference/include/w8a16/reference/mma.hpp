@@ -15,11 +15,11 @@ enum class Arch { sm90, sm80 };
 // zero to FP32 (the step is spelled out in mma.cpp).
 struct MmaPolicy {
   std::string_view name;
-  int blocks;          // fused steps per k16 instruction
-  int extra_bits;      // grid bits below FP32's 23 fraction bits
-  int min_align_exp;   // E is clamped to at least this (the grid never gets finer than
-                       // 2^(min_align_exp - 23 - extra_bits))
-  bool verified;       // true only where recordings from that hardware confirm every rule
+  int blocks;         // fused steps per k16 instruction
+  int extra_bits;     // grid bits below FP32's 23 fraction bits
+  int min_align_exp;  // E is clamped to at least this (the grid never gets finer than
+                      // 2^(min_align_exp - 23 - extra_bits))
+  bool verified;      // true only where recordings from that hardware confirm every rule
   std::string_view evidence;
 };
 
@@ -38,21 +38,25 @@ inline constexpr int kNoAlignFloor = -(1 << 20);  // below every exponent a term
 // instructions the kernels use: mma.sync m16n8k16 and wgmma m64n8k16 (A from shared memory and
 // from registers, scale-d 1 and 0), golden/mma/h200/.
 inline constexpr MmaPolicy kMmaSm90{
-    "sm90", 1, 2, kSm90MinAlignExp, true,
+    "sm90",
+    1,
+    2,
+    kSm90MinAlignExp,
+    true,
     "H200 recordings of mma.sync.m16n8k16 (golden/mma/h200-vectors, NUMERICS.md 1.1; golden/mma/h200/h200_<i>_*.mmav) "
     "and wgmma.mma_async.m64n8k16 ss/rs, scale-d 1/0 (golden/mma/h200/h200_wgmma_m64n8k16_*.mmav)"};
 // sm_80 (A100): two chained blocks of 8 products with 1 extra bit, as published; NOT verified
 // here: no A100 recording confirms it.
 // Its alignment floor is unknown: no floor is assumed.
-inline constexpr MmaPolicy kMmaSm80{"sm80", 2, 1, kNoAlignFloor, false,
-                                    "published model only; no recording in this project"};
+inline constexpr MmaPolicy kMmaSm80{"sm80",        2,     1,
+                                    kNoAlignFloor, false, "published model only; no recording in this project"};
 
 constexpr const MmaPolicy& mma_policy(Arch arch) { return arch == Arch::sm90 ? kMmaSm90 : kMmaSm80; }
 bool parse_arch(std::string_view text, Arch* out);
 
 // One fused step of `count` products plus c (count <= 16). a and b are BF16 bits, c FP32 bits.
-std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, const std::uint16_t* b,
-                                  int count, int extra_bits, int min_align_exp);
+std::uint32_t mma_fused_step_bits(std::uint32_t c_bits, const std::uint16_t* a, const std::uint16_t* b, int count,
+                                  int extra_bits, int min_align_exp);
 
 // d = mma(c, a[0..15], b[0..15]) for one output element under `policy`. FP32 bits in and out.
 std::uint32_t mma_k16_bits(const MmaPolicy& policy, std::uint32_t c_bits, const std::uint16_t a[16],

@@ -23,8 +23,8 @@ inline unsigned resolve_threads(unsigned threads) {
 template <class Index, class Body>
 void parallel_for(Index count, unsigned threads, Body&& body) {
   static_assert(std::is_unsigned<Index>::value, "an unsigned index");
-  const unsigned t = static_cast<unsigned>(
-      std::min<std::uint64_t>(resolve_threads(threads), std::max<std::uint64_t>(count, 1)));
+  const unsigned t = static_cast<unsigned>(std::min<std::uint64_t>(resolve_threads(threads),
+                                                                   std::max<std::uint64_t>(count, 1)));
   if (t <= 1) {
     for (Index i = 0; i < count; ++i) body(i);
     return;
@@ -40,8 +40,7 @@ void parallel_for(Index count, unsigned threads, Body&& body) {
   // an escaping exception would, ends the process.
   try {
     for (unsigned i = 1; i < t; ++i) pool.emplace_back(worker);
-  } catch (const std::system_error&) {
-  }
+  } catch (const std::system_error&) {}
   worker();
   for (auto& th : pool) th.join();
 }

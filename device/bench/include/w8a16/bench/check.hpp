@@ -33,7 +33,8 @@ Sample choose_sample(std::uint32_t m, Shape sh, std::uint64_t check_macs);
 
 // The emulator's C over the sample (NUMERICS.md 2.1 canonical, sm90, or 2.2 GEMV order), row-major
 // over (sampled rows) x (sampled columns).
-std::vector<std::uint16_t> expected_sample(const HostInputs& in, Shape sh, const Sample& smp, device::Contract contract);
+std::vector<std::uint16_t> expected_sample(const HostInputs& in, Shape sh, const Sample& smp,
+                                           device::Contract contract);
 
 // The expected bytes of one (shape, M), computed on first use for each contract and kept: every
 // plan of the same call compares against them.
@@ -62,8 +63,8 @@ Check compare_sample(const std::vector<std::uint16_t>& got, std::uint32_t pitch,
 
 // cuBLAS's output over the same sample against float64 sums of the BF16 operands it was given:
 // ||out - ref|| / ||ref||, which BF16 output rounding puts near 2^-9; any NaN makes it infinite.
-double cublas_rel_error(const std::vector<std::uint16_t>& got, const HostInputs& in, const std::vector<std::uint16_t>& wdq,
-                        Shape sh, const Sample& smp);
+double cublas_rel_error(const std::vector<std::uint16_t>& got, const HostInputs& in,
+                        const std::vector<std::uint16_t>& wdq, Shape sh, const Sample& smp);
 // The largest relative error a cuBLAS output may have and still count as computing the same GEMM.
 inline constexpr double kCublasMaxRelError = 1e-2;
 

@@ -87,8 +87,8 @@ struct CublasMeasurement {
 };
 // Prepare, run once on copy 0 into a poisoned C, compare with float64, then time rotating over the
 // copies (max(reps, copies) launches per batch) on the timer's stream.
-CublasMeasurement measure_cublas(CublasRunner& runner, device::Backend& backend, Timer& timer, const CublasOperands& ops,
-                                 const device::Buffer& a, const HostInputs& in, Shape sh, std::uint32_t m,
-                                 const Sample& smp, const MeasureOptions& opt);
+CublasMeasurement measure_cublas(CublasRunner& runner, device::Backend& backend, Timer& timer,
+                                 const CublasOperands& ops, const device::Buffer& a, const HostInputs& in, Shape sh,
+                                 std::uint32_t m, const Sample& smp, const MeasureOptions& opt);
 
 }  // namespace w8a16::bench

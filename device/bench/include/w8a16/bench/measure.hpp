@@ -41,7 +41,7 @@ struct Measurement {
   bool launched = false;  // the checking launch ran
   Check check;            // its output against the emulator
   Timing timing;
-  bool stable = false;    // C after the timed launches == C that was checked
+  bool stable = false;  // C after the timed launches == C that was checked
   std::string error;
   // The bytes are right: launched, no mismatch, and the timed launches left them unchanged.
   bool bytes_ok() const { return launched && check.mismatches == 0 && stable; }

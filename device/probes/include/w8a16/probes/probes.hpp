@@ -23,7 +23,7 @@ enum class ProbeKernel : std::uint8_t {
 };
 inline constexpr std::size_t kProbeKernelCount = 2;
 inline constexpr std::array<ProbeKernel, kProbeKernelCount> kAllProbeKernels = {ProbeKernel::mma_m16n8k16_bf16,
-                                                                               ProbeKernel::wgmma_m64n8k16_bf16};
+                                                                                ProbeKernel::wgmma_m64n8k16_bf16};
 
 // The exported symbol (each probe is extern "C").
 const char* probe_kernel_name(ProbeKernel k);
