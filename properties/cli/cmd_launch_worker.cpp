@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli_cases.hpp"
+#include "backends.hpp"
 #include "command.hpp"
 #include "options.hpp"
 #include "w8a16/properties/launcher.hpp"
