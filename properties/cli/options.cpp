@@ -8,41 +8,15 @@
 #include <cstdlib>
 
 #include "w8a16/golden/files.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
-namespace {
-
-// Decimal or 0x hex digits only, below 2^64; false on anything else (sign, space, overflow).
-bool parse_whole(const std::string& s, std::uint64_t* out) {
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const std::size_t start = hex ? 2 : 0;
-  if (s.size() == start || s.size() - start > (hex ? 16u : 20u)) return false;
-  std::uint64_t v = 0;
-  for (std::size_t i = start; i < s.size(); ++i) {
-    const char ch = s[i];
-    unsigned d;
-    if (ch >= '0' && ch <= '9') d = static_cast<unsigned>(ch - '0');
-    else if (hex && ch >= 'a' && ch <= 'f') d = static_cast<unsigned>(ch - 'a' + 10);
-    else if (hex && ch >= 'A' && ch <= 'F') d = static_cast<unsigned>(ch - 'A' + 10);
-    else return false;
-    const std::uint64_t base = hex ? 16 : 10;
-    if (v > (UINT64_MAX - d) / base) return false;
-    v = v * base + d;
-  }
-  *out = v;
-  return true;
-}
-
-}  // namespace
-
-bool parse_whole_number(const std::string& text, std::uint64_t* out) { return parse_whole(text, out); }
-
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
   const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   return CLI::Validator(
       [lo, hi, range](std::string& s) -> std::string {
         std::uint64_t v = 0;
-        if (!parse_whole(s, &v))
+        if (!parse_whole_number(s, &v))
           return golden::quote(s, 40) + " is not a whole number (decimal or 0x hex, no sign) in " + range;
         if (v < lo || v > hi) return s + " is outside " + range;
         s = std::to_string(v);  // CLI11 reads "010" as octal: what it converts is the decimal value
@@ -93,6 +67,22 @@ void add_limit_options(CLI::App* cmd, WorkLimits* limits) {
                   "refuse any case needing more host memory than this (bytes; inputs, copies and outputs)")
       ->transform(whole_number(1, UINT64_MAX))
       ->capture_default_str();
+}
+
+void add_deadline_option(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+      "--launch-deadline",
+      [](const std::string& v) {
+        std::string why;
+        if (!props::set_deadline_seconds(v, &why)) throw CLI::ValidationError("--launch-deadline", why);
+      },
+      "seconds a launch may run before it is a HANG (default: W8A16_LAUNCH_DEADLINE, else 20 s plus 1 ns a "
+      "multiply-add on a GPU, 1 us on the simulation)");
+}
+
+void add_module_option(CLI::App* cmd, std::string* module) {
+  cmd->add_option("--module", *module,
+                  "a cubin or fatbin to load instead of the embedded kernels (docs/KERNEL_ABI.md); needs a GPU");
 }
 
 }  // namespace w8a16::cli

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "exit_status.hpp"
+#include "numbers.hpp"
 #include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::cli {
@@ -18,8 +19,7 @@ namespace w8a16::cli {
 // is refused instead of wrapping to 2^64 - 1), no spaces, no fraction, no exponent. Attach it with
 // ->transform(): it rewrites the value in decimal, since CLI11 itself reads "010" as octal 8.
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
-// The same rule as a function: true with the value for decimal or 0x hex digits below 2^64.
-bool parse_whole_number(const std::string& text, std::uint64_t* out);
+// The same rule as a function: numbers.hpp parse_whole_number.
 // A finite decimal number in [lo, hi]: NaN, infinities and out-of-range values are refused.
 CLI::Validator finite_number(double lo, double hi);
 
@@ -36,5 +36,10 @@ using props::count_text;
 using props::over_limits;
 using props::WorkLimits;
 void add_limit_options(CLI::App* cmd, WorkLimits* limits);
+
+// --launch-deadline SECONDS on a subcommand that launches (properties/launcher.hpp DeadlinePolicy).
+void add_deadline_option(CLI::App* cmd);
+// --module FILE on a subcommand (docs/KERNEL_ABI.md 5).
+void add_module_option(CLI::App* cmd, std::string* module);
 
 }  // namespace w8a16::cli

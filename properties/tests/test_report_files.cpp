@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The report text every subcommand writes (cli/report_files.hpp): JUnit text that an XML 1.0
+// The report text every subcommand writes (report/report_files.hpp): JUnit text that an XML 1.0
 // parser reads whatever bytes a path or message held, and every report naming the run that wrote it.
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // `verify` as a library: the whole outcome of a verification run as one result (the evidence
 // check, the recorded MMAs, the GPU recordings, the campaign over every launcher and its
 // coverage), the rules that turn it into a verdict, and the parts of the run that produce it. The
-// CLI parses flags, calls these and formats the result (properties/cli/verify_report.hpp).
+// CLI parses flags, calls these and formats the result (properties/report/verify_report.hpp).
 #pragma once
 #include <cstdint>
 #include <functional>

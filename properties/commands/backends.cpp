@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Backend choice for the case subcommands.
-#include "cli_cases.hpp"
+#include "backends.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
-#include "options.hpp"
 #include "report_files.hpp"
 #include "w8a16/device/module_abi.hpp"
 #include "w8a16/golden/files.hpp"
@@ -95,17 +94,6 @@ std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, con
   return std::make_unique<props::IsolatedLauncher>(std::move(spec), backend.registry(), backend.limits());
 }
 
-void add_deadline_option(CLI::App* cmd) {
-  cmd->add_option_function<std::string>(
-      "--launch-deadline",
-      [](const std::string& v) {
-        std::string why;
-        if (!props::set_deadline_seconds(v, &why)) throw CLI::ValidationError("--launch-deadline", why);
-      },
-      "seconds a launch may run before it is a HANG (default: W8A16_LAUNCH_DEADLINE, else 20 s plus 1 ns a "
-      "multiply-add on a GPU, 1 us on the simulation)");
-}
-
 std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total, const std::string& module) {
   std::vector<std::unique_ptr<device::Backend>> out;
 #if W8A16_HAVE_CUDA
@@ -121,11 +109,6 @@ std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t ma
   (void)module;
 #endif
   return out;
-}
-
-void add_module_option(CLI::App* cmd, std::string* module) {
-  cmd->add_option("--module", *module,
-                  "a cubin or fatbin to load instead of the embedded kernels (docs/KERNEL_ABI.md); needs a GPU");
 }
 
 bool check_module(const device::Backend& backend, const std::vector<device::Entry>& entries, std::string* error) {

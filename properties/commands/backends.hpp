@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "exit_status.hpp"
 #include "w8a16/device/backend.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/properties/case_files.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::cli {
 
@@ -39,16 +39,11 @@ int backend_refused(const std::string& command, const std::string& error, bool n
 std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,
                                                    bool isolate);
 
-// --launch-deadline SECONDS on a subcommand that launches (properties/launcher.hpp DeadlinePolicy).
-void add_deadline_option(CLI::App* cmd);
-
 // The CUDA backends of GPUs 1, 2, ... (GPU 0 is make_backend's), up to `max_total` GPUs in all
 // (0: every visible one), over the same module. Empty without CUDA.
 std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total,
                                                                 const std::string& module = "");
 
-// --module FILE on a subcommand (docs/KERNEL_ABI.md 5).
-void add_module_option(CLI::App* cmd, std::string* module);
 // For a backend over a --module file: prints what was loaded, the optional symbols it lacks and the
 // w8a16_* names outside the family it holds; false with *error naming every required symbol it
 // lacks for `entries` (docs/KERNEL_ABI.md 1.2). True at once for any other backend.
@@ -59,5 +54,11 @@ using props::files_under;
 using props::load_case_argument;
 using props::load_cases;
 using props::LoadedCases;
+// So are the work limits (work_limits.hpp).
+using props::case_cost;
+using props::CaseCost;
+using props::count_text;
+using props::over_limits;
+using props::WorkLimits;
 
 }  // namespace w8a16::cli

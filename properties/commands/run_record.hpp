@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The work of `w8a16check record`: its arguments and the run (run_record.cpp says what it writes).
+// The CLI (cli/cmd_record.cpp) only fills the arguments.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backends.hpp"
+
+namespace w8a16::cli {
+namespace cmd_record {
+
+struct RecordArgs {
+  std::vector<std::string> cases;
+  std::string out;
+  std::string source = "cuda";
+  bool overwrite = false;
+  bool into_data_dir = false;  // --into-data-dir: let a simulation recording go into the data folder
+  bool compare = true;
+  std::string module;  // --module
+  WorkLimits limits;
+};
+
+int run_record(const RecordArgs& a);
+
+}  // namespace cmd_record
+}  // namespace w8a16::cli

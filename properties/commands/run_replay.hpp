@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The work of `w8a16check replay`: its arguments and the run (saved cases and recordings replayed
+// on a backend). The CLI (cli/cmd_replay.cpp) only fills the arguments.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backends.hpp"
+
+namespace w8a16::cli {
+namespace cmd_replay {
+
+struct ReplayArgs {
+  std::vector<std::string> cases;
+  std::string backend = "auto";
+  std::vector<std::string> recordings;
+  std::string gpu;
+  std::string module;
+  WorkLimits limits;
+};
+
+int run_replay(const ReplayArgs& a);
+
+}  // namespace cmd_replay
+}  // namespace w8a16::cli

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The work of `w8a16check repro`: its arguments and the run (one case line run and explained).
+// The CLI (cli/cmd_repro.cpp) only fills the arguments.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends.hpp"
+
+namespace w8a16::cli {
+namespace cmd_repro {
+
+struct ReproArgs {
+  std::string arg;
+  std::string backend = "auto";
+  std::string module;
+  int show = 3;
+  std::vector<std::uint32_t> element;
+  WorkLimits limits;
+};
+
+int run_repro(const ReproArgs& a);
+
+}  // namespace cmd_repro
+}  // namespace w8a16::cli
