@@ -57,23 +57,28 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
       while (v < lo || v > hi);
       return v;
     };
+    // Rows [m_lo, m_hi] weighted to the tile edges, then K in [k_lo, k_hi] (in that order: the draws
+    // make the case line).
+    struct Aim {
+      std::uint32_t m_lo, m_hi, k_lo, k_hi;
+    };
+    auto aim = [&](const Aim& a) {
+      c.m = edge_m(a.m_lo, a.m_hi);
+      c.k = pick_k(a.k_lo, a.k_hi);
+    };
+    // The row-tile kernel's regions 0..8 and the one-CTA Hopper symbols' regions 0..2 (below).
+    static constexpr Aim kTcRegions[] = {{1, 16, 5248, 32768}, {1, 16, 128, 384},    {1, 16, 128, 384},
+                                         {17, 32, 128, 384},   {33, 64, 128, 512},   {33, 64, 128, 384},
+                                         {17, 32, 128, 640},   {17, 32, 128, 32768}, {1, 8, 128, 1024}};
+    static constexpr Aim kWgRegions[] = {{33, 130, 128, 32768}, {17, 32, 128, 1152}, {33, 128, 128, 384}};
     int tc_region = -1, wg_region = -1;
     switch (device::is_wgmma_body(target) || !by_m ? target : Body::gemm128_tile) {
-      case Body::gemm128_tile:
-        c.m = edge_m(1, 130);
-        c.k = pick_k(128, 32768);
-        break;
+      case Body::gemm128_tile: aim({1, 130, 128, 32768}); break;
       // The row-tile kernel takes every shape at 17..32 rows (plan.hpp tc_rows_takes), so the
       // twins' own tiles are aimed at the rows it leaves them: 33.. rows at N <= 1100 (below its
       // 33..64-row threshold), where the partial last row tile is still exercised.
-      case Body::m32_tile:
-        c.m = edge_m(33, 130);
-        c.k = pick_k(128, 32768);
-        break;
-      case Body::m32_skinny:
-        c.m = edge_m(1, 16);
-        c.k = pick_k(128, 5120);
-        break;
+      case Body::m32_tile: aim({33, 130, 128, 32768}); break;
+      case Body::m32_skinny: aim({1, 16, 128, 5120}); break;
       case Body::tc_rows_strip:
         // Its regions (plan.hpp tc_rows_takes, geometry.hpp tc_rows_cols), by rows and N:
         //   0: 1..16, thin (1..8) / narrow at long K;  1: 1..16, thin / narrow at short K and N > 3968;
@@ -84,51 +89,9 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         // Regions 1..6 and 8 need a large N, so they set N themselves below and keep K short
         // instead of shrinking N to the cap.
         tc_region = static_cast<int>(r.below(9));
-        switch (tc_region) {
-          case 0:
-            c.m = edge_m(1, 16);
-            c.k = pick_k(5248, 32768);
-            break;
-          case 1:
-          case 2:
-            c.m = edge_m(1, 16);
-            c.k = pick_k(128, 384);
-            break;
-          case 3:
-            c.m = edge_m(17, 32);
-            c.k = pick_k(128, 384);
-            break;
-          case 4:
-            c.m = edge_m(33, 64);
-            c.k = pick_k(128, 512);
-            break;
-          case 5:
-            c.m = edge_m(33, 64);
-            c.k = pick_k(128, 384);
-            break;
-          case 6:
-            c.m = edge_m(17, 32);
-            c.k = pick_k(128, 640);
-            break;
-          case 7:
-            c.m = edge_m(17, 32);
-            c.k = pick_k(128, 32768);
-            break;
-          default:
-            c.m = edge_m(1, 8);
-            c.k = pick_k(128, 1024);
-            break;
-        }
+        aim(kTcRegions[tc_region]);
         break;
-      case Body::m64_tile:
-        if (r.chance(1, 3)) {
-          c.m = edge_m(1, 16);
-          c.k = pick_k(128, 5120);
-        } else {
-          c.m = edge_m(33, 130);
-          c.k = pick_k(128, 32768);
-        }
-        break;
+      case Body::m64_tile: aim(r.chance(1, 3) ? Aim{1, 16, 128, 5120} : Aim{33, 130, 128, 32768}); break;
       case Body::gemv_strip:
         c.m = edge_m(1, entry == EntryPoint::gemv_batch4_strided ? 4 : 16);
         c.k = pick_k(128, 32768);
@@ -141,30 +104,17 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         // CTAs' ranges cut a unit: heads, tails, the workspace); 3: 129..300 rows, 2 or 3 row tiles,
         // units cut too. (The 128-column symbol's units are twice as wide: N is doubled below.)
         wg_region = static_cast<int>(r.below(4));
-        switch (wg_region) {
-          case 0:
-            c.m = edge_m(33, 130);
-            c.k = pick_k(128, 32768);
-            break;
-          case 1:
-            c.m = edge_m(17, 32);
-            c.k = pick_k(128, 1152);
-            break;
-          case 2:
-            c.m = edge_m(33, 128);
-            c.k = pick_k(128, 384);
-            break;
-          default:
-            c.m = in(129, 300);
-            c.k = pick_k(128, 384);
-            break;
+        if (wg_region < 3) {
+          aim(kWgRegions[wg_region]);
+        } else {
+          c.m = in(129, 300);
+          c.k = pick_k(128, 384);
         }
         break;
       case Body::wgmma_units128_x2:
         // The two-CTA symbol: 1..16 rows over 264 or more 128-column units (N > 33792).
         wg_region = 4;
-        c.m = edge_m(1, 16);
-        c.k = pick_k(128, 640);
+        aim({1, 16, 128, 640});
         break;
     }
 
