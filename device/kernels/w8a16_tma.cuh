@@ -180,5 +180,10 @@ __device__ __forceinline__ float ld_cg(const float* p) {
 __device__ __forceinline__ void bar_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrival at named barrier `id` without waiting (PTX ISA 9.7.13.1, bar.arrive): `threads` counts
+// the arriving and the waiting (bar_sync) threads together.
+__device__ __forceinline__ void bar_arrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 }  // namespace w8a16::kernels

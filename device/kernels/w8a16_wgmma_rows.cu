@@ -307,10 +307,31 @@ struct WgRows {
   // more a second fragment set does not fit its registers (ptxas spills), and there the two
   // consumers' alternation already overlaps one's decode with the other's wgmmas.
   static constexpr bool kPipelined = kN128 || kRows < 64;
+  // The 128-column symbols' two consumers read every stage. Left alone they tend to issue a step's
+  // wgmmas together, finish them together and fold together, the tensor pipe idle meanwhile. They
+  // issue in turn instead (consumer 0's step q, consumer 1's step q, consumer 0's step q + 1, ...),
+  // so that one folds and decodes while the other's wgmmas run (the ping-pong order of CUTLASS's
+  // Hopper GEMMs; what it buys: device/kernels/PERF_NOTES.md). Named barrier 2 + c opens consumer
+  // c's next issue: c waits on it, the other consumer arrives once it has issued its own step (and
+  // consumer 1 once before its first, so that consumer 0 goes first). Both consumers take the same
+  // `range` steps, so the arrivals match the waits: `range` on each barrier.
+  struct Turns {
+    std::uint32_t consumer;
+    // Named barriers 2 and 3 (1 is the Folder's), over both consumers' threads.
+    __device__ __forceinline__ static std::uint32_t barrier(std::uint32_t c) { return 2 + c; }
+    __device__ __forceinline__ static std::uint32_t threads() { return dev::kWgConsumers * dev::kWgWarpgroupThreads; }
+    __device__ __forceinline__ void start() const {
+      if (consumer == 1) kn::bar_arrive(barrier(0), threads());
+    }
+    __device__ __forceinline__ void wait() const { kn::bar_sync(barrier(consumer), threads()); }
+    __device__ __forceinline__ void pass(bool more) const {
+      if (consumer == 0 || more) kn::bar_arrive(barrier(consumer ^ 1u), threads());
+    }
+  };
   template <class F>
   __device__ __forceinline__ static void consume(const Smem& sm, std::uint32_t first, std::uint32_t stride,
                                                  std::uint32_t range, std::uint32_t row_base, std::uint32_t lane,
-                                                 F& f) {
+                                                 F& f, Turns turns = Turns{0}) {
     if (first >= range) return;
     float p[kAcc];
     if constexpr (!kPipelined) {  // decode, wgmmas, fold, one step after the other
@@ -328,9 +349,11 @@ struct WgRows {
     } else {
       std::uint32_t a0[8][4], a1[8][4];
       auto turn = [&](Stages st, const std::uint32_t(&cur)[8][4], std::uint32_t(&nxt)[8][4]) {
-        issue(sm, st, cur, p);
         const Stages later = st + stride;
         const bool more = later.count < range;
+        if constexpr (kN128) turns.wait();
+        issue(sm, st, cur, p);
+        if constexpr (kN128) turns.pass(more);
         if (more) decode(sm, later, row_base, lane, nxt);
         f.next(more ? later.count : range);
         kn::wgmma_wait<0>();
@@ -338,6 +361,7 @@ struct WgRows {
         f.done(st.count, p);
         return more;
       };
+      if constexpr (kN128) turns.start();
       decode(sm, Stages{first}, row_base, lane, a0);
       f.next(first);
       for (Stages st{first};; st += 2 * stride) {
@@ -478,7 +502,7 @@ struct WgRows {
           fold.fold(0, [&](int r) { return p[r]; });
         }
       } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer), range};
-      consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f);
+      consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f, Turns{consumer});
     } else if (consumer == 0) {
       // The even steps, and the fold of every step: its own p, then the odd step's from the hand-over.
       struct Even {
