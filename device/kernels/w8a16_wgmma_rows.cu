@@ -308,13 +308,15 @@ struct WgRows {
   // consumers' alternation already overlaps one's decode with the other's wgmmas.
   static constexpr bool kPipelined = kN128 || kRows < 64;
   // The 128-column symbols' two consumers read every stage. Left alone they tend to issue a step's
-  // wgmmas together, finish them together and fold together, the tensor pipe idle meanwhile. They
-  // issue in turn instead (consumer 0's step q, consumer 1's step q, consumer 0's step q + 1, ...),
-  // so that one folds and decodes while the other's wgmmas run (the ping-pong order of CUTLASS's
-  // Hopper GEMMs; what it buys: device/kernels/PERF_NOTES.md). Named barrier 2 + c opens consumer
-  // c's next issue: c waits on it, the other consumer arrives once it has issued its own step (and
-  // consumer 1 once before its first, so that consumer 0 goes first). Both consumers take the same
-  // `range` steps, so the arrivals match the waits: `range` on each barrier.
+  // wgmmas together, finish them together and fold together, the tensor pipe idle meanwhile. Above
+  // 64 rows they issue in turn instead (consumer 0's step q, consumer 1's step q, consumer 0's step
+  // q + 1, ...), so that one folds and decodes while the other's wgmmas run (the ping-pong order of
+  // CUTLASS's Hopper GEMMs). Measured (device/kernels/PERF_NOTES.md): faster at 128 and 512 rows,
+  // even at 64, slower at 16 and 32.
+  // Named barrier 2 + c opens consumer c's next issue: c waits on it, the other consumer arrives
+  // once it has issued its own step (and consumer 1 once before its first, so that consumer 0 goes
+  // first). Both consumers take the same `range` steps, so the arrivals match the waits: `range`
+  // on each barrier (kPingPong, in consume).
   struct Turns {
     std::uint32_t consumer;
     // Named barriers 2 and 3 (1 is the Folder's), over both consumers' threads.
@@ -330,8 +332,8 @@ struct WgRows {
   };
   template <class F>
   __device__ __forceinline__ static void consume(const Smem& sm, std::uint32_t first, std::uint32_t stride,
-                                                 std::uint32_t range, std::uint32_t row_base, std::uint32_t lane,
-                                                 F& f, Turns turns = Turns{0}) {
+                                                 std::uint32_t range, std::uint32_t row_base, std::uint32_t lane, F& f,
+                                                 Turns turns = Turns{0}) {
     if (first >= range) return;
     float p[kAcc];
     if constexpr (!kPipelined) {  // decode, wgmmas, fold, one step after the other
@@ -347,13 +349,14 @@ struct WgRows {
       }
       return;
     } else {
+      constexpr bool kPingPong = kN128 && kRows > 64;
       std::uint32_t a0[8][4], a1[8][4];
       auto turn = [&](Stages st, const std::uint32_t(&cur)[8][4], std::uint32_t(&nxt)[8][4]) {
         const Stages later = st + stride;
         const bool more = later.count < range;
-        if constexpr (kN128) turns.wait();
+        if constexpr (kPingPong) turns.wait();
         issue(sm, st, cur, p);
-        if constexpr (kN128) turns.pass(more);
+        if constexpr (kPingPong) turns.pass(more);
         if (more) decode(sm, later, row_base, lane, nxt);
         f.next(more ? later.count : range);
         kn::wgmma_wait<0>();
@@ -361,7 +364,7 @@ struct WgRows {
         f.done(st.count, p);
         return more;
       };
-      if constexpr (kN128) turns.start();
+      if constexpr (kPingPong) turns.start();
       decode(sm, Stages{first}, row_base, lane, a0);
       f.next(first);
       for (Stages st{first};; st += 2 * stride) {
