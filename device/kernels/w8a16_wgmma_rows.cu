@@ -311,8 +311,8 @@ struct WgRows {
   // wgmmas together, finish them together and fold together, the tensor pipe idle meanwhile. Above
   // 64 rows they issue in turn instead (consumer 0's step q, consumer 1's step q, consumer 0's step
   // q + 1, ...), so that one folds and decodes while the other's wgmmas run (the ping-pong order of
-  // CUTLASS's Hopper GEMMs). Measured (device/kernels/PERF_NOTES.md): faster at 128 and 512 rows,
-  // even at 64, slower at 16 and 32.
+  // CUTLASS's Hopper GEMMs). Measured (device/kernels/PERF_NOTES.md): faster at 96, 128 and 512
+  // rows, even at 16 and 64.
   // Named barrier 2 + c opens consumer c's next issue: c waits on it, the other consumer arrives
   // once it has issued its own step (and consumer 1 once before its first, so that consumer 0 goes
   // first). Both consumers take the same `range` steps, so the arrivals match the waits: `range`
