@@ -307,12 +307,12 @@ struct WgRows {
   // more a second fragment set does not fit its registers (ptxas spills), and there the two
   // consumers' alternation already overlaps one's decode with the other's wgmmas.
   static constexpr bool kPipelined = kN128 || kRows < 64;
-  // The 128-column symbols' two consumers read every stage. Left alone they tend to issue a step's
-  // wgmmas together, finish them together and fold together, the tensor pipe idle meanwhile. Above
-  // 64 rows they issue in turn instead (consumer 0's step q, consumer 1's step q, consumer 0's step
-  // q + 1, ...), so that one folds and decodes while the other's wgmmas run (the ping-pong order of
-  // CUTLASS's Hopper GEMMs). Measured (device/kernels/PERF_NOTES.md): faster at 96, 128 and 512
-  // rows, even at 16 and 64.
+  // The 128-column symbols' two consumers read every stage, so left alone they reach each step
+  // together and their folds and decodes overlap each other rather than the other's wgmmas. With
+  // tiles of 96 and 128 rows they issue in turn instead (consumer 0's step q, consumer 1's step q,
+  // consumer 0's step q + 1, ...), so that one folds and decodes while the other's wgmmas run (the
+  // ping-pong order of CUTLASS's Hopper GEMMs). Measured (device/kernels/PERF_NOTES.md): faster at
+  // 96, 128 and 512 rows, no faster at 16 and 64.
   // Named barrier 2 + c opens consumer c's next issue: c waits on it, the other consumer arrives
   // once it has issued its own step (and consumer 1 once before its first, so that consumer 0 goes
   // first). Both consumers take the same `range` steps, so the arrivals match the waits: `range`
