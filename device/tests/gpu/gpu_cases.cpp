@@ -190,8 +190,8 @@ std::vector<GpuCase> awkward_cases(std::uint32_t present) {
       mk(E::gemv_batch16_strided, Body::gemv_strip, 13, 17, 256, 264, 19),
       // The Hopper tier: the 64-column symbol at each of its row tiles (24 .. 128, two 128-row
       // tiles), units cut between CTAs where N > 8448 (more than 132 units); the 128-column one,
-      // units cut (N > 16896), and 2 row tiles over N = 5811; the two-CTA one at 1 .. 16 rows over
-      // more than 264 units.
+      // units cut (N > 16896) at tiles of 24, 64, 96 and 128 rows, and 2 row tiles over N = 5811;
+      // the two-CTA one at 1 .. 16 rows over more than 264 units.
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units, 21, 8453, 640, 648, 8455),
       mk(E::gemm_pipelined_by_m, Body::wgmma_units, 24, 9001, 384, 384, 9001),
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units, 31, 8457, 256, 264, 8460),
@@ -203,6 +203,7 @@ std::vector<GpuCase> awkward_cases(std::uint32_t present) {
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units, 259, 2911, 256, 264, 2913),
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128, 20, 16901, 384, 392, 16903),
       mk(E::gemm_pipelined_m64_strided, Body::wgmma_units128, 50, 16987, 256, 264, 16990),
+      mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128, 77, 16913, 384, 392, 16915),
       mk(E::gemm_pipelined_by_m, Body::wgmma_units128, 120, 17011, 128, 128, 17011),
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128, 200, 5811, 256, 264, 5813),
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 1, 33793, 128, 136, 33795),
