@@ -139,11 +139,6 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
 //   w8a16_wgmma_rows_n128 (128-column units): each consumer owns 64 of the columns and folds them
 //     itself; both read the same row tile, so the tile's bytes are read once per 128 columns.
 //   w8a16_wgmma_rows_n128_x2: the same with two CTAs per SM, at up to 16 rows.
-// Where the 128-column symbol's tiles have more than 64 rows (wgmma_transform), part of the decode
-// leaves the consumers: three warps of the producer's warpgroup decode the last
-// kWgTransformWindows K windows of each step's W into the consumers' A fragments and hand them over
-// in shared memory (a ring of two slots per consumer; CUTLASS's mixed-input GEMMs transform in
-// their own warps the same way), and each consumer decodes the rest itself.
 inline constexpr std::uint32_t kWgWarpgroupCols = 64;  // one wgmma M
 // A warpgroup: four consecutive warps, the threads one wgmma or setmaxnreg acts on (PTX ISA 9.7.15.1).
 inline constexpr std::uint32_t kWgWarpgroupWarps = 4;
@@ -154,7 +149,7 @@ inline constexpr std::uint32_t kWgMaxTileRows = 128;
 inline constexpr std::uint32_t kWgSwizzleRowBytes = 128;           // one row of the 128-byte swizzle
 inline constexpr std::uint32_t kWgAlign = 8 * kWgSwizzleRowBytes;  // 1,024: a swizzle atom, 8 rows of 128 bytes
 inline constexpr std::uint32_t kWgMaxStages = 8;                   // pipeline stages at most (wgmma_stages)
-inline constexpr std::uint32_t kWgHandoverSlots = 2;               // slots of a hand-over ring
+inline constexpr std::uint32_t kWgHandoverSlots = 2;               // the 64-column symbol's hand-over ring
 inline constexpr std::uint32_t kWgMbarrierBytes = 8;               // one mbarrier object (PTX ISA 9.7.13.15.1)
 // The three symbols: 64-column units; 128-column units, one CTA per SM; 128-column units at up to
 // 16 rows with two CTAs per SM (twice the warps to hide the decode's latency where the units fill
@@ -163,27 +158,15 @@ enum class WgVariant : std::uint8_t { k64, n128, n128_x2 };
 W8A16_HOST_DEVICE constexpr bool wgmma_n128(WgVariant v) { return v != WgVariant::k64; }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas_per_sm(WgVariant v) { return v == WgVariant::n128_x2 ? 2 : 1; }
 // Registers per thread after setmaxnreg (PTX ISA 9.7.17.4): the producer warpgroup gives back all but
-// wgmma_producer_regs, each consumer warpgroup takes wgmma_consumer_regs. A warpgroup's increase is paid
+// kWgProducerRegs, each consumer warpgroup takes wgmma_consumer_regs. A warpgroup's increase is paid
 // from registers its CTA's other warpgroups released, so the sum must fit what the launch gave the
 // CTA: kSmRegisters / (kWgThreads x CTAs per SM) a thread, in steps of 8 (the kernel static_asserts
 // it): 128 x 24 + 256 x 240 = 64,512 <= 384 x 168 at one CTA per SM, 128 x 24 + 256 x 104 = 29,696
 // <= 384 x 80 at two.
 inline constexpr std::uint32_t kSmRegisters = 65536;  // the H200's register file per SM (32-bit)
-// The transform (wgmma_transform): warps 1..3 of the producer's warpgroup decode W, warp 0 issues
-// the TMA loads. Their warpgroup keeps 80 registers a thread (two items' codes and fragments), the
-// consumers (which no longer hold a second fragment set) 208: 128 x 80 + 256 x 208 = 63,488 <= 384 x 168.
-inline constexpr std::uint32_t kWgTransformWarps = kWgWarpgroupWarps - 1;
-// Of a step's 8 K windows (16 K each) the transform decodes the last kWgTransformWindows and each
-// consumer the others (a multiple of 4: the transform's items are 4 windows wide).
-inline constexpr std::uint32_t kWgTransformWindows = 4;
-W8A16_HOST_DEVICE constexpr bool wgmma_transform(std::uint32_t rows, WgVariant v) {
-  return v == WgVariant::n128 && rows > 64;
-}
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_producer_regs(std::uint32_t rows, WgVariant v) {
-  return wgmma_transform(rows, v) ? 80 : 24;
-}
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(std::uint32_t rows, WgVariant v) {
-  return v == WgVariant::n128_x2 ? 104 : wgmma_transform(rows, v) ? 208 : 240;
+inline constexpr std::uint32_t kWgProducerRegs = 24;
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(WgVariant v) {
+  return v == WgVariant::n128_x2 ? 104 : 240;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_launch_regs(WgVariant v) {
   return kSmRegisters / (kWgThreads * wgmma_ctas_per_sm(v)) / 8 * 8;
@@ -220,19 +203,9 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_col_units(std::uint32_t n, WgVar
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stage_bytes(std::uint32_t rows, WgVariant v) {
   return wgmma_unit_cols(v) * kKBlock + rows * 2 * kKBlock;
 }
-// The hand-over rings between warpgroups, kWgHandoverSlots slots each: the 64-column symbol's one
-// (the second consumer's partial sums, 64 x rows FP32 a slot); the transform's, one per consumer
-// (a step's A fragments of its 64 columns, 64 x 128 BF16 a slot); none in the others.
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_rings(std::uint32_t rows, WgVariant v) {
-  return !wgmma_n128(v) ? 1 : wgmma_transform(rows, v) ? kWgConsumers : 0;
-}
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_slot_bytes(std::uint32_t rows, WgVariant v) {
-  return !wgmma_n128(v)             ? kWgWarpgroupCols * rows * 4
-         : wgmma_transform(rows, v) ? kWgWarpgroupCols * kWgTransformWindows * 16 * 2
-                                    : 0;
-}
+// The 64-column symbol's hand-over: two slots of the second consumer's partial sums (64 x rows FP32).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_bytes(std::uint32_t rows, WgVariant v) {
-  return wgmma_handover_rings(rows, v) * kWgHandoverSlots * wgmma_handover_slot_bytes(rows, v);
+  return wgmma_n128(v) ? 0 : kWgHandoverSlots * kWgWarpgroupCols * rows * 4;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_fixed_bytes(std::uint32_t rows, WgVariant v) {
   // + the barriers of kWgMaxStages stages
@@ -243,9 +216,8 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stages(std::uint32_t rows, WgVar
   const std::uint32_t fit = (wgmma_smem_budget(v) - wgmma_fixed_bytes(rows, v)) / wgmma_stage_bytes(rows, v);
   return fit < kWgMaxStages ? fit : kWgMaxStages;
 }
-// Barriers: full and empty per stage, full and empty per slot of the 64-column symbol's hand-over
-// ring (every symbol initialises them, the 128-column ones never wait on them: the transform's
-// rings synchronise through named barriers).
+// Barriers: full and empty per stage, full and empty per hand-over slot (every symbol initialises
+// the hand-over's, the 128-column ones never wait on them).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_barrier_bytes(std::uint32_t rows, WgVariant v) {
   return kWgMbarrierBytes * (2 * wgmma_stages(rows, v) + 2 * kWgHandoverSlots);
 }
