@@ -72,7 +72,7 @@ struct WgStage {
 };
 // The barriers of the pipeline (PipelineTmaAsync's roles): full[s], stage s has landed (the producer
 // arrives with its byte count, the TMA unit completes it; the consumers wait); empty[s], stage s is
-// read (one arrival per warp of each warpgroup that reads it; the producer waits before refilling
+// read (one arrival per warp of each consumer that reads it; the producer waits before refilling
 // it); and the 64-column symbol's hand-over ring, handover_full[h], slot h holds the second
 // consumer's partial sums, and handover_empty[h], the first has folded them (128 arrivals each).
 template <std::uint32_t kStages>
@@ -82,18 +82,18 @@ struct WgBarriers {
   Mbarrier handover_full[dev::kWgHandoverSlots];
   Mbarrier handover_empty[dev::kWgHandoverSlots];
 };
-// The stages, the hand-over slots (none for the 128-column symbols without the transform) and the
-// barriers.
-template <class Stage, class Barriers, std::uint32_t kStages, std::uint32_t kHandoverBytes>
+// The stages, the hand-over slots (the 64-column symbol's: kSlotFloats FP32 each, in the second
+// consumer's register order; none for the 128-column ones) and the barriers.
+template <class Stage, std::uint32_t kStages, std::uint32_t kSlotFloats>
 struct WgSharedStorage {
   Stage stage[kStages];
-  std::uint8_t handover[kHandoverBytes];
-  Barriers bar;
+  float handover[dev::kWgHandoverSlots][kSlotFloats];
+  WgBarriers<kStages> bar;
 };
-template <class Stage, class Barriers, std::uint32_t kStages>
-struct WgSharedStorage<Stage, Barriers, kStages, 0> {
+template <class Stage, std::uint32_t kStages>
+struct WgSharedStorage<Stage, kStages, 0> {
   Stage stage[kStages];
-  Barriers bar;
+  WgBarriers<kStages> bar;
 };
 
 // The operand swap (geometry.hpp): per 128-K step, a warpgroup's 64 x 128 E4M3 codes are the A
@@ -110,11 +110,10 @@ struct WgSharedStorage<Stage, Barriers, kStages, 0> {
 //
 // kN128 = false (w8a16_wgmma_rows): 64-column units, the two consumers take the steps in turn and
 // the first folds them all; true (w8a16_wgmma_rows_n128): 128-column units, consumer c owns columns
-// 64c..64c+63 and folds them itself; kTransform: the same with the decode in the transform warps.
+// 64c..64c+63 and folds them itself.
 template <int kRows, dev::WgVariant kV>
 struct WgRows {
   static constexpr bool kN128 = dev::wgmma_n128(kV);
-  static constexpr bool kTransform = dev::wgmma_transform(kRows, kV);
   static constexpr std::uint32_t kCols = dev::wgmma_unit_cols(kV);
   static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows, kV);
   static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
@@ -125,18 +124,16 @@ struct WgRows {
   static constexpr int kAcc = dev::kWgWarpgroupCols * kRows / dev::kWgWarpgroupThreads;
   static constexpr std::uint32_t kSlotFloats = kCols * kRows;  // one workspace slot
   static constexpr std::uint32_t kHandoverFloats = dev::kWgWarpgroupCols * kRows;
-  static constexpr std::uint32_t kHandoverSlotBytes = dev::wgmma_handover_slot_bytes(kRows, kV);
   // The consumer warpgroups that read every stage and hold acc: both, or the first (the second
   // reads every other stage and hands its partial sums to the first).
   static constexpr std::uint32_t kReaders = kN128 ? dev::kWgConsumers : 1;
-  // The arrivals that release a stage: one per warp that reads it (the transform's warps read W).
-  static constexpr std::uint32_t kReleases = kReaders * dev::kWgWarpgroupWarps +
-                                             (kTransform ? dev::kWgTransformWarps : 0);
+  // The arrivals that release a stage: one per warp of each warpgroup that reads it.
+  static constexpr std::uint32_t kReleases = kReaders * dev::kWgWarpgroupWarps;
   // The threads that hold acc (the named barrier of the workspace hand-over between CTAs).
   static constexpr std::uint32_t kFolders = kReaders * dev::kWgWarpgroupThreads;
   using Stage = WgStage<kWeightBytes, kHalfBytes>;
   using Barriers = WgBarriers<kStages>;
-  using Storage = WgSharedStorage<Stage, Barriers, kStages, dev::wgmma_handover_bytes(kRows, kV)>;
+  using Storage = WgSharedStorage<Stage, kStages, dev::wgmma_handover_bytes(kRows, kV) / (dev::kWgHandoverSlots * 4)>;
   using Stages = kn::PipelineState<kStages>;               // the ring of stages
   using Slots = kn::PipelineState<dev::kWgHandoverSlots>;  // the hand-over ring
   // Byte offsets of the Storage's members, as 32-bit shared-window offsets.
@@ -162,12 +159,10 @@ struct WgRows {
   static_assert(kStages >= 2, "at least two stages");
   // setmaxnreg (run): the consumers' increase is paid from the producer's decrease, within the
   // registers the launch gave the CTA (geometry.hpp, wgmma_launch_regs).
-  static constexpr int kProducerRegs = dev::wgmma_producer_regs(kRows, kV),
-                       kConsumerRegs = dev::wgmma_consumer_regs(kRows, kV);
-  static constexpr std::uint32_t kWarpgroups = dev::wgmma_warpgroups(kV);
-  static_assert((kWarpgroups - dev::kWgConsumers) * dev::kWgWarpgroupThreads * kProducerRegs +
+  static constexpr int kProducerRegs = dev::kWgProducerRegs, kConsumerRegs = dev::wgmma_consumer_regs(kV);
+  static_assert(dev::kWgWarpgroupThreads * kProducerRegs +
                         dev::kWgConsumers * dev::kWgWarpgroupThreads * kConsumerRegs <=
-                    dev::wgmma_threads(kV) * dev::wgmma_launch_regs(kV),
+                    dev::kWgThreads * dev::wgmma_launch_regs(kV),
                 "setmaxnreg: the consumers would wait forever for registers");
 
   // The Storage at shared-window address `base` (the PTX wrappers take 32-bit shared addresses,
@@ -187,9 +182,8 @@ struct WgRows {
     __device__ __forceinline__ std::uint32_t handover_empty(std::uint32_t h) const {
       return barrier(kHandoverEmpty + h);
     }
-    // Slot h of hand-over ring r.
-    __device__ __forceinline__ std::uint32_t handover(std::uint32_t h, std::uint32_t r = 0) const {
-      return base + kOffHandover + (r * dev::kWgHandoverSlots + h) * kHandoverSlotBytes;
+    __device__ __forceinline__ std::uint32_t handover(std::uint32_t h) const {
+      return base + kOffHandover + 4u * h * kHandoverFloats;
     }
     // The producer: wait until the consumers released the stage's previous use; arrive on its full
     // barrier announcing the bytes that the TMA loads, which complete on full_barrier(st), will bring.
@@ -206,9 +200,9 @@ struct WgRows {
     __device__ __forceinline__ void consumer_release(Stages st, std::uint32_t lane) const {
       if (lane == 0) kn::mbar_arrive(empty(st.index()));
     }
-    // The 64-column symbol's hand-over ring. The second consumer: wait until the first has folded
-    // the slot's previous use, write(slot address), commit (all 128 threads arrive). The first: wait
-    // for the slot, read(slot address), release it.
+    // The hand-over ring. The second consumer: wait until the first has folded the slot's previous
+    // use, write(slot address), commit (all 128 threads arrive). The first: wait for the slot,
+    // read(slot address), release it.
     template <class W>
     __device__ __forceinline__ void handover_put(Slots hs, W&& write) const {
       const std::uint32_t h = hs.index();
@@ -222,35 +216,6 @@ struct WgRows {
       kn::mbar_wait(handover_full(h), hs.phase());
       read(handover(h));
       kn::mbar_arrive(handover_empty(h));
-    }
-    // The transform's ring to consumer c (use q of it in slot q % 2), on named barriers over the
-    // transform's and that consumer's threads: 4 + 2c + slot, the slot is written; 8 + 2c + slot,
-    // the consumer has read it. bar.arrive orders the arriving threads' earlier shared-memory
-    // accesses before the waiting threads' later ones (PTX ISA 9.7.13.1), and since a slot is
-    // written again only after its reader's arrival for the use before, no barrier is ever
-    // arrived at twice in one phase. The reader does not arrive for the ring's last two uses,
-    // which no writer waits for.
-    struct Handoff {
-      static constexpr std::uint32_t kThreads = dev::kWgTransformWarps * 32 + dev::kWgWarpgroupThreads;
-      __device__ __forceinline__ static std::uint32_t written(std::uint32_t c, std::uint32_t q) {
-        return 4 + 2 * c + q % dev::kWgHandoverSlots;
-      }
-      __device__ __forceinline__ static std::uint32_t read(std::uint32_t c, std::uint32_t q) {
-        return 8 + 2 * c + q % dev::kWgHandoverSlots;
-      }
-    };
-    template <class W>
-    __device__ __forceinline__ void handoff_put(std::uint32_t c, std::uint32_t q, W&& write) const {
-      if (q >= dev::kWgHandoverSlots) kn::bar_sync(Handoff::read(c, q), Handoff::kThreads);
-      write(handover(q % dev::kWgHandoverSlots, c));
-      kn::bar_arrive(Handoff::written(c, q), Handoff::kThreads);
-    }
-    template <class R>
-    __device__ __forceinline__ void handoff_take(std::uint32_t c, std::uint32_t q, std::uint32_t range,
-                                                 R&& read) const {
-      kn::bar_sync(Handoff::written(c, q), Handoff::kThreads);
-      read(handover(q % dev::kWgHandoverSlots, c));
-      if (q + dev::kWgHandoverSlots < range) kn::bar_arrive(Handoff::read(c, q), Handoff::kThreads);
     }
   };
 
@@ -276,8 +241,6 @@ struct WgRows {
   }
 
   // ---- one step of a consumer: decode its 64 W rows of stage st into A fragments -----------------
-  // (windows 0 .. kWindows - 1 of the 8; the transform decodes the others)
-  template <int kWindows = 8>
   __device__ __forceinline__ static void decode(const Smem& sm, Stages st, std::uint32_t row_base, std::uint32_t lane,
                                                 std::uint32_t (&a)[8][4]) {
     sm.consumer_wait(st);
@@ -296,7 +259,7 @@ struct WgRows {
     };
     std::uint32_t nan_probe = 0;
 #pragma unroll
-    for (int j = 0; j < kWindows; ++j) {
+    for (int j = 0; j < 8; ++j) {
       std::uint32_t f0[2], f1[2];
       kn::e4m3x4_to_bf16_frag_int(codes(j, 0), f0, nan_probe);
       kn::e4m3x4_to_bf16_frag_int(codes(j, 1), f1, nan_probe);
@@ -309,7 +272,7 @@ struct WgRows {
     // them exactly (rare: the fast path keeps no copy of the codes, to save registers).
     if (kn::e4m3_nan_seen(nan_probe)) {
 #pragma unroll
-      for (int j = 0; j < kWindows; ++j) {
+      for (int j = 0; j < 8; ++j) {
         std::uint32_t f0[2], f1[2];
         kn::e4m3x4_to_bf16_frag(codes(j, 0), f0);
         kn::e4m3x4_to_bf16_frag(codes(j, 1), f1);
@@ -336,92 +299,6 @@ struct WgRows {
     kn::wgmma_commit();
   }
 
-  // ---- the transform (kTransform): seven warps decode every step (geometry.hpp) ---------------------
-  // The transform decodes the last kTransformWindows of a step's 8 K windows (16 K each), the
-  // consumers the first ones themselves (geometry.hpp: the split that balances the two). Its work
-  // is items (consumer c, its warp w, group of 4 windows), item c * kPerConsumer + w * kGroups +
-  // group; transform warp i takes items i, i + 7, ... Lane (j', g) of an item reads window
-  // j = jt + 4 group + j' (jt = 8 - kTransformWindows) of W rows 64c + 16w + g and + 8 (two 16-byte
-  // loads: the TMA's swizzle puts window j of a row r at chunk j ^ (r % 8), so the 8 lanes of a
-  // quarter warp hit 8 distinct banks), decodes the 32 codes and stores the fragments of the four
-  // consumer threads (g, t = 0..3) that hold them (PTX ISA 9.7.15.5.1: a0 = K 2t..2t+1 of row g is
-  // half t % 2 of the window's word t / 2, a2 = K 2t+8..2t+9 half t % 2 of word 2 + t / 2; a1, a3
-  // the same of row g + 8): window j of consumer thread (w, lane) at (j - jt) * 2048 + w * 512 +
-  // 16 (lane ^ (lane / 8 % 4)) of consumer c's slot. A consumer warp reads 512 contiguous bytes per
-  // window, and both its loads and the transform's stores (8 values of g, one t) reach 8 distinct
-  // 16-byte bank groups per quarter warp, the unit in which 16-byte accesses are served.
-  __device__ __forceinline__ static void transform(const Smem& sm, std::uint32_t range, std::uint32_t i,
-                                                   std::uint32_t lane) {
-    constexpr std::uint32_t kTransformWindows = dev::kWgTransformWindows;
-    constexpr std::uint32_t kOwnWindows = 8 - kTransformWindows;  // the consumers' own
-    constexpr std::uint32_t kGroups = kTransformWindows / 4;
-    constexpr std::uint32_t kPerConsumer = kGroups * dev::kWgWarpgroupWarps;  // items of one consumer
-    constexpr std::uint32_t kWindowBytes = dev::kWgWarpgroupThreads * 16;     // one window of a slot
-    static_assert(kTransformWindows % 4 == 0 && kTransformWindows * kWindowBytes == kHandoverSlotBytes,
-                  "a consumer's slot: the transform's windows of its threads' 16 bytes");
-    const std::uint32_t g = lane % 8, jl = lane / 8;
-    for (Stages st{0}; st.count < range; ++st) {
-      sm.consumer_wait(st);
-      const std::uint32_t codes = sm.stage(st) + kOffWeight;
-      // Item it: its window j, and its 32 codes (rows g and g + 8 of the item's 16).
-      auto window = [&](std::uint32_t it) { return kOwnWindows + it % kGroups * 4 + jl; };
-      auto load = [&](std::uint32_t it, std::uint32_t(&x)[2][4]) {
-        const std::uint32_t row = it / kPerConsumer * dev::kWgWarpgroupCols + 16 * (it % kPerConsumer / kGroups) + g;
-        const std::uint32_t at = codes + row * dev::kWgSwizzleRowBytes + ((window(it) ^ g) << 4);
-        kn::lds_u32x4<0>(at, x[0]);
-        kn::lds_u32x4<8 * dev::kWgSwizzleRowBytes>(at, x[1]);
-      };
-      // 32 codes -> the fragments of four consumer threads; NaN codes decode to +-480 in the integer
-      // path, so an item that holds one is decoded again, exactly (rare).
-      auto decode = [](const std::uint32_t(&x)[2][4], std::uint32_t(&f)[2][4][2]) {
-        std::uint32_t nan_probe = 0;
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-#pragma unroll
-          for (int wd = 0; wd < 4; ++wd) kn::e4m3x4_to_bf16_frag_int(x[h][wd], f[h][wd], nan_probe);
-        if (kn::e4m3_nan_seen(nan_probe)) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int wd = 0; wd < 4; ++wd) kn::e4m3x4_to_bf16_frag(x[h][wd], f[h][wd]);
-        }
-      };
-      auto store = [&](std::uint32_t slot, std::uint32_t it, const std::uint32_t(&f)[2][4][2]) {
-        // lane 4g + t of the consumer warp; the offset's bits 4..5 are free, so XOR adds.
-        const std::uint32_t out = (slot + (window(it) - kOwnWindows) * kWindowBytes +
-                                   it % kPerConsumer / kGroups * 512 + g * 64) |
-                                  (g / 2 % 4) << 4;
-#pragma unroll
-        for (std::uint32_t t = 0; t < 4; ++t)
-          kn::sts_u32x4(out ^ t << 4, f[0][t / 2][t % 2], f[1][t / 2][t % 2], f[0][2 + t / 2][t % 2],
-                        f[1][2 + t / 2][t % 2]);
-      };
-      for (std::uint32_t c = 0; c < dev::kWgConsumers; ++c) {
-        // This warp's items of consumer c: first, first + 7, ... < end.
-        constexpr std::uint32_t kStride = dev::kWgTransformWarps;
-        static_assert(kPerConsumer >= kStride, "every transform warp has an item of each consumer");
-        const std::uint32_t first = c * kPerConsumer + (i + kStride - c * kPerConsumer % kStride) % kStride,
-                            end = (c + 1) * kPerConsumer;
-        // W's codes need no slot: the first item's are read before waiting for one, and each next
-        // item's before the stores of the one before.
-        std::uint32_t x[2][4];
-        load(first, x);
-        sm.handoff_put(c, st.count, [&](std::uint32_t slot) {
-          for (std::uint32_t it = first;; it += kStride) {
-            std::uint32_t f[2][4][2];
-            decode(x, f);
-            const bool more = it + kStride < end;
-            if (more) load(it + kStride, x);
-            store(slot, it, f);
-            if (!more) break;
-          }
-        });
-      }
-      __syncwarp();
-      sm.consumer_release(st, lane);
-    }
-  }
-
   // A consumer's steps q = first, first + stride, ... < range, the decode of each step overlapping
   // the previous step's wgmmas (two fragment sets, alternating: the loop runs two steps a turn so
   // that each set is named at compile time). f.next(q) runs after q's decode (q = range: none is
@@ -442,7 +319,7 @@ struct WgRows {
   // on each barrier (kPingPong, in consume).
   struct Turns {
     std::uint32_t consumer;
-    // Named barriers 2 and 3 (1 is the Folder's, 4..11 the transform's), over both consumers' threads.
+    // Named barriers 2 and 3 (1 is the Folder's), over both consumers' threads.
     __device__ __forceinline__ static std::uint32_t barrier(std::uint32_t c) { return 2 + c; }
     __device__ __forceinline__ static std::uint32_t threads() { return dev::kWgConsumers * dev::kWgWarpgroupThreads; }
     __device__ __forceinline__ void start() const {
@@ -494,39 +371,6 @@ struct WgRows {
         if (!turn(st, a0, a1)) break;
         if (!turn(st + stride, a1, a0)) break;
       }
-    }
-  }
-
-  // A consumer's steps with the transform: every step, in turn with the other consumer (Turns), its
-  // own windows decoded and the transform's loaded from its hand-over ring, the wgmmas, the fold.
-  // One fragment set suffices: the next step's decode and loads run while the other consumer's
-  // wgmmas do.
-  template <class F>
-  __device__ __forceinline__ static void consume_transformed(const Smem& sm, std::uint32_t range, std::uint32_t c,
-                                                             std::uint32_t tid, F& f, Turns turns) {
-    if (range == 0) return;
-    constexpr std::uint32_t kWindowBytes = dev::kWgWarpgroupThreads * 16;  // as the transform stores them
-    constexpr std::uint32_t kOwnWindows = 8 - dev::kWgTransformWindows;
-    float p[kAcc];
-    std::uint32_t a[8][4];
-    const std::uint32_t warp = tid / 32, lane = tid % 32, in = warp * 512 + 16 * (lane ^ (lane / 8 % 4));
-    turns.start();
-    f.next(0);
-    for (Stages st{0}; st.count < range; ++st) {
-      decode<kOwnWindows>(sm, st, c * dev::kWgWarpgroupCols + 16 * warp, lane, a);  // waits for the stage
-      sm.handoff_take(c, st.count, range, [&](std::uint32_t slot) {
-#pragma unroll
-        for (std::uint32_t j = kOwnWindows; j < 8; ++j)
-          kn::lds_u32x4<0>(slot + in + (j - kOwnWindows) * kWindowBytes, a[j]);
-      });
-      const bool more = st.count + 1 < range;
-      turns.wait();
-      issue(sm, st, a, p);
-      turns.pass(more);
-      f.next(more ? st.count + 1 : range);
-      kn::wgmma_wait<0>();
-      sm.consumer_release(st, lane);
-      f.done(st.count, p);
     }
   }
 
@@ -640,16 +484,13 @@ struct WgRows {
       kn::mbar_fence_init();
     }
     __syncthreads();
-    // Registers (PTX ISA 9.7.17.4, setmaxnreg): the producer needs few (the transform a fragment's
-    // worth), the consumers hold acc, p and one or two fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
+    // Registers (PTX ISA 9.7.17.4, setmaxnreg): the producer needs few, the consumers hold acc, p and
+    // two fragment sets. A warpgroup's increase waits for registers its CTA's other warpgroups gave
     // back, so the CTA's launch allocation must cover the sum (or the increase waits forever; the
-    // budgets and their sums: geometry.hpp, wgmma_producer_regs).
-    if (wg == 0 || wg > dev::kWgConsumers) {  // the producer's warpgroup, the transform's
+    // budgets and their sums: geometry.hpp, kWgProducerRegs).
+    if (wg == 0) {
       kn::regs_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sm, sh, pc, range, wmap, amap);
-      if constexpr (kTransform) {  // transform warps 0..2: the producer's warps 1..3; 3..6: the fourth warpgroup's
-        if (wg != 0 || warp != 0) transform(sm, range, wg == 0 ? warp - 1 : warp + 3, lane);
-      }
       return;
     }
     kn::regs_inc<kConsumerRegs>();
@@ -664,8 +505,7 @@ struct WgRows {
           fold.fold(0, [&](int r) { return p[r]; });
         }
       } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer), range};
-      if constexpr (kTransform) consume_transformed(sm, range, consumer, tid, f, Turns{consumer});
-      else consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f, Turns{consumer});
+      consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f, Turns{consumer});
     } else if (consumer == 0) {
       // The even steps, and the fold of every step: its own p, then the odd step's from the hand-over.
       struct Even {
@@ -731,13 +571,12 @@ __device__ __forceinline__ void wgmma_rows_body(const float* __restrict__ block_
 
 }  // namespace
 
-// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), wgmma_threads(k64) = 384 threads, wgmma_smem_bytes(m, k64) of dynamic
+// Grid (wgmma_ctas(m, n, SMs, k64), 1, 1), kWgThreads = 384 threads, wgmma_smem_bytes(m, k64) of dynamic
 // shared memory; `workspace` holds wgmma_workspace_bytes(m, grid, k64) bytes whose flags are zero;
 // `wmap` is W as a 2-D UINT8 tensor {k, n} with box {128, 64}, `amap` A as a 2-D UINT16 tensor
 // {k, m} (row pitch a_row_stride) with box {64, wgmma_tile_rows(m)}, both in the 128-byte swizzle
 // (the CUDA backend encodes them; device/README.md, the kernel ABI).
-extern "C" __global__ void __launch_bounds__(dev::wgmma_threads(dev::WgVariant::k64),
-                                             dev::wgmma_ctas_per_sm(dev::WgVariant::k64))
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::k64))
     w8a16_wgmma_rows(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                      const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                      uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
@@ -749,11 +588,9 @@ extern "C" __global__ void __launch_bounds__(dev::wgmma_threads(dev::WgVariant::
                                        &amap, smem_raw);
 }
 
-// The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_threads(n128) =
-// 512 threads, wgmma_smem_bytes(m, n128), wgmma_workspace_bytes(m, grid, n128), `wmap` in boxes of
-// {128, 128}.
-extern "C" __global__ void __launch_bounds__(dev::wgmma_threads(dev::WgVariant::n128),
-                                             dev::wgmma_ctas_per_sm(dev::WgVariant::n128))
+// The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_smem_bytes(m,
+// n128), wgmma_workspace_bytes(m, grid, n128), `wmap` in boxes of {128, 128}.
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128))
     w8a16_wgmma_rows_n128(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                           const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
                           uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
@@ -768,8 +605,7 @@ extern "C" __global__ void __launch_bounds__(dev::wgmma_threads(dev::WgVariant::
 // 128-column units with two CTAs per SM, 1 <= m <= 16: grid (wgmma_ctas(m, n, SMs, n128_x2), 1, 1),
 // wgmma_smem_bytes(m, n128_x2), wgmma_workspace_bytes(m, grid, n128_x2), `wmap` in boxes of
 // {128, 128}.
-extern "C" __global__ void __launch_bounds__(dev::wgmma_threads(dev::WgVariant::n128_x2),
-                                             dev::wgmma_ctas_per_sm(dev::WgVariant::n128_x2))
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128_x2))
     w8a16_wgmma_rows_n128_x2(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
                              const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
                              uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,

@@ -21,13 +21,13 @@ BodyLaunch tiled(KernelId kernel, TileMap tile, const BodyShape& s, std::uint32_
   l.smem = smem;
   return l;
 }
-// The Hopper tier: persistent CTAs over stream units, three or four warpgroups, a workspace per CTA.
+// The Hopper tier: persistent CTAs over stream units, three warpgroups, a workspace per CTA.
 BodyLaunch wgmma_launch(KernelId kernel, WgVariant v, const BodyShape& s) {
   BodyLaunch l;
   l.kernel = kernel;
   l.tile = {TileKind::stream_units, wgmma_tile_rows(s.m), wgmma_unit_cols(v), 0};
   l.grid = Dim3{wgmma_ctas(s.m, s.n, s.sms, v), 1, 1};
-  l.threads = wgmma_threads(v);
+  l.threads = kWgThreads;
   l.smem = wgmma_smem_bytes(s.m, v);
   l.workspace = wgmma_workspace_bytes(s.m, l.grid.x, v);
   return l;

@@ -139,21 +139,17 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
 //   w8a16_wgmma_rows_n128 (128-column units): each consumer owns 64 of the columns and folds them
 //     itself; both read the same row tile, so the tile's bytes are read once per 128 columns.
 //   w8a16_wgmma_rows_n128_x2: the same with two CTAs per SM, at up to 16 rows.
-// The 128-column symbol has a fourth warpgroup: where its tiles have more than 64 rows
-// (wgmma_transform), the decode leaves the consumers, and seven transform warps (that warpgroup and
-// the producer's three idle warps) decode each step's W into the consumers' A fragments and hand
-// them over in shared memory (a ring of two slots per consumer; CUTLASS's mixed-input GEMMs
-// transform in their own warps the same way); below, the fourth warpgroup idles.
 inline constexpr std::uint32_t kWgWarpgroupCols = 64;  // one wgmma M
 // A warpgroup: four consecutive warps, the threads one wgmma or setmaxnreg acts on (PTX ISA 9.7.15.1).
 inline constexpr std::uint32_t kWgWarpgroupWarps = 4;
 inline constexpr std::uint32_t kWgWarpgroupThreads = kWgWarpgroupWarps * 32;  // 128
 inline constexpr std::uint32_t kWgConsumers = 2;  // consumer warpgroups, after the producer's
+inline constexpr std::uint32_t kWgThreads = (1 + kWgConsumers) * kWgWarpgroupThreads;  // 384: 3 warpgroups
 inline constexpr std::uint32_t kWgMaxTileRows = 128;
 inline constexpr std::uint32_t kWgSwizzleRowBytes = 128;           // one row of the 128-byte swizzle
 inline constexpr std::uint32_t kWgAlign = 8 * kWgSwizzleRowBytes;  // 1,024: a swizzle atom, 8 rows of 128 bytes
 inline constexpr std::uint32_t kWgMaxStages = 8;                   // pipeline stages at most (wgmma_stages)
-inline constexpr std::uint32_t kWgHandoverSlots = 2;               // slots of a hand-over ring
+inline constexpr std::uint32_t kWgHandoverSlots = 2;               // the 64-column symbol's hand-over ring
 inline constexpr std::uint32_t kWgMbarrierBytes = 8;               // one mbarrier object (PTX ISA 9.7.13.15.1)
 // The three symbols: 64-column units; 128-column units, one CTA per SM; 128-column units at up to
 // 16 rows with two CTAs per SM (twice the warps to hide the decode's latency where the units fill
@@ -161,40 +157,19 @@ inline constexpr std::uint32_t kWgMbarrierBytes = 8;               // one mbarri
 enum class WgVariant : std::uint8_t { k64, n128, n128_x2 };
 W8A16_HOST_DEVICE constexpr bool wgmma_n128(WgVariant v) { return v != WgVariant::k64; }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_ctas_per_sm(WgVariant v) { return v == WgVariant::n128_x2 ? 2 : 1; }
-// Warpgroups a CTA: the producer's, two consumers' and, in the 128-column symbol, the transform's.
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_warpgroups(WgVariant v) { return v == WgVariant::n128 ? 4 : 3; }
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_threads(WgVariant v) {
-  return wgmma_warpgroups(v) * kWgWarpgroupThreads;
-}
-// Registers per thread after setmaxnreg (PTX ISA 9.7.17.4): the producer warpgroup (and the
-// transform's) gives back all but wgmma_producer_regs, each consumer warpgroup takes
-// wgmma_consumer_regs. A warpgroup's increase is paid from registers its CTA's other warpgroups
-// released, so the sum must fit what the launch gave the CTA: kSmRegisters / (threads x CTAs per
-// SM) a thread, in steps of 8 (the kernel static_asserts it): 128 x 24 + 256 x 240 = 64,512 <=
-// 384 x 168 for the 64-column symbol, 2 x 128 x 24 + 256 x 232 = 65,536 <= 512 x 128 for the
-// 128-column one without the transform, 128 x 24 + 256 x 104 = 29,696 <= 384 x 80 for the two-CTA
-// one.
+// Registers per thread after setmaxnreg (PTX ISA 9.7.17.4): the producer warpgroup gives back all but
+// kWgProducerRegs, each consumer warpgroup takes wgmma_consumer_regs. A warpgroup's increase is paid
+// from registers its CTA's other warpgroups released, so the sum must fit what the launch gave the
+// CTA: kSmRegisters / (kWgThreads x CTAs per SM) a thread, in steps of 8 (the kernel static_asserts
+// it): 128 x 24 + 256 x 240 = 64,512 <= 384 x 168 at one CTA per SM, 128 x 24 + 256 x 104 = 29,696
+// <= 384 x 80 at two.
 inline constexpr std::uint32_t kSmRegisters = 65536;  // the H200's register file per SM (32-bit)
-// The transform (wgmma_transform): warps 1..3 of the producer's warpgroup and the fourth warpgroup
-// decode W, warp 0 issues the TMA loads. Their warpgroups keep 56 registers a thread (an item's
-// codes and fragments, the next item's codes), the consumers (which no longer hold a second
-// fragment set) 200: 2 x 128 x 56 + 256 x 200 = 65,536 <= 512 x 128 (ptxas spills the consumers at
-// 192).
-inline constexpr std::uint32_t kWgTransformWarps = 2 * kWgWarpgroupWarps - 1;
-// Of a step's 8 K windows (16 K each) the transform decodes the last kWgTransformWindows and each
-// consumer the others (a multiple of 4: the transform's items are 4 windows wide).
-inline constexpr std::uint32_t kWgTransformWindows = 8;
-W8A16_HOST_DEVICE constexpr bool wgmma_transform(std::uint32_t rows, WgVariant v) {
-  return v == WgVariant::n128 && rows > 64;
-}
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_producer_regs(std::uint32_t rows, WgVariant v) {
-  return wgmma_transform(rows, v) ? 56 : 24;
-}
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(std::uint32_t rows, WgVariant v) {
-  return v == WgVariant::n128_x2 ? 104 : v == WgVariant::k64 ? 240 : wgmma_transform(rows, v) ? 200 : 232;
+inline constexpr std::uint32_t kWgProducerRegs = 24;
+W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(WgVariant v) {
+  return v == WgVariant::n128_x2 ? 104 : 240;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_launch_regs(WgVariant v) {
-  return kSmRegisters / (wgmma_threads(v) * wgmma_ctas_per_sm(v)) / 8 * 8;
+  return kSmRegisters / (kWgThreads * wgmma_ctas_per_sm(v)) / 8 * 8;
 }
 // The two-CTA symbol runs 1..16 rows, the others 17 rows and more (plan.hpp wgmma_choice): each
 // has only those row tiles.
@@ -228,19 +203,9 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_col_units(std::uint32_t n, WgVar
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stage_bytes(std::uint32_t rows, WgVariant v) {
   return wgmma_unit_cols(v) * kKBlock + rows * 2 * kKBlock;
 }
-// The hand-over rings between warpgroups, kWgHandoverSlots slots each: the 64-column symbol's one
-// (the second consumer's partial sums, 64 x rows FP32 a slot); the transform's, one per consumer
-// (a step's A fragments of its 64 columns, 64 x 128 BF16 a slot); none in the others.
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_rings(std::uint32_t rows, WgVariant v) {
-  return !wgmma_n128(v) ? 1 : wgmma_transform(rows, v) ? kWgConsumers : 0;
-}
-W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_slot_bytes(std::uint32_t rows, WgVariant v) {
-  return !wgmma_n128(v)             ? kWgWarpgroupCols * rows * 4
-         : wgmma_transform(rows, v) ? kWgWarpgroupCols * kWgTransformWindows * 16 * 2
-                                    : 0;
-}
+// The 64-column symbol's hand-over: two slots of the second consumer's partial sums (64 x rows FP32).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_handover_bytes(std::uint32_t rows, WgVariant v) {
-  return wgmma_handover_rings(rows, v) * kWgHandoverSlots * wgmma_handover_slot_bytes(rows, v);
+  return wgmma_n128(v) ? 0 : kWgHandoverSlots * kWgWarpgroupCols * rows * 4;
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_fixed_bytes(std::uint32_t rows, WgVariant v) {
   // + the barriers of kWgMaxStages stages
@@ -251,9 +216,8 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_stages(std::uint32_t rows, WgVar
   const std::uint32_t fit = (wgmma_smem_budget(v) - wgmma_fixed_bytes(rows, v)) / wgmma_stage_bytes(rows, v);
   return fit < kWgMaxStages ? fit : kWgMaxStages;
 }
-// Barriers: full and empty per stage, full and empty per slot of the 64-column symbol's hand-over
-// ring (every symbol initialises them, the 128-column ones never wait on them: the transform's
-// rings synchronise through named barriers).
+// Barriers: full and empty per stage, full and empty per hand-over slot (every symbol initialises
+// the hand-over's, the 128-column ones never wait on them).
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_barrier_bytes(std::uint32_t rows, WgVariant v) {
   return kWgMbarrierBytes * (2 * wgmma_stages(rows, v) + 2 * kWgHandoverSlots);
 }
