@@ -51,6 +51,13 @@ DevPtr pick_ptr(FuzzedDataProvider& in) {
   }
 }
 
+// W's used bytes: [n][k], or the packed layout's tiles of 128 x 128 and one NaN table byte each
+// (NUMERICS.md 2.3).
+unsigned __int128 w_bytes(Entry e, std::uint32_t n, std::uint32_t k) {
+  if (e == Entry::gemm_packed_strided) return (unsigned __int128)((n + 127ull) / 128) * (k / 128) * 16385;
+  return (unsigned __int128)n * k;
+}
+
 // Independent statement of the validation rules (device/README.md, "Reading a validation error"),
 // in the documented order: the first rule the effective arguments break, or ok.
 Errc first_broken_rule(Entry e, const Args& a) {
@@ -73,7 +80,7 @@ Errc first_broken_rule(Entry e, const Args& a) {
   using U = unsigned __int128;
   const U c_lo = a.output, c_hi = c_lo + 2 * ((U)(a.m - 1) * a.c_row_stride + a.n);
   const U spans[3][2] = {{a.input, a.input + 2 * ((U)(a.m - 1) * a.a_row_stride + a.k)},
-                         {a.weight, a.weight + (U)a.n * a.k},
+                         {a.weight, a.weight + w_bytes(e, a.n, a.k)},
                          {a.block_scale, a.block_scale + 4 * scales}};
   for (const auto& s : spans)
     if (c_lo < s[1] && s[0] < c_hi) return Errc::output_overlaps_input;
@@ -121,7 +128,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
        "tile map is not the body's documented map");
   // The grid covers [M, N] and has no CTA wholly outside it; the persistent tier has one CTA per
   // SM, at most one per unit, and the workspace of that grid.
-  const bool hopper = is_wgmma_body(p.body);
+  const bool hopper = is_wgmma_body(p.body), packed = call.entry == Entry::gemm_packed_strided;
   const WgVariant wv = wgmma_variant(p.body);
   const WgChoice choice = wgmma_choice(a.m, a.n, a.k, lim.multiprocessors,
                                        WgPresent{static_cast<bool>(reg.resolve(KernelId::wgmma_rows)),
@@ -131,8 +138,13 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
     need(p.grid.x == wgmma_ctas(a.m, a.n, lim.multiprocessors, wv) && p.grid.y == 1,
          "Hopper tier grid is not min(SMs x CTAs per SM, units)");
     need(p.workspace_bytes == wgmma_workspace_bytes(a.m, p.grid.x, wv), "Hopper tier workspace is not its need");
-    need(choice.takes && choice.variant == wv && reg.resolve(p.kernel),
-         "Hopper tier off its rule or without its symbol");
+    if (packed)  // no other tier: the two-CTA packed symbol up to 16 rows, else the one-CTA one
+      need(wv == (a.m <= 16 ? WgVariant::n128_x2 : WgVariant::n128) && reads_packed_weight(p.body) &&
+               reg.resolve(p.kernel) && p.handle == reg.resolve(p.kernel),
+           "packed entry off its symbol by rows");
+    else
+      need(choice.takes && choice.variant == wv && reg.resolve(p.kernel) && !reads_packed_weight(p.body),
+           "Hopper tier off its rule or without its symbol");
   } else {
     need(p.workspace_bytes == 0, "a workspace for a body that needs none");
     need(p.grid.x == div_ceil(a.n, t.cols), "grid.x does not cover N exactly");
@@ -141,7 +153,8 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   }
   // Every tensor-core entry tries the Hopper tier first.
   const bool gemv_entry = call.entry == Entry::gemv_batch4_strided || call.entry == Entry::gemv_batch16_strided;
-  need(hopper == (!gemv_entry && choice.takes), "the Hopper tier taken by a GEMV, or passed over where it is present");
+  need(hopper == (packed || (!gemv_entry && choice.takes)),
+       "the Hopper tier taken by a GEMV, or passed over where it is present");
   const KernelParams& q = p.params;
   need(q.input == a.input && q.weight == a.weight && q.block_scale == a.block_scale && q.output == a.output &&
            q.m == a.m && q.n == a.n && q.k == a.k && q.a_row_stride == a.a_row_stride &&
@@ -177,6 +190,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
       break;
     case Entry::gemv_batch4_strided:
     case Entry::gemv_batch16_strided: need(p.body == Body::gemv_strip, "GEMV entry off the GEMV strip"); break;
+    case Entry::gemm_packed_strided: need(false, "packed entry off the Hopper tier"); break;
   }
 }
 
@@ -185,7 +199,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   Call call;
-  call.entry = static_cast<Entry>(in.ConsumeIntegralInRange<int>(0, 7));
+  call.entry = static_cast<Entry>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(Entry::gemm_packed_strided)));
   StaticRegistry reg = StaticRegistry::all_present();
   for (KernelId id : kAllKernels) reg.set_present(id, in.ConsumeIntegralInRange<int>(0, 7) != 0);
   // Handles as a caller passes them: the registry's, or zero, or any value.
@@ -226,7 +240,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using U = std::uint64_t;
     const U c_len = e.m == 0 ? 0 : 2 * (U{e.m - 1} * e.c_row_stride + e.n);
     const U spans[3][2] = {{e.input, e.input + (e.m == 0 ? 0 : 2 * (U{e.m - 1} * e.a_row_stride + e.k))},
-                           {e.weight, e.weight + U{e.n} * e.k},
+                           {e.weight, e.weight + static_cast<U>(w_bytes(call.entry, e.n, e.k))},
                            {e.block_scale, e.block_scale + 4 * (U{(e.n + 127) / 128} * (e.k / 128))}};
     const auto& s = spans[in.ConsumeIntegralInRange<int>(0, 2)];
     const std::int64_t delta = 2 * in.ConsumeIntegralInRange<std::int64_t>(-3, 3);
@@ -265,8 +279,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Planned free = plan_launch(call, reg, unlimited);
     switch (st.code) {
       case Errc::kernel_missing:
-        if (call.kernel && call.m32_kernel && call.m64_kernel)
+        if (call.entry == Entry::gemm_packed_strided) {  // its symbol by rows, from the registry
+          if (reg.resolve(a.m <= 16 ? KernelId::wgmma_rows_n128_x2_packed : KernelId::wgmma_rows_n128_packed))
+            finding("kernel_missing for the packed entry with its symbol present", call, st);
+        } else if (call.kernel && call.m32_kernel && call.m64_kernel) {
           finding("kernel_missing with every handle nonzero", call, st);
+        }
         if (free.status.code != Errc::kernel_missing) finding("kernel_missing depends on the limits", call, st);
         break;
       case Errc::grid_too_large:

@@ -92,6 +92,17 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void* map, int32
       "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
       : "memory");
 }
+// `bytes` (a multiple of 16) contiguous bytes at `src` (16-byte aligned) into shared memory at
+// `dst`, completing them on the barrier's transaction count (PTX ISA 9.7.9.25, cp.async.bulk).
+__device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(bar)
+               : "memory");
+}
+// Eight bytes of shared memory, as two words.
+__device__ __forceinline__ void lds_v2_u32(uint32_t addr, uint32_t (&v)[2]) {
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v[0]), "=r"(v[1]) : "r"(addr) : "memory");
+}
 __device__ __forceinline__ void tma_prefetch_map(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }

@@ -111,9 +111,13 @@ struct WgSharedStorage<Stage, kStages, 0> {
 // kN128 = false (w8a16_wgmma_rows): 64-column units, the two consumers take the steps in turn and
 // the first folds them all; true (w8a16_wgmma_rows_n128): 128-column units, consumer c owns columns
 // 64c..64c+63 and folds them itself.
-template <int kRows, dev::WgVariant kV>
+// kPacked (the _packed symbols, 128-column units only): W is in the packed layout (NUMERICS.md 2.3),
+// a step's tile one bulk copy, a thread's codes of a window one 8-byte shared load, and the NaN
+// probe only on the tiles the layout's NaN table marks.
+template <int kRows, dev::WgVariant kV, bool kPacked = false>
 struct WgRows {
   static constexpr bool kN128 = dev::wgmma_n128(kV);
+  static_assert(!kPacked || kN128, "the packed layout's tiles are 128-column units");
   static constexpr std::uint32_t kCols = dev::wgmma_unit_cols(kV);
   static constexpr std::uint32_t kStages = dev::wgmma_stages(kRows, kV);
   static constexpr std::uint32_t kStageBytes = dev::wgmma_stage_bytes(kRows, kV);
@@ -221,9 +225,9 @@ struct WgRows {
 
   // ---- producer: one thread issues every TMA load of the CTA, in step order --------------------
   __device__ __forceinline__ static void produce(const Smem& sm, const Shape& sh, const dev::WgPieces& pc,
-                                                 std::uint32_t range, const CUtensorMap* wmap,
-                                                 const CUtensorMap* amap) {
-    kn::tma_prefetch_map(wmap);
+                                                 std::uint32_t range, const std::uint8_t* weight,
+                                                 const CUtensorMap* wmap, const CUtensorMap* amap) {
+    if constexpr (!kPacked) kn::tma_prefetch_map(wmap);
     kn::tma_prefetch_map(amap);
     Cursor cur(pc, sh.steps);
     for (Stages st{0}; st.count < range; ++st, cur.advance()) {
@@ -234,16 +238,52 @@ struct WgRows {
       const auto row0 = static_cast<int32_t>(at.unit % sh.row_tiles * kRows);
       const std::uint32_t dst = sm.stage(st);
       sm.producer_expect(st);
-      kn::tma_load_2d(dst + kOffWeight, wmap, k0, col0, sm.full_barrier(st));
+      if constexpr (kPacked)
+        kn::bulk_load(dst + kOffWeight, weight + dev::packed_tile_offset(at.unit / sh.row_tiles, at.s, sh.steps),
+                      kWeightBytes, sm.full_barrier(st));
+      else kn::tma_load_2d(dst + kOffWeight, wmap, k0, col0, sm.full_barrier(st));
       kn::tma_load_2d(dst + kOffAct, amap, k0, row0, sm.full_barrier(st));
       kn::tma_load_2d(dst + kOffAct + kHalfBytes, amap, k0 + 64, row0, sm.full_barrier(st));
     }
   }
 
   // ---- one step of a consumer: decode its 64 W rows of stage st into A fragments -----------------
+  // `may_nan` (packed only): the NaN table's byte of the step's tile; the unpacked layout probes.
   __device__ __forceinline__ static void decode(const Smem& sm, Stages st, std::uint32_t row_base, std::uint32_t lane,
-                                                std::uint32_t (&a)[8][4]) {
+                                                std::uint32_t (&a)[8][4], bool may_nan) {
     sm.consumer_wait(st);
+    if constexpr (kPacked) {
+      // Row r = row_base + g + 8h, window j: the 8 bytes at group r / 16, window j, lane
+      // (geometry.hpp packed_code_offset), codes of row g then of row g + 8.
+      const std::uint32_t own = sm.stage(st) + kOffWeight + row_base / 16 * dev::kPackedGroupBytes + lane * 8;
+      auto put = [&](int j, const std::uint32_t(&f0)[2], const std::uint32_t(&f1)[2]) {
+        a[j][0] = f0[0];
+        a[j][1] = f1[0];
+        a[j][2] = f0[1];
+        a[j][3] = f1[1];
+      };
+      if (!may_nan) {  // no NaN code in the tile: the integer decode is exact (w8a16_ptx.cuh)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          std::uint32_t c[2], f0[2], f1[2], unused = 0;
+          kn::lds_v2_u32(own + j * dev::kPackedWindowBytes, c);
+          kn::e4m3x4_to_bf16_frag_int(c[0], f0, unused);
+          kn::e4m3x4_to_bf16_frag_int(c[1], f1, unused);
+          put(j, f0, f1);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          std::uint32_t v[2], f0[2], f1[2];
+          kn::lds_v2_u32(own + j * dev::kPackedWindowBytes, v);
+          kn::e4m3x4_to_bf16_frag(v[0], f0);
+          kn::e4m3x4_to_bf16_frag(v[1], f1);
+          put(j, f0, f1);
+        }
+      }
+      return;
+    }
+    (void)may_nan;
     const std::uint32_t g = lane / 4, t = lane % 4;
     // Row r = row_base + g + 8h (r % 8 == g), window j: its 16-byte chunk sits at chunk j ^ g of the
     // 128-byte row (the TMA's 128-byte swizzle), so the 8 windows are one XOR each away from the
@@ -339,7 +379,7 @@ struct WgRows {
     if constexpr (!kPipelined) {  // decode, wgmmas, fold, one step after the other
       std::uint32_t a[8][4];
       for (Stages st{first}; st.count < range; st += stride) {
-        decode(sm, st, row_base, lane, a);
+        decode(sm, st, row_base, lane, a, f.may_nan());
         f.next(st.count);
         issue(sm, st, a, p);
         kn::wgmma_wait<0>();
@@ -357,7 +397,7 @@ struct WgRows {
         if constexpr (kPingPong) turns.wait();
         issue(sm, st, cur, p);
         if constexpr (kPingPong) turns.pass(more);
-        if (more) decode(sm, later, row_base, lane, nxt);
+        if (more) decode(sm, later, row_base, lane, nxt, f.may_nan());
         f.next(more ? later.count : range);
         kn::wgmma_wait<0>();
         sm.consumer_release(st, lane);
@@ -365,7 +405,7 @@ struct WgRows {
         return more;
       };
       if constexpr (kPingPong) turns.start();
-      decode(sm, Stages{first}, row_base, lane, a0);
+      decode(sm, Stages{first}, row_base, lane, a0, f.may_nan());
       f.next(first);
       for (Stages st{first};; st += 2 * stride) {
         if (!turn(st, a0, a1)) break;
@@ -384,6 +424,10 @@ struct WgRows {
     float* workspace;
     std::uint32_t tid, wg;    // thread in the warpgroup; which consumer (0 or 1) of the columns
     Cursor folding, loading;  // the next step to fold, and the next whose scale to load
+    // Packed: the NaN table, and its byte for the step decoded next, loaded a step ahead with the
+    // scales (the consumers' decode takes the probe-free path on a 0).
+    const std::uint8_t* __restrict__ nan_table;
+    bool may_nan = true;
     float acc[kAcc];
     // The scales of the step being folded (sc) and of the one being decoded (sc_next), loaded a step
     // ahead; [1]: of the step after it, which the 64-column symbol's first consumer also folds.
@@ -391,7 +435,7 @@ struct WgRows {
 
     __device__ __forceinline__ Folder(const Shape& shape, const dev::WgPieces& pc, const float* __restrict__ s,
                                       std::uint16_t* __restrict__ c, float* ws, std::uint32_t thread,
-                                      std::uint32_t which)
+                                      std::uint32_t which, const std::uint8_t* __restrict__ weight = nullptr)
         : sh(shape),
           block_scale(s),
           output(c),
@@ -399,7 +443,15 @@ struct WgRows {
           tid(thread),
           wg(which),
           folding(pc, shape.steps),
-          loading(pc, shape.steps) {}
+          loading(pc, shape.steps),
+          nan_table(kPacked ? weight + dev::packed_table_offset(shape.n, shape.k) : nullptr) {
+      load_nan();
+    }
+    // The table byte of the step `loading` is at (packed only; 1: the tile holds a NaN code).
+    __device__ __forceinline__ void load_nan() {
+      if constexpr (kPacked)
+        may_nan = __ldg(nan_table + std::uint64_t{loading.at.unit / sh.row_tiles} * sh.steps + loading.at.s) != 0;
+    }
     // S[first column of the unit / 128][step]: both consumers of a 128-column unit share its row.
     __device__ __forceinline__ float load_scale() {
       const float v = __ldg(block_scale + (loading.at.unit / sh.row_tiles * kCols / 128) * sh.steps + loading.at.s);
@@ -411,6 +463,7 @@ struct WgRows {
       sc[0] = sc_next[0];
       sc[1] = sc_next[1];
       if (q < range) sc_next[0] = load_scale();
+      if (q + 1 < range) load_nan();  // of step q + 1, which `loading` now points at
       if (!kN128 && q + 1 < range) sc_next[1] = load_scale();
     }
     // acc = fma(p, S, acc) for the next step in order, with `p(r)` its partial sums; `slot` picks sc[slot].
@@ -462,9 +515,10 @@ struct WgRows {
     }
   };
 
-  __device__ __forceinline__ static void run(std::uint8_t* smem, const float* __restrict__ block_scale,
-                                             std::uint16_t* __restrict__ output, const Shape& sh, float* workspace,
-                                             const CUtensorMap* wmap, const CUtensorMap* amap) {
+  __device__ __forceinline__ static void run(std::uint8_t* smem, const std::uint8_t* weight,
+                                             const float* __restrict__ block_scale, std::uint16_t* __restrict__ output,
+                                             const Shape& sh, float* workspace, const CUtensorMap* wmap,
+                                             const CUtensorMap* amap) {
     const Smem sm{kn::smem_addr(smem)};
     const dev::WgPieces pc = dev::wgmma_cta_pieces(blockIdx.x, gridDim.x, sh.units, sh.steps);
     const std::uint64_t total = std::uint64_t{sh.units} * sh.steps;
@@ -490,7 +544,7 @@ struct WgRows {
     // budgets and their sums: geometry.hpp, kWgProducerRegs).
     if (wg == 0) {
       kn::regs_dec<kProducerRegs>();
-      if (threadIdx.x == 0) produce(sm, sh, pc, range, wmap, amap);
+      if (threadIdx.x == 0) produce(sm, sh, pc, range, weight, wmap, amap);
       return;
     }
     kn::regs_inc<kConsumerRegs>();
@@ -501,10 +555,11 @@ struct WgRows {
         Folder fold;
         std::uint32_t range;
         __device__ __forceinline__ void next(std::uint32_t q) { fold.next(q, range); }
+        __device__ __forceinline__ bool may_nan() const { return fold.may_nan; }
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
           fold.fold(0, [&](int r) { return p[r]; });
         }
-      } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer), range};
+      } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer, weight), range};
       consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f, Turns{consumer});
     } else if (consumer == 0) {
       // The even steps, and the fold of every step: its own p, then the odd step's from the hand-over.
@@ -513,6 +568,7 @@ struct WgRows {
         const Smem& sm;
         std::uint32_t range, tid;
         __device__ __forceinline__ void next(std::uint32_t q) { fold.next(q, range); }
+        __device__ __forceinline__ bool may_nan() const { return true; }  // unpacked: the decode probes
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
           fold.fold(0, [&](int r) { return p[r]; });
           if (q + 1 >= range) return;
@@ -530,6 +586,7 @@ struct WgRows {
         const Smem& sm;
         std::uint32_t tid;
         __device__ __forceinline__ void next(std::uint32_t) {}
+        __device__ __forceinline__ bool may_nan() const { return true; }
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
           sm.handover_put(Slots{q / 2}, [&](std::uint32_t slot) {  // step q is this consumer's (q / 2)-th
             const std::uint32_t out = slot + sizeof(float) * tid;
@@ -543,28 +600,37 @@ struct WgRows {
   }
 };
 
-template <dev::WgVariant kV>
-__device__ __forceinline__ void wgmma_rows_body(const float* __restrict__ block_scale, uint16_t* __restrict__ output,
-                                                uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
-                                                uint32_t c_row_stride, float* workspace, const CUtensorMap* wmap,
-                                                const CUtensorMap* amap, unsigned char* smem_raw) {
+template <int kRows>
+struct Rows {
+  static constexpr int value = kRows;
+};
+
+template <dev::WgVariant kV, bool kPacked = false>
+__device__ __forceinline__ void wgmma_rows_body(const uint8_t* weight, const float* __restrict__ block_scale,
+                                                uint16_t* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                                                uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
+                                                const CUtensorMap* wmap, const CUtensorMap* amap,
+                                                unsigned char* smem_raw) {
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(smem_raw) + dev::kWgAlign -
                                                         1) &
                                                        ~std::uintptr_t{dev::kWgAlign - 1});
   const Shape sh{
       m, n, k, a_row_stride, c_row_stride, k / dev::kKBlock, dev::wgmma_row_tiles(m), dev::wgmma_units(m, n, kV)};
+  auto run = [&](auto rows) {
+    WgRows<decltype(rows)::value, kV, kPacked>::run(smem, weight, block_scale, output, sh, workspace, wmap, amap);
+  };
   if constexpr (kV == dev::WgVariant::n128_x2) {  // up to 16 rows (geometry.hpp)
-    if (dev::wgmma_tile_rows(m) == 8) WgRows<8, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
-    else WgRows<16, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+    if (dev::wgmma_tile_rows(m) == 8) run(Rows<8>{});
+    else run(Rows<16>{});
     return;
   } else {  // from 17 rows (plan.hpp wgmma_choice: below, the two-CTA symbol or none)
     switch (dev::wgmma_tile_rows(m)) {
-      case 24: WgRows<24, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
-      case 32: WgRows<32, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
-      case 48: WgRows<48, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
-      case 64: WgRows<64, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
-      case 96: WgRows<96, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap); break;
-      default: WgRows<128, kV>::run(smem, block_scale, output, sh, workspace, wmap, amap);
+      case 24: run(Rows<24>{}); break;
+      case 32: run(Rows<32>{}); break;
+      case 48: run(Rows<48>{}); break;
+      case 64: run(Rows<64>{}); break;
+      case 96: run(Rows<96>{}); break;
+      default: run(Rows<128>{});
     }
   }
 }
@@ -582,10 +648,10 @@ extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_pe
                      uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
                      const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
   (void)input;
-  (void)weight;  // read through the tensor maps
+  // W is read through the tensor maps
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  wgmma_rows_body<dev::WgVariant::k64>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap,
-                                       &amap, smem_raw);
+  wgmma_rows_body<dev::WgVariant::k64>(weight, block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace,
+                                       &wmap, &amap, smem_raw);
 }
 
 // The same with 128-column units: grid (wgmma_ctas(m, n, SMs, n128), 1, 1), wgmma_smem_bytes(m,
@@ -596,10 +662,9 @@ extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_pe
                           uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
                           const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
   (void)input;
-  (void)weight;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  wgmma_rows_body<dev::WgVariant::n128>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap,
-                                        &amap, smem_raw);
+  wgmma_rows_body<dev::WgVariant::n128>(weight, block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace,
+                                        &wmap, &amap, smem_raw);
 }
 
 // 128-column units with two CTAs per SM, 1 <= m <= 16: grid (wgmma_ctas(m, n, SMs, n128_x2), 1, 1),
@@ -611,9 +676,33 @@ extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_pe
                              uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
                              const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
   (void)input;
-  (void)weight;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  wgmma_rows_body<dev::WgVariant::n128_x2>(block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap,
-                                           &amap, smem_raw);
+  wgmma_rows_body<dev::WgVariant::n128_x2>(weight, block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace,
+                                           &wmap, &amap, smem_raw);
+}
+
+// The 128-column symbols over W in the packed layout (NUMERICS.md 2.3; gemm_packed_strided):
+// `weight` is the packed buffer (packed_weight_bytes(n, k), 16-byte aligned), read by bulk copies;
+// `wmap` is not read. Grid, shared memory and workspace as the unpacked symbol's.
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128))
+    w8a16_wgmma_rows_n128_packed(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
+                                 const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
+                                 uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,
+                                 const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {
+  (void)input;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  wgmma_rows_body<dev::WgVariant::n128, true>(weight, block_scale, output, m, n, k, a_row_stride, c_row_stride,
+                                              workspace, &wmap, &amap, smem_raw);
+}
+extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::n128_x2))
+    w8a16_wgmma_rows_n128_x2_packed(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
+                                    const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m,
+                                    uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride,
+                                    float* workspace, const __grid_constant__ CUtensorMap wmap,
+                                    const __grid_constant__ CUtensorMap amap) {
+  (void)input;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  wgmma_rows_body<dev::WgVariant::n128_x2, true>(weight, block_scale, output, m, n, k, a_row_stride, c_row_stride,
+                                                 workspace, &wmap, &amap, smem_raw);
 }
 #endif

@@ -75,4 +75,11 @@ Status Launcher::gemv_batch16_strided(KernelHandle kernel, DevPtr input, DevPtr 
                      c_row_stride, stream));
 }
 
+Status Launcher::gemm_packed_strided(DevPtr input, DevPtr packed_weight, DevPtr block_scale, DevPtr output,
+                                     std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride,
+                                     std::uint32_t c_row_stride, Stream stream) {
+  return launch(make(Entry::gemm_packed_strided, KernelHandle{}, input, packed_weight, block_scale, output, m, n, k,
+                     a_row_stride, c_row_stride, stream));
+}
+
 }  // namespace w8a16::device

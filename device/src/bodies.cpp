@@ -237,6 +237,23 @@ const std::vector<BodyConfig>& cells() {
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
 }  // namespace wgmma_units128_x2
 
+// gemm_packed_strided's bodies (plan.hpp packed_body): the 128-column symbols' launches and cells,
+// which they take at every N (they have no other tier to leave a shape to); the cells' N are not
+// multiples of 128, so the layout's padding rows are in every one.
+namespace wgmma_packed128 {
+BodyLaunch plan(const BodyShape& s) { return wgmma_launch(KernelId::wgmma_rows_n128_packed, WgVariant::n128, s); }
+KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
+const std::vector<BodyConfig>& cells() { return wgmma_units128::cells(); }
+std::string config(const Plan& p) { return wgmma_plan_config(p); }
+}  // namespace wgmma_packed128
+
+namespace wgmma_packed128_x2 {
+BodyLaunch plan(const BodyShape& s) { return wgmma_launch(KernelId::wgmma_rows_n128_x2_packed, WgVariant::n128_x2, s); }
+KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
+const std::vector<BodyConfig>& cells() { return wgmma_units128_x2::cells(); }
+std::string config(const Plan& p) { return wgmma_plan_config(p); }
+}  // namespace wgmma_packed128_x2
+
 }  // namespace bodies
 
 // ---- lookups derived from the rows -------------------------------------------------------------

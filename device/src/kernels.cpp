@@ -45,7 +45,7 @@ StaticRegistry StaticRegistry::none_present() { return StaticRegistry{}; }
 StaticRegistry StaticRegistry::without_hopper_tier() {
   StaticRegistry r = all_present();
   for (KernelId id : kAllKernels)
-    if (tier_kernels(Tier::first) & kernel_bit(id)) r.set_present(id, false);
+    if (std::string_view(kernel_arch(id)) == "sm_90a") r.set_present(id, false);
   return r;
 }
 

@@ -26,6 +26,7 @@ KernelId entry_own_kernel(Entry e) {
     case Entry::gemm_pipelined_m64_strided: return KernelId::gemm_pipelined_m64;
     case Entry::gemv_batch4_strided: return KernelId::gemv_batch4_strided;
     case Entry::gemv_batch16_strided: return KernelId::gemv_batch16_strided;
+    case Entry::gemm_packed_strided: return KernelId::wgmma_rows_n128_packed;
   }
   return KernelId::gemm_pipelined;
 }
@@ -40,6 +41,7 @@ const char* entry_name(Entry e) {
     case Entry::gemm_pipelined_by_m: return "gemm_pipelined_by_m";
     case Entry::gemv_batch4_strided: return "gemv_batch4_strided";
     case Entry::gemv_batch16_strided: return "gemv_batch16_strided";
+    case Entry::gemm_packed_strided: return "gemm_packed_strided";
   }
   return "unknown";
 }
@@ -97,6 +99,10 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
         break;
       case Entry::gemv_batch4_strided:
       case Entry::gemv_batch16_strided: body = Body::gemv_strip; break;
+      case Entry::gemm_packed_strided:  // its symbol by rows, resolved as the row-tile kernel's is
+        body = packed_body(a.m);
+        handle = registry.resolve(body_launch(body, a.m, a.n, a.k, limits.multiprocessors).kernel);
+        break;
     }
 
   const BodyInfo& row = body_info(body);

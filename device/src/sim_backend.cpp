@@ -14,6 +14,7 @@
 #include "sim_internal.hpp"
 #include "w8a16/device/recording_backend.hpp"
 #include "w8a16/reference/contract.hpp"
+#include "w8a16/reference/packed.hpp"
 
 namespace w8a16::device {
 
@@ -75,6 +76,7 @@ const char* finding_kind_name(FindingKind k) {
     case FindingKind::step_coverage: return "step_coverage";
     case FindingKind::workspace_chain: return "workspace_chain";
     case FindingKind::workspace_mismatch: return "workspace_mismatch";
+    case FindingKind::packed_weight_invalid: return "packed_weight_invalid";
   }
   return "unknown";
 }
@@ -217,7 +219,8 @@ Status SimBackend::execute(const Plan& p) {
   const std::uint8_t* s = nullptr;
   if (shape_ok) {
     const std::uint64_t a_bytes = 2 * ((std::uint64_t{q.m} - 1) * q.a_row_stride + q.k);
-    const std::uint64_t w_bytes = std::uint64_t{q.n} * q.k;
+    const std::uint64_t w_bytes = reads_packed_weight(p.body) ? packed_weight_bytes(q.n, q.k)
+                                                              : std::uint64_t{q.n} * q.k;
     const std::uint64_t s_bytes = 4 * std::uint64_t{(q.n + kScaleRowsPerBlock - 1) / kScaleRowsPerBlock} *
                                   (q.k / kKBlock);
     a = memory_->locate(q.input, a_bytes);
@@ -251,8 +254,16 @@ Status SimBackend::execute(const Plan& p) {
   }
 
   // The expected output, once, in the kernel's contract.
+  // A packed W goes through the emulator's own reader of the layout (NUMERICS.md 2.3), which
+  // refuses a NaN table the kernels' probe-free decode would misread.
   std::vector<std::uint16_t> expected;
-  if (a && w && s) {
+  ref::UnpackedWeights unpacked;
+  if (a && w && reads_packed_weight(p.body)) {
+    unpacked = ref::unpack_weights(w, packed_weight_bytes(q.n, q.k), q.n, q.k);
+    if (unpacked.ok) w = unpacked.w.data();
+    else log.add(FindingKind::packed_weight_invalid, "W: " + unpacked.error);
+  }
+  if (a && w && s && (!reads_packed_weight(p.body) || unpacked.ok)) {
     const ref::GemmView v = ref::gemm_view(reinterpret_cast<const std::uint16_t*>(a), q.a_row_stride, w,
                                            reinterpret_cast<const float*>(s), q.m, q.n, q.k);
     expected = sim::expected_output(v, p.contract);

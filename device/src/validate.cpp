@@ -25,7 +25,11 @@ struct Span {
 
 // The bytes a kernel may touch of each operand (NUMERICS.md 2: the used extents only).
 Span a_span(const Args& a) { return {a.input, a.input + 2 * ((std::uint64_t{a.m} - 1) * a.a_row_stride + a.k)}; }
-Span w_span(const Args& a) { return {a.weight, a.weight + std::uint64_t{a.n} * a.k}; }
+// gemm_packed_strided reads the packed W: its tiles and NaN table (NUMERICS.md 2.3).
+Span w_span(Entry e, const Args& a) {
+  return {a.weight,
+          a.weight + (e == Entry::gemm_packed_strided ? packed_weight_bytes(a.n, a.k) : std::uint64_t{a.n} * a.k)};
+}
 std::uint64_t scale_count(const Args& a) {
   return std::uint64_t{(a.n + kScaleRowsPerBlock - 1) / kScaleRowsPerBlock} * (a.k / kKBlock);
 }
@@ -85,7 +89,9 @@ Status validate_args(Entry entry, const Args& in) {
     const char* why;
   } ptrs[] = {
       {"input", a.input, 16, "16-byte cp.async chunks of A"},
-      {"weight", a.weight, 16, "16-byte loads of the E4M3 rows of W"},
+      {"weight", a.weight, 16,
+       entry == Entry::gemm_packed_strided ? "bulk copies of the packed W's 16 KB tiles"
+                                           : "16-byte loads of the E4M3 rows of W"},
       {"block_scale", a.block_scale, 4, "FP32 loads of S"},
       {"output", a.output, 2, "BF16 stores of C, one element each, since rows may start at any even byte"},
   };
@@ -116,7 +122,7 @@ Status validate_args(Entry entry, const Args& in) {
   const struct {
     const char* name;
     Span span;
-  } inputs[] = {{"input", a_span(a)}, {"weight", w_span(a)}, {"block_scale", s_span(a)}};
+  } inputs[] = {{"input", a_span(a)}, {"weight", w_span(entry, a)}, {"block_scale", s_span(a)}};
   for (const auto& q : inputs)
     if (overlap(c, q.span))
       return fail(Errc::output_overlaps_input, "output=" + hex(a.output) + ": its bytes [" + hex(c.lo) + ", " +

@@ -10,6 +10,7 @@
 
 #include "sim_operands.hpp"
 #include "w8a16/device/api.hpp"
+#include "w8a16/device/packed.hpp"
 #include "w8a16/device/sim_backend.hpp"
 
 namespace w8a16::device {
@@ -125,6 +126,75 @@ TEST(Simulation, HopperTierCutsUnitsBetweenCtasAndCoversEveryOutput) {
     }
   }
   EXPECT_GT(reached, 100);
+}
+
+// gemm_packed_strided over W packed by the launch layer: the simulation reads it back through the
+// emulator's own reader of the layout (reference/.../packed.hpp), so every C byte equal to the
+// emulator's on the unpacked W checks the two sides of NUMERICS.md 2.3 against each other. Both
+// packed symbols, units cut between CTAs (few SMs), N off every multiple of 128 (padding rows).
+// Returns the body, or Body::gemm128_tile after a failed launch.
+Body simulate_packed(std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t sms,
+                     std::vector<std::uint8_t> packed, Errc want = Errc::ok, std::vector<FindingKind> findings = {}) {
+  const Shape sh{m, n, k, k + 8, n + 3};
+  SCOPED_TRACE("gemm_packed_strided m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+               " sms=" + std::to_string(sms));
+  const testing::Operands& o = testing::operands_for(sh);
+  DeviceLimits lim = DeviceLimits::h200();
+  lim.multiprocessors = sms;
+  SimBackend sim(StaticRegistry::all_present(), lim);
+  auto a = sim.allocate(o.a.size() * 2), w = sim.allocate(packed.size()), s = sim.allocate(o.s.size() * 4);
+  const std::size_t c_elems = std::size_t{m + testing::kRowsPastM} * sh.ldc;
+  auto c = sim.allocate(c_elems * 2);
+  EXPECT_TRUE(a->upload(o.a.data(), o.a.size() * 2).ok() && w->upload(packed.data(), packed.size()).ok() &&
+              s->upload(o.s.data(), o.s.size() * 4).ok() && c->fill(0xA5).ok());
+  Launcher api(sim);
+  const Status st = api.gemm_packed_strided(a->address(), w->address(), s->address(), c->address(), m, n, k, sh.lda,
+                                            sh.ldc);
+  EXPECT_EQ(st.code, want) << st.message;
+  std::vector<FindingKind> got_findings;
+  for (const Finding& f : sim.findings()) got_findings.push_back(f.kind);
+  EXPECT_EQ(got_findings, findings);
+  std::vector<std::uint16_t> got(c_elems);
+  EXPECT_TRUE(c->download(got.data(), c_elems * 2).ok());
+  if (want != Errc::ok) {  // nothing written
+    EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](std::uint16_t v) { return v == 0xA5A5; }));
+    return Body::gemm128_tile;
+  }
+  EXPECT_TRUE(got == testing::expected_for(sh, false)) << "C differs from the emulator's";
+  return sim.plans().empty() ? Body::gemm128_tile : sim.plans().front().body;
+}
+
+TEST(Simulation, PackedEntryCoversEveryShapeThroughBothSymbols) {
+  int x2 = 0, one = 0;
+  for (std::uint32_t m : {1u, 9u, 16u, 17u, 33u, 65u, 130u})
+    for (std::uint32_t n : {1u, 129u, 300u})
+      for (std::uint32_t k : {128u, 640u})
+        for (std::uint32_t sms : {1u, 3u, 132u}) {
+          const testing::Operands& o = testing::operands_for(Shape{m, n, k, k + 8, n + 3});
+          const Body b = simulate_packed(m, n, k, sms, pack_weights(o.w.data(), n, k));
+          EXPECT_EQ(b, packed_body(m));
+          x2 += b == Body::wgmma_packed128_x2;
+          one += b == Body::wgmma_packed128;
+        }
+  EXPECT_EQ(x2, 3 * 3 * 2 * 3);
+  EXPECT_EQ(one, 4 * 3 * 2 * 3);
+}
+
+// A packed W whose NaN table hides a NaN code is input the kernels would misread (+-480 for NaN):
+// the emulator refuses it, the simulation reports it and writes nothing (a marked NaN code is the
+// GPU campaigns' nan_codes and specials distributions).
+TEST(Simulation, PackedEntryRefusesANanTableThatHidesANanCode) {
+  const std::uint32_t m = 5, n = 130, k = 256;
+  const Shape sh{m, n, k, k + 8, n + 3};
+  std::vector<std::uint8_t> w = testing::operands_for(sh).w;
+  w[std::size_t{129} * k + 200] = 0xFF;  // tile (1, 1)
+  std::vector<std::uint8_t> packed = pack_weights(w.data(), n, k);
+  const std::size_t table = static_cast<std::size_t>(packed_table_offset(n, k));
+  EXPECT_EQ(packed[table + 1 * 2 + 1], 1);  // unit 1, step 1
+  packed[table + 3] = 0;
+  simulate_packed(m, n, k, 132, packed, Errc::simulation_finding, {FindingKind::packed_weight_invalid});
+  packed[table + 3] = 2;
+  simulate_packed(m, n, k, 132, packed, Errc::simulation_finding, {FindingKind::packed_weight_invalid});
 }
 
 // K around the skinny body's limit: 256 and 5120 run it (M <= 16), 5248 goes to the row-tile

@@ -24,6 +24,7 @@ constexpr EntryName kEntryNames[] = {
     {EntryPoint::gemm_pipelined_by_m, "w8a16_gemm_pipelined_by_m"},
     {EntryPoint::gemv_batch4_strided, "w8a16_gemv_batch4_strided"},
     {EntryPoint::gemv_batch16_strided, "w8a16_gemv_batch16_strided"},
+    {EntryPoint::gemm_packed_strided, "w8a16_gemm_packed_strided"},
 };
 
 struct DistName {
@@ -199,8 +200,14 @@ int entry_point_own_symbol(EntryPoint e) {
     case EntryPoint::gemm_pipelined_m64_strided: return 2;
     case EntryPoint::gemv_batch4_strided: return 5;
     case EntryPoint::gemv_batch16_strided: return 6;
+    case EntryPoint::gemm_packed_strided: return 10;
   }
   return 0;
+}
+
+std::uint32_t entry_point_own_mask(EntryPoint e) {
+  if (e == EntryPoint::gemm_packed_strided) return (1u << 10) | (1u << 11);
+  return 1u << entry_point_own_symbol(e);
 }
 
 std::string without_text(std::uint32_t without) {
@@ -232,8 +239,8 @@ std::string case_problem(const Case& c) {
       std::uint64_t{c.m} * c.c_row_stride > kCaseMaxElements || std::uint64_t{c.n} * c.k > kCaseMaxElements)
     return "operands exceed " + s(kCaseMaxElements) + " elements";
   if (c.without >> kKernelSymbolCount) return "without= names a kernel symbol this build does not know";
-  if ((c.without >> entry_point_own_symbol(c.entry)) & 1u)
-    return "without= takes away " + std::string(kKernelSymbols[entry_point_own_symbol(c.entry)]) + ", the kernel " +
+  if (const std::uint32_t own = c.without & entry_point_own_mask(c.entry))
+    return "without= takes away " + std::string(kKernelSymbols[__builtin_ctz(own)]) + ", the kernel " +
            std::string(entry_point_name(c.entry)) + " is called with";
   return {};
 }

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends.hpp"
+#include "w8a16/device/packed.hpp"
 #include "gpu_identity.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
@@ -225,14 +226,17 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
 // The calls timed at one (shape, M): by_m as it dispatches; on a module with the Hopper tier, which
 // every tensor-core entry tries first, the same call again with each of its symbols alone and with
 // the tier taken away (the tiers below it); else, at M <= 16, the strided 32-row twin (tc_rows
-// where it takes the shape, else the skinny body). `mask` names the registry each call plans with.
+// where it takes the shape, else the skinny body); and on a module with the packed symbols,
+// gemm_packed_strided over the same W repacked (`packed`: its calls read `packed_ops`).
+// `mask` names the registry each call plans with.
 enum class Mask { none, only64, only128, no_tier };
 struct TimedCall {
   device::Call call;
   Mask mask = Mask::none;
+  bool packed = false;
 };
-std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const bench::DeviceOperands& ops, Shape sh,
-                                   std::uint32_t m) {
+std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const bench::DeviceOperands& ops,
+                                   const bench::DeviceOperands& packed_ops, Shape sh, std::uint32_t m) {
   using device::KernelId;
   device::Call c;
   c.entry = device::Entry::gemm_pipelined_by_m;
@@ -251,6 +255,21 @@ std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const benc
     s.kernel = c.m32_kernel;
     s.m32_kernel = s.m64_kernel = device::KernelHandle{};
     calls.push_back({s, Mask::none});
+  }
+  if (!packed_ops.w.empty()) {
+    device::Call p;
+    p.entry = device::Entry::gemm_packed_strided;
+    p.args = device::Args{packed_ops.a->address(),
+                          packed_ops.w[0]->address(),
+                          packed_ops.s[0]->address(),
+                          packed_ops.c->address(),
+                          m,
+                          sh.n,
+                          sh.k,
+                          sh.k,
+                          sh.n,
+                          0};
+    calls.push_back({p, Mask::none, true});
   }
   return calls;
 }
@@ -316,10 +335,21 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
       std::fprintf(stderr, "bench: N=%u K=%u: device buffers: %s\n", sh.n, sh.k, why.c_str());
       return 2;
     }
+    // The packed layout's copies of the same W (NUMERICS.md 2.3), where the module can run it.
+    bench::DeviceOperands packed_ops;
+    if (reg.resolve(KernelId::wgmma_rows_n128_packed) && reg.resolve(KernelId::wgmma_rows_n128_x2_packed)) {
+      bench::HostInputs packed_in = in;
+      packed_in.w = device::pack_weights(in.w.data(), sh.n, sh.k);
+      if (!bench::upload_operands(*backend, packed_in, sh, max_m,
+                                  bench::rotation_copies(bench::weight_bytes(sh), a.rotate_mib), &packed_ops, &why)) {
+        std::fprintf(stderr, "bench: N=%u K=%u: device buffers (packed W): %s\n", sh.n, sh.k, why.c_str());
+        return 2;
+      }
+    }
     for (const std::uint32_t m : a.ms) {
       // The emulator's bytes, computed once per (shape, M) for every call that plans this contract.
       bench::Expected expected(in, sh, bench::choose_sample(m, sh, a.check_macs));
-      const std::vector<TimedCall> calls = timed_calls(reg, ops, sh, m);
+      const std::vector<TimedCall> calls = timed_calls(reg, ops, packed_ops, sh, m);
       for (const TimedCall& tc : calls) {
         Row r;
         r.sh = sh;
@@ -341,7 +371,8 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
               "HANG: bench: m=" + std::to_string(m) + " n=" + std::to_string(sh.n) + " k=" + std::to_string(sh.k) +
                   "\n  " + props::launch_text(planned.plan) + "\n  the row's launches did not complete within " +
                   std::to_string(static_cast<long long>(deadline)) + " s"});
-          const bench::Measurement meas = bench::measure_plan(*backend, *session, planned.plan, ops, expected, opt);
+          const bench::Measurement meas = bench::measure_plan(*backend, *session, planned.plan,
+                                                              tc.packed ? packed_ops : ops, expected, opt);
           r.launched = meas.launched;
           r.check = meas.check;
           r.ours = meas.timing;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "w8a16/device/api.hpp"
+#include "w8a16/device/packed.hpp"
 #include "w8a16/reference/contract.hpp"
 
 namespace w8a16::props {
@@ -21,6 +22,7 @@ device::Entry to_device_entry(EntryPoint e) {
     case EntryPoint::gemm_pipelined_by_m: return device::Entry::gemm_pipelined_by_m;
     case EntryPoint::gemv_batch4_strided: return device::Entry::gemv_batch4_strided;
     case EntryPoint::gemv_batch16_strided: return device::Entry::gemv_batch16_strided;
+    case EntryPoint::gemm_packed_strided: return device::Entry::gemm_packed_strided;
   }
   return device::Entry::gemm_pipelined;
 }
@@ -39,6 +41,7 @@ device::Call case_call(const golden::Case& c, const device::KernelRegistry& regi
     case EntryPoint::gemm_pipelined_m64_strided: call.kernel = registry.resolve(KernelId::gemm_pipelined_m64); break;
     case EntryPoint::gemv_batch4_strided: call.kernel = registry.resolve(KernelId::gemv_batch4_strided); break;
     case EntryPoint::gemv_batch16_strided: call.kernel = registry.resolve(KernelId::gemv_batch16_strided); break;
+    case EntryPoint::gemm_packed_strided: break;  // resolved by the plan, by rows
   }
   if (c.entry == EntryPoint::gemm_pipelined_by_m) {
     call.m32_kernel = registry.resolve(KernelId::gemm_pipelined_m32);
@@ -64,7 +67,15 @@ OperandView operand_view(const golden::CaseInputs& in) {
 Launched launch_case(device::Backend& backend, const golden::Case& c, const OperandView& in,
                      const std::function<void(const device::Plan&)>& before_execute) {
   Launched r;
-  const std::size_t a_bytes = in.a_count * 2, w_bytes = in.w_count, s_bytes = in.s_count * 4;
+  // gemm_packed_strided takes W repacked by the launch layer (NUMERICS.md 2.3).
+  std::vector<std::uint8_t> packed;
+  const std::uint8_t* w_host = in.w;
+  if (c.entry == EntryPoint::gemm_packed_strided) {
+    packed = device::pack_weights(in.w, c.n, c.k);
+    w_host = packed.data();
+  }
+  const std::size_t a_bytes = in.a_count * 2, w_bytes = w_host == in.w ? in.w_count : packed.size(),
+                    s_bytes = in.s_count * 4;
   std::vector<std::uint16_t> c_init = golden::guarded_sentinel_output(c);
   const std::size_t c_bytes = c_init.size() * 2;
   auto a = backend.allocate(a_bytes, &r.status);
@@ -76,7 +87,7 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
   auto out = backend.allocate(c_bytes, &r.status);
   if (!out) return r;
   if (!(r.status = a->upload(in.a, a_bytes)).ok()) return r;
-  if (!(r.status = w->upload(in.w, w_bytes)).ok()) return r;
+  if (!(r.status = w->upload(w_host, w_bytes)).ok()) return r;
   if (!(r.status = s->upload(in.s, s_bytes)).ok()) return r;
   if (!(r.status = out->upload(c_init.data(), c_bytes)).ok()) return r;
   // Launcher::launch's path (plan_launch, then execute) over the case's registry.

@@ -32,6 +32,7 @@ struct Shape {
 // prefers_m32 / prefers_m64 row ranges (plan.hpp). A body of Tier::twin_first runs only through it.
 KernelId route_kernel(EntryPoint e, std::uint32_t m) {
   const auto own = static_cast<KernelId>(golden::entry_point_own_symbol(e));
+  if (e == EntryPoint::gemm_packed_strided) return device::body_launch(device::packed_body(m), m, 1, 128, 1).kernel;
   if (e != EntryPoint::gemm_pipelined_by_m) return own;
   return m <= device::kM32TileRows   ? KernelId::gemm_pipelined_m32
          : m <= device::kM64TileRows ? KernelId::gemm_pipelined_m64
@@ -101,7 +102,7 @@ std::vector<CoverageKey> expected_cells(const device::KernelRegistry& registry,
   auto has = [&](KernelId id) { return (present & bit(id)) != 0; };
   std::vector<CoverageKey> out;
   for (EntryPoint e : entries) {
-    if (!has(static_cast<KernelId>(golden::entry_point_own_symbol(e)))) continue;  // refused before anything runs
+    if (!(present & golden::entry_point_own_mask(e))) continue;  // refused before anything runs
     const device::Entry entry = to_device_entry(e);
     for (Body b : device::kAllBodies) {
       const device::BodyInfo& row = device::body_info(b);
@@ -139,7 +140,7 @@ std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, con
   std::vector<AimedCase> out;
   for (std::size_t ci = 0; ci < cells.size(); ++ci) {
     const CoverageKey& cell = cells[ci];
-    const std::uint32_t own = 1u << golden::entry_point_own_symbol(cell.entry);
+    const std::uint32_t own = golden::entry_point_own_mask(cell.entry);
     // The first shape (and the fewest kernels taken away) whose plan lands in the cell; shapes at
     // the distribution's least K first, where that keeps the cell.
     auto find = [&](std::uint32_t min_k, golden::Case* found) {

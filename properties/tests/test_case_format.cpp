@@ -84,7 +84,7 @@ TEST(CaseLine, withoutNamesTheLaunchLayersKernelsInItsOrder) {
 RC_GTEST_PROP(CaseLine, aLineWithKernelsTakenAwayRoundTrips, ()) {
   Case c = *w8a16::props::gen_case();
   c.without = *rc::gen::inRange<std::uint32_t>(0, 1u << golden::kKernelSymbolCount) &
-              ~(1u << golden::entry_point_own_symbol(c.entry));
+              ~golden::entry_point_own_mask(c.entry);
   const std::string line = golden::format_case(c);
   Case back;
   std::string error;

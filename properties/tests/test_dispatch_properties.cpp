@@ -86,8 +86,10 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
         break;
       case Body::wgmma_units:
       case Body::wgmma_units128:
-      case Body::wgmma_units128_x2: {  // one (two) CTA per SM, at most one per (64 or 128)-column x row-tile unit
-        const bool x2 = b == Body::wgmma_units128_x2;
+      case Body::wgmma_units128_x2:
+      case Body::wgmma_packed128:
+      case Body::wgmma_packed128_x2: {  // one (two) CTA per SM, at most one per (64 or 128)-column x row-tile unit
+        const bool x2 = b == Body::wgmma_units128_x2 || b == Body::wgmma_packed128_x2;
         const std::uint32_t rows = device::wgmma_tile_rows(m);
         const std::uint32_t units = div_ceil(n, b == Body::wgmma_units ? 64 : 128) * div_ceil(m, rows);
         e.grid = {std::min<std::uint32_t>(units, (x2 ? 2 : 1) * device::DeviceLimits::h200().multiprocessors), 1, 1};
@@ -96,6 +98,13 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
       }
     }
   };
+  // The packed entry point: the two-CTA packed symbol up to 16 rows, else the one-CTA one, at every
+  // shape (NUMERICS.md 2.3: no other tier reads its W).
+  if (c.entry == EntryPoint::gemm_packed_strided) {
+    if (m <= 16) body(Body::wgmma_packed128_x2, KernelId::wgmma_rows_n128_x2_packed);
+    else body(Body::wgmma_packed128, KernelId::wgmma_rows_n128_packed);
+    return e;
+  }
   // Every tensor-core entry tries the Hopper tier first when the module has it.
   const bool gemv = c.entry == EntryPoint::gemv_batch4_strided || c.entry == EntryPoint::gemv_batch16_strided;
   // Its rule (plan.hpp wgmma_choice) for 132 SMs: up to 16 rows only the two-CTA symbol, with
@@ -148,6 +157,7 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
       break;
     case EntryPoint::gemv_batch4_strided: body(Body::gemv_strip, KernelId::gemv_batch4_strided); break;
     case EntryPoint::gemv_batch16_strided: body(Body::gemv_strip, KernelId::gemv_batch16_strided); break;
+    case EntryPoint::gemm_packed_strided: break;  // above
   }
   return e;
 }

@@ -50,7 +50,11 @@ void check_breakage(const golden::Case& c, const golden::CaseInputs& in, const B
   device::StaticRegistry reg = b.error == Errc::kernel_missing ? device::StaticRegistry::none_present()
                                                                : device::StaticRegistry::all_present();
   device::SimBackend sim(reg);
-  auto a = sim.allocate(in.a_bits.size() * 2 + 64), w = sim.allocate(in.w_e4m3.size() + 64),
+  // The packed entry point's W is the packed layout's size (NUMERICS.md 2.3).
+  const std::uint64_t w_bytes = c.entry == golden::EntryPoint::gemm_packed_strided
+                                    ? device::packed_weight_bytes(c.n, c.k)
+                                    : std::uint64_t{in.w_e4m3.size()};
+  auto a = sim.allocate(in.a_bits.size() * 2 + 64), w = sim.allocate(w_bytes + 64),
        s = sim.allocate(in.s_f32.size() * 4 + 64);
   const std::vector<std::uint16_t> before = golden::sentinel_output(c);
   auto out = sim.allocate(before.size() * 2 + 64);

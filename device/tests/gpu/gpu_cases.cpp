@@ -98,8 +98,9 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         break;
       case Body::wgmma_units:
       case Body::wgmma_units128:
+      case Body::wgmma_packed128:
         // The Hopper tier's one-CTA symbols run 17 rows and more, where the rule takes them
-        // (plan.hpp wgmma_choice): 0: 33..130 rows, any K, few units (none cut); 1: 17..32 rows and
+        // (plan.hpp wgmma_choice; the packed one at every shape from 17 rows): 0: 33..130 rows, any K, few units (none cut); 1: 17..32 rows and
         // 2: 33..128 rows over more than 66 128-column units (more than 132 64-column ones: most
         // CTAs' ranges cut a unit: heads, tails, the workspace); 3: 129..300 rows, 2 or 3 row tiles,
         // units cut too. (The 128-column symbol's units are twice as wide: N is doubled below.)
@@ -115,6 +116,11 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         // The two-CTA symbol: 1..16 rows over 264 or more 128-column units (N > 33792).
         wg_region = 4;
         aim({1, 16, 128, 640});
+        break;
+      case Body::wgmma_packed128_x2:
+        // Its packed twin takes 1..16 rows at every N: half over 264 units or more (units cut).
+        if (r.chance(1, 2)) wg_region = 4;
+        aim({1, 16, 128, wg_region == 4 ? 640 : 32768});
         break;
     }
 
@@ -133,7 +139,8 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
       c.n = 33793 + static_cast<std::uint32_t>(r.below(3000));
     } else if (wg_region >= 1) {  // more than 132 64-column units (N > 8448), or 2..3 row tiles over N > 2900
       c.n = (wg_region == 3 ? 2900 : 8449) + static_cast<std::uint32_t>(r.below(wg_region == 3 ? 1200 : 3000));
-      if (target == Body::wgmma_units128) c.n = 2 * c.n - static_cast<std::uint32_t>(r.below(2));
+      if (target == Body::wgmma_units128 || target == Body::wgmma_packed128)
+        c.n = 2 * c.n - static_cast<std::uint32_t>(r.below(2));
     }
     const std::uint64_t mk = static_cast<std::uint64_t>(c.m) * c.k;
     if (!sets_n && mk * c.n > work_cap) {
@@ -209,6 +216,14 @@ std::vector<GpuCase> awkward_cases(std::uint32_t present) {
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 1, 33793, 128, 136, 33795),
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 5, 33811, 256, 264, 33813),
       mk(E::gemm_pipelined_by_m, Body::wgmma_units128_x2, 16, 34001, 384, 384, 34001),
+      // The packed symbols: few units at 1, 9 and 17 rows, units cut at 16, 24, 77 and 200 rows.
+      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 1, 77, 640, 648, 79),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 9, 4099, 1152, 1160, 4101),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 16, 33811, 256, 264, 33813),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128, 17, 130, 6272, 6280, 133),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128, 24, 16901, 384, 392, 16903),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128, 77, 16913, 384, 392, 16915),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128, 200, 5811, 256, 264, 5813),
   };
 }
 

@@ -36,6 +36,12 @@ class Launcher {
                               std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride,
                               std::uint32_t c_row_stride, Stream stream = 0);
 
+  // W packed by pack_weights (packed.hpp; NUMERICS.md 2.3): the Hopper tier's packed symbols, which
+  // it resolves itself (the two-CTA one up to 16 rows); kernel_missing on a module without them.
+  Status gemm_packed_strided(DevPtr input, DevPtr packed_weight, DevPtr block_scale, DevPtr output, std::uint32_t m,
+                             std::uint32_t n, std::uint32_t k, std::uint32_t a_row_stride, std::uint32_t c_row_stride,
+                             Stream stream = 0);
+
   // The general form: every entry point above builds a Call and comes here.
   Status launch(const Call& call);
 

@@ -291,6 +291,38 @@ W8A16_HOST_DEVICE constexpr WgPieces wgmma_cta_pieces(std::uint32_t c, std::uint
   return p;
 }
 
+// ---- the packed weight layout (NUMERICS.md 2.3): what gemm_packed_strided's W holds ------------
+// W [n][k] repacked once, offline, into tiles of 128 rows x 128 K (one scale block, one step of a
+// 128-column unit), each 16 KB and contiguous, in the Hopper tier's register-fragment order; then
+// a NaN table, one byte per tile. The packed symbols copy a tile with one bulk copy and read a
+// thread's codes of a 16-K window with one 8-byte shared load.
+inline constexpr std::uint32_t kPackedTileRows = 128;
+inline constexpr std::uint32_t kPackedTileBytes = kPackedTileRows * kKBlock;  // 16,384
+inline constexpr std::uint32_t kPackedGroupBytes = 16 * kKBlock;              // 16 rows: one warp's
+inline constexpr std::uint32_t kPackedWindowBytes = 256;                      // a warp's 16-K window
+W8A16_HOST_DEVICE constexpr std::uint64_t packed_tiles(std::uint32_t n, std::uint32_t k) {
+  return std::uint64_t{(n + kPackedTileRows - 1) / kPackedTileRows} * (k / kKBlock);
+}
+// Tile (u, s) of a W with `steps` = k / 128 steps: tiles first, the NaN table after them.
+W8A16_HOST_DEVICE constexpr std::uint64_t packed_tile_offset(std::uint32_t u, std::uint32_t s, std::uint32_t steps) {
+  return (std::uint64_t{u} * steps + s) * kPackedTileBytes;
+}
+W8A16_HOST_DEVICE constexpr std::uint64_t packed_table_offset(std::uint32_t n, std::uint32_t k) {
+  return packed_tiles(n, k) * kPackedTileBytes;
+}
+W8A16_HOST_DEVICE constexpr std::uint64_t packed_weight_bytes(std::uint32_t n, std::uint32_t k) {
+  return packed_tiles(n, k) * (kPackedTileBytes + 1);
+}
+// The byte of code W[128u + r][128s + c] inside its tile: 16-row group r / 16 (warp r / 16 % 4 of
+// consumer r / 64), window c / 16, lane 4 (r % 8) + (c % 8) / 2, and in the lane's 8 bytes first the
+// row r % 8's codes at 2t, 2t+1, 2t+8, 2t+9, then row r % 8 + 8's: the A fragment of wgmma m64nNk16
+// (PTX ISA 9.7.15.5.1), as w8a16_wgmma_rows.cu's decode takes it.
+W8A16_HOST_DEVICE constexpr std::uint32_t packed_code_offset(std::uint32_t r, std::uint32_t c) {
+  const std::uint32_t rr = r % 16, cc = c % 16;
+  const std::uint32_t lane = 4 * (rr % 8) + (cc % 8) / 2;
+  return r / 16 * kPackedGroupBytes + c / 16 * kPackedWindowBytes + lane * 8 + rr / 8 * 4 + cc / 8 * 2 + cc % 2;
+}
+
 // ---- w8a16_gemv_batch4_strided / w8a16_gemv_batch16_strided: scalar GEMVs -----------------
 // One warp per output column for all rows (order: reference/include/w8a16/reference/gemv.hpp);
 // 8 warps per CTA: CTA x owns columns [8x, 8x + 8) of every row [0, M).

@@ -91,8 +91,9 @@ class StaticRegistry final : public KernelRegistry {
  public:
   static StaticRegistry all_present();
   static StaticRegistry none_present();
-  // Every kernel but the Hopper tier: what a module without an sm_90a cubin resolves, and what
-  // tests of the seed's dispatch rules (which the tier goes before) use.
+  // Every kernel but the sm_90a ones (the Hopper tier and its packed twins): what a module without
+  // an sm_90a cubin resolves, and what tests of the seed's dispatch rules (which the tier goes
+  // before) use.
   static StaticRegistry without_hopper_tier();
   StaticRegistry& set_present(KernelId id, bool present);
   KernelHandle resolve(KernelId id) const override;

@@ -28,6 +28,7 @@ enum class Entry : std::uint8_t {
   gemm_pipelined_by_m,         // seed line 318: m32, else m64, else the 128-row tile
   gemv_batch4_strided,         // scalar GEMV, M <= 4
   gemv_batch16_strided,        // scalar GEMV, M <= 16
+  gemm_packed_strided,         // W in the packed layout (NUMERICS.md 2.3): the Hopper tier's packed symbols
 };
 const char* entry_name(Entry e);  // "gemm_pipelined_m32_strided", ...
 
@@ -35,7 +36,7 @@ const char* entry_name(Entry e);  // "gemm_pipelined_m32_strided", ...
 // given pitches and use a_row_stride = k, c_row_stride = n (seed lines 185-198).
 struct Args {
   DevPtr input = 0;        // A: BF16 [m][a_row_stride], the first k of each row read
-  DevPtr weight = 0;       // W: E4M3 [n][k]
+  DevPtr weight = 0;       // W: E4M3 [n][k] (gemm_packed_strided: packed, packed_weight_bytes(n, k))
   DevPtr block_scale = 0;  // S: FP32 [ceil(n/128)][k/128]
   DevPtr output = 0;       // C: BF16 [m][c_row_stride], the first n of each row written
   std::uint32_t m = 0, n = 0, k = 0;
@@ -137,18 +138,27 @@ enum class TileKind : std::uint8_t { tile, column_strip, stream_units };
 //   wgmma_units    w8a16_wgmma_rows: persistent CTAs over 64-column units (geometry.hpp), any M
 //   wgmma_units128 w8a16_wgmma_rows_n128: the same over 128-column units
 //   wgmma_units128_x2  w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
+//   wgmma_packed128, wgmma_packed128_x2  their twins over the packed W (gemm_packed_strided's bodies)
 enum class Body : std::uint8_t {
 #define W8A16_BODY(id, tier, contract, kernels, entries, probes) id,
 #include "w8a16/device/bodies.def"
 };
 // The Hopper tier's bodies, and the geometry variant of each.
 constexpr bool is_wgmma_body(Body b) {
-  return b == Body::wgmma_units || b == Body::wgmma_units128 || b == Body::wgmma_units128_x2;
+  return b == Body::wgmma_units || b == Body::wgmma_units128 || b == Body::wgmma_units128_x2 ||
+         b == Body::wgmma_packed128 || b == Body::wgmma_packed128_x2;
 }
 constexpr WgVariant wgmma_variant(Body b) {
-  return b == Body::wgmma_units128      ? WgVariant::n128
-         : b == Body::wgmma_units128_x2 ? WgVariant::n128_x2
-                                        : WgVariant::k64;
+  return b == Body::wgmma_units128 || b == Body::wgmma_packed128         ? WgVariant::n128
+         : b == Body::wgmma_units128_x2 || b == Body::wgmma_packed128_x2 ? WgVariant::n128_x2
+                                                                         : WgVariant::k64;
+}
+// The bodies that read W in the packed layout (NUMERICS.md 2.3).
+constexpr bool reads_packed_weight(Body b) { return b == Body::wgmma_packed128 || b == Body::wgmma_packed128_x2; }
+// gemm_packed_strided's body at m rows: the two-CTA symbol up to 16 rows, else the one-CTA one
+// (geometry.hpp wgmma_runs_rows). It has no other tier to fall back to: W is packed.
+constexpr Body packed_body(std::uint32_t m) {
+  return m <= kWgX2MaxRows ? Body::wgmma_packed128_x2 : Body::wgmma_packed128;
 }
 // Every body, in enumerator order: what tools that list the tiers (the Python audit through
 // _core.bodies) iterate.

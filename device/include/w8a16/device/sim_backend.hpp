@@ -13,22 +13,23 @@
 namespace w8a16::device {
 
 enum class FindingKind : std::uint8_t {
-  written_twice,       // an output two CTAs (or one CTA twice) write
-  never_written,       // an output in [M, N) no CTA writes
-  write_outside,       // a write at row >= M (or past the C allocation)
-  write_into_padding,  // a write at column >= N of a row < M: the pitch padding
-  read_outside,        // A, W or S as the parameters describe them leave their allocation
-  misaligned_row,      // a row start of A or W off 16 bytes, or of C off 2 bytes
-  smem_mismatch,       // dynamic shared memory other than the body's declared need
-  smem_over_limit,     // dynamic shared memory above the device limit
-  grid_over_limit,     // a grid dimension above the device limit
-  block_mismatch,      // a block other than the body's (256, 1, 1), or (384, 1, 1) for the Hopper tier
-  body_mismatch,       // the plan's body is not the one the kernel picks for (m, k), or breaks its limits
-  tile_map_mismatch,   // the plan's tile map is not the body's documented map
-  unknown_pointer,     // a pointer that is no simulation buffer
-  step_coverage,       // stream_units: a unit's 128-K step folded twice, never, or out of order
-  workspace_chain,     // stream_units: a tail whose head slot holds another unit or step, or a head no tail reads
-  workspace_mismatch,  // a workspace other than the body's declared need (geometry.hpp)
+  written_twice,          // an output two CTAs (or one CTA twice) write
+  never_written,          // an output in [M, N) no CTA writes
+  write_outside,          // a write at row >= M (or past the C allocation)
+  write_into_padding,     // a write at column >= N of a row < M: the pitch padding
+  read_outside,           // A, W or S as the parameters describe them leave their allocation
+  misaligned_row,         // a row start of A or W off 16 bytes, or of C off 2 bytes
+  smem_mismatch,          // dynamic shared memory other than the body's declared need
+  smem_over_limit,        // dynamic shared memory above the device limit
+  grid_over_limit,        // a grid dimension above the device limit
+  block_mismatch,         // a block other than the body's (256, 1, 1), or (384, 1, 1) for the Hopper tier
+  body_mismatch,          // the plan's body is not the one the kernel picks for (m, k), or breaks its limits
+  tile_map_mismatch,      // the plan's tile map is not the body's documented map
+  unknown_pointer,        // a pointer that is no simulation buffer
+  step_coverage,          // stream_units: a unit's 128-K step folded twice, never, or out of order
+  workspace_chain,        // stream_units: a tail whose head slot holds another unit or step, or a head no tail reads
+  workspace_mismatch,     // a workspace other than the body's declared need (geometry.hpp)
+  packed_weight_invalid,  // a packed W the emulator refuses (NUMERICS.md 2.3: its NaN table misses a NaN code)
 };
 const char* finding_kind_name(FindingKind k);
 

@@ -42,11 +42,12 @@ enum class EntryPoint : std::uint8_t {
   gemm_pipelined_by_m,         // dispatch: m32, else m64, else the 128-row tile; contiguous
   gemv_batch4_strided,         // scalar GEMV, m <= 4 (NUMERICS.md 2.2)
   gemv_batch16_strided,        // scalar GEMV, m <= 16
+  gemm_packed_strided,         // W repacked (NUMERICS.md 2.3) before the launch; the Hopper tier's packed symbols
 };
 inline constexpr EntryPoint kAllEntryPoints[] = {
     EntryPoint::gemm_pipelined,      EntryPoint::gemm_pipelined_m32,         EntryPoint::gemm_pipelined_m32_strided,
     EntryPoint::gemm_pipelined_m64,  EntryPoint::gemm_pipelined_m64_strided, EntryPoint::gemm_pipelined_by_m,
-    EntryPoint::gemv_batch4_strided, EntryPoint::gemv_batch16_strided,
+    EntryPoint::gemv_batch4_strided, EntryPoint::gemv_batch16_strided,       EntryPoint::gemm_packed_strided,
 };
 
 std::string_view entry_point_name(EntryPoint e);  // "w8a16_gemm_pipelined_m32_strided"
@@ -93,14 +94,26 @@ bool parse_distribution(std::string_view name, Distribution* out);
 // The kernel symbols of the family, in the launch layer's KernelId order (docs/KERNEL_ABI.md 1.1):
 // what `without=` may name. (properties/tests check the order against device/kernels.hpp.)
 inline constexpr std::string_view kKernelSymbols[] = {
-    "w8a16_gemm_pipelined",  "w8a16_gemm_pipelined_m32",  "w8a16_gemm_pipelined_m64",   "w8a16_tc_rows",
-    "w8a16_tc_rows_m64",     "w8a16_gemv_batch4_strided", "w8a16_gemv_batch16_strided", "w8a16_wgmma_rows",
-    "w8a16_wgmma_rows_n128", "w8a16_wgmma_rows_n128_x2",
+    "w8a16_gemm_pipelined",
+    "w8a16_gemm_pipelined_m32",
+    "w8a16_gemm_pipelined_m64",
+    "w8a16_tc_rows",
+    "w8a16_tc_rows_m64",
+    "w8a16_gemv_batch4_strided",
+    "w8a16_gemv_batch16_strided",
+    "w8a16_wgmma_rows",
+    "w8a16_wgmma_rows_n128",
+    "w8a16_wgmma_rows_n128_x2",
+    "w8a16_wgmma_rows_n128_packed",
+    "w8a16_wgmma_rows_n128_x2_packed",
 };
 inline constexpr int kKernelSymbolCount = static_cast<int>(sizeof kKernelSymbols / sizeof kKernelSymbols[0]);
 // The symbol an entry point is called with (its `kernel` argument; by_m's is the 128-row tile):
 // a case may not take it away, since the launch would then be a refusal, not a case.
 int entry_point_own_symbol(EntryPoint e);
+// Every symbol the entry point may be called on, as a `without` mask: its own, and for
+// gemm_packed_strided both packed symbols (it picks one by rows).
+std::uint32_t entry_point_own_mask(EntryPoint e);
 // The Hopper tier's three symbols, as a `without` mask.
 inline constexpr std::uint32_t kWithoutHopperTier = (1u << 7) | (1u << 8) | (1u << 9);
 
