@@ -66,9 +66,7 @@ int run_replay(const ReplayArgs& a) {
   int rec_status = kExitPass;
   if (!a.recordings.empty()) {
     // A module given must hold what the recorded cases need: every entry point (they span all).
-    std::vector<device::Entry> every;
-    for (int e = 0; e <= static_cast<int>(device::Entry::gemv_batch16_strided); ++e)
-      every.push_back(static_cast<device::Entry>(e));
+    const std::vector<device::Entry> every(std::begin(device::kAllEntries), std::end(device::kAllEntries));
     if (!check_module(*backend, every, &error)) return usage(error);
     std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
     props::RecordingsOptions ro;

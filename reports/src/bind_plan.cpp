@@ -54,8 +54,8 @@ py::list bodies() {
         symbols.append(std::string(device::kernel_name(k)));
         archs.append(std::string(device::kernel_arch(k)));
       }
-    for (unsigned e = 0; e < 8; ++e)
-      if (row.entries & (1u << e)) entries.append(std::string(device::entry_name(static_cast<device::Entry>(e))));
+    for (const device::Entry e : device::kAllEntries)
+      if (row.entries & (1u << static_cast<unsigned>(e))) entries.append(std::string(device::entry_name(e)));
     d["symbols"] = symbols;
     d["archs"] = archs;
     d["entries"] = entries;

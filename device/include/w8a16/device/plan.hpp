@@ -31,6 +31,14 @@ enum class Entry : std::uint8_t {
   gemm_packed_strided,         // W in the packed layout (NUMERICS.md 2.3): the Hopper tier's packed symbols
 };
 const char* entry_name(Entry e);  // "gemm_pipelined_m32_strided", ...
+// Every entry point, in enumerator order: what tools that list them all (the Python bindings, a
+// replay that spans every entry) iterate.
+inline constexpr Entry kAllEntries[] = {
+    Entry::gemm_pipelined,      Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
+    Entry::gemm_pipelined_m64,  Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
+    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided,       Entry::gemm_packed_strided};
+static_assert(static_cast<std::size_t>(Entry::gemm_packed_strided) + 1 == std::size(kAllEntries),
+              "kAllEntries lists every entry point");
 
 // The arguments of every entry point, in the seed's order. Contiguous entry points ignore the
 // given pitches and use a_row_stride = k, c_row_stride = n (seed lines 185-198).
