@@ -247,8 +247,35 @@ struct WgRows {
     }
   }
 
+  // ---- packed: whether a tile of the CTA's range holds a NaN code ------------------------------
+  // The NaN table (NUMERICS.md 2.3) is read once, by the producer warpgroup's three idle warps, and
+  // its OR reaches the consumers through one barrier reduction (kNanBarrier) before their first
+  // decode: the consumers load nothing per step, and a range with no NaN tile (every range, for
+  // weights without NaN codes) takes the probe-free decode throughout. A range with one decodes every
+  // tile exactly, which gives the same bits (w8a16_ptx.cuh), only slower.
+  static constexpr std::uint32_t kNanBarrier = 4;  // named barriers 1..3: the Folder's and Turns'
+  static constexpr std::uint32_t kNanThreads = 3 * 32 + dev::kWgConsumers * dev::kWgWarpgroupThreads;
+  // The range is the steps [s0, steps) of unit u0 and on, in (unit, step) order: its tail piece
+  // first if it has one (wgmma_cta_pieces). Step s of unit u reads the tile of column unit
+  // u / row_tiles.
+  __device__ __forceinline__ static bool scan_nan_table(const Shape& sh, const dev::WgPieces& pc,
+                                                        const std::uint8_t* weight, std::uint32_t range,
+                                                        std::uint32_t t) {
+    const std::uint8_t* table = weight + dev::packed_table_offset(sh.n, sh.k);
+    const std::uint32_t u0 = pc.has_tail ? pc.tail.unit : pc.full_begin < pc.full_end ? pc.full_begin : pc.head.unit;
+    const std::uint32_t s0 = pc.has_tail ? pc.tail.begin : 0;
+    std::uint32_t any = 0;
+#pragma unroll 4
+    for (std::uint32_t i = s0 + t; i < s0 + range; i += 3 * 32) {
+      const std::uint32_t u = u0 + i / sh.steps, s = i % sh.steps;
+      any |= __ldg(table + std::uint64_t{u / sh.row_tiles} * sh.steps + s);
+    }
+    return any != 0;
+  }
+
   // ---- one step of a consumer: decode its 64 W rows of stage st into A fragments -----------------
-  // `may_nan` (packed only): the NaN table's byte of the step's tile; the unpacked layout probes.
+  // `may_nan` (packed only): a tile of the CTA's range holds a NaN code (its NaN table bytes, read
+  // once: scan_nan_table); the unpacked layout probes.
   __device__ __forceinline__ static void decode(const Smem& sm, Stages st, std::uint32_t row_base, std::uint32_t lane,
                                                 std::uint32_t (&a)[8][4], bool may_nan) {
     sm.consumer_wait(st);
@@ -424,10 +451,6 @@ struct WgRows {
     float* workspace;
     std::uint32_t tid, wg;    // thread in the warpgroup; which consumer (0 or 1) of the columns
     Cursor folding, loading;  // the next step to fold, and the next whose scale to load
-    // Packed: the NaN table, and its byte for the step decoded next, loaded a step ahead with the
-    // scales (the consumers' decode takes the probe-free path on a 0).
-    const std::uint8_t* __restrict__ nan_table;
-    bool may_nan = true;
     float acc[kAcc];
     // The scales of the step being folded (sc) and of the one being decoded (sc_next), loaded a step
     // ahead; [1]: of the step after it, which the 64-column symbol's first consumer also folds.
@@ -435,7 +458,7 @@ struct WgRows {
 
     __device__ __forceinline__ Folder(const Shape& shape, const dev::WgPieces& pc, const float* __restrict__ s,
                                       std::uint16_t* __restrict__ c, float* ws, std::uint32_t thread,
-                                      std::uint32_t which, const std::uint8_t* __restrict__ weight = nullptr)
+                                      std::uint32_t which)
         : sh(shape),
           block_scale(s),
           output(c),
@@ -443,15 +466,7 @@ struct WgRows {
           tid(thread),
           wg(which),
           folding(pc, shape.steps),
-          loading(pc, shape.steps),
-          nan_table(kPacked ? weight + dev::packed_table_offset(shape.n, shape.k) : nullptr) {
-      load_nan();
-    }
-    // The table byte of the step `loading` is at (packed only; 1: the tile holds a NaN code).
-    __device__ __forceinline__ void load_nan() {
-      if constexpr (kPacked)
-        may_nan = __ldg(nan_table + std::uint64_t{loading.at.unit / sh.row_tiles} * sh.steps + loading.at.s) != 0;
-    }
+          loading(pc, shape.steps) {}
     // S[first column of the unit / 128][step]: both consumers of a 128-column unit share its row.
     __device__ __forceinline__ float load_scale() {
       const float v = __ldg(block_scale + (loading.at.unit / sh.row_tiles * kCols / 128) * sh.steps + loading.at.s);
@@ -463,7 +478,6 @@ struct WgRows {
       sc[0] = sc_next[0];
       sc[1] = sc_next[1];
       if (q < range) sc_next[0] = load_scale();
-      if (q + 1 < range) load_nan();  // of step q + 1, which `loading` now points at
       if (!kN128 && q + 1 < range) sc_next[1] = load_scale();
     }
     // acc = fma(p, S, acc) for the next step in order, with `p(r)` its partial sums; `slot` picks sc[slot].
@@ -543,6 +557,14 @@ struct WgRows {
     // back, so the CTA's launch allocation must cover the sum (or the increase waits forever; the
     // budgets and their sums: geometry.hpp, kWgProducerRegs).
     if (wg == 0) {
+      if constexpr (kPacked) {
+        if (warp != 0) {  // warps 1..3: the range's NaN table bytes, before giving registers back
+          const bool nan = scan_nan_table(sh, pc, weight, range, threadIdx.x - 32);
+          kn::regs_dec<kProducerRegs>();
+          kn::bar_red_or(kNanBarrier, kNanThreads, nan);
+          return;
+        }
+      }
       kn::regs_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sm, sh, pc, range, weight, wmap, amap);
       return;
@@ -555,11 +577,13 @@ struct WgRows {
         Folder fold;
         std::uint32_t range;
         __device__ __forceinline__ void next(std::uint32_t q) { fold.next(q, range); }
-        __device__ __forceinline__ bool may_nan() const { return fold.may_nan; }
+        bool range_nan;  // packed: a tile of the range holds a NaN code; unpacked: true (the decode probes)
+        __device__ __forceinline__ bool may_nan() const { return range_nan; }
         __device__ __forceinline__ void done(std::uint32_t q, const float (&p)[kAcc]) {
           fold.fold(0, [&](int r) { return p[r]; });
         }
-      } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer, weight), range};
+      } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer), range,
+          !kPacked || kn::bar_red_or(kNanBarrier, kNanThreads, false)};
       consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f, Turns{consumer});
     } else if (consumer == 0) {
       // The even steps, and the fold of every step: its own p, then the odd step's from the hand-over.
