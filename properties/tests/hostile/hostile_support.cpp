@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "w8a16/device/packed.hpp"
 #include "w8a16/golden/case_rng.hpp"
 #include "w8a16/reference/contract.hpp"
 
@@ -47,6 +48,10 @@ Problem make_problem(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
   return p;
 }
 
+std::vector<std::uint8_t> device_weight(Entry e, const Problem& p) {
+  return e == Entry::gemm_packed_strided ? device::pack_weights(p.w.data(), p.n, p.k) : p.w;
+}
+
 Handles handles_for(Entry e, const device::KernelRegistry& reg) {
   return Handles{reg.resolve(entry_own_kernel(e)), reg.resolve(KernelId::gemm_pipelined_m32),
                  reg.resolve(KernelId::gemm_pipelined_m64)};
@@ -63,6 +68,7 @@ Status call_named(device::Launcher& api, Entry e, const Handles& h, DevPtr a, De
     case Entry::gemm_pipelined_by_m: return api.gemm_pipelined_by_m(h.own, h.m32, h.m64, a, w, s, c, m, n, k);
     case Entry::gemv_batch4_strided: return api.gemv_batch4_strided(h.own, a, w, s, c, m, n, k, lda, ldc);
     case Entry::gemv_batch16_strided: return api.gemv_batch16_strided(h.own, a, w, s, c, m, n, k, lda, ldc);
+    case Entry::gemm_packed_strided: return api.gemm_packed_strided(a, w, s, c, m, n, k, lda, ldc);
   }
   return Status::error(device::Errc::backend_error, "unknown entry");
 }
@@ -81,11 +87,12 @@ bool holds(const device::Buffer& b, const std::vector<T>& want) {
 Outcome run_sim(Entry e, const Problem& p, device::StaticRegistry reg, device::DeviceLimits limits) {
   Outcome out;
   device::SimBackend sim(reg, limits);
-  auto a = sim.allocate(p.a.size() * 2), w = sim.allocate(p.w.size()), s = sim.allocate(p.s.size() * 4);
+  const std::vector<std::uint8_t> wd = device_weight(e, p);
+  auto a = sim.allocate(p.a.size() * 2), w = sim.allocate(wd.size()), s = sim.allocate(p.s.size() * 4);
   const std::size_t c_elems = std::size_t{p.m + kRowsPastM} * p.ldc;
   auto c = sim.allocate(c_elems * 2);
   const std::vector<std::uint16_t> poison(c_elems, kPoison16);
-  if (!a || !w || !s || !c || !a->upload(p.a.data(), p.a.size() * 2).ok() || !w->upload(p.w.data(), p.w.size()).ok() ||
+  if (!a || !w || !s || !c || !a->upload(p.a.data(), p.a.size() * 2).ok() || !w->upload(wd.data(), wd.size()).ok() ||
       !s->upload(p.s.data(), p.s.size() * 4).ok() || !c->upload(poison.data(), c_elems * 2).ok()) {
     out.status = Status::error(device::Errc::backend_error, "test setup: allocation or upload failed");
     return out;
@@ -99,7 +106,7 @@ Outcome run_sim(Entry e, const Problem& p, device::StaticRegistry reg, device::D
     out.findings.push_back(std::string(device::finding_kind_name(f.kind)) + ": " + f.message);
   out.c.assign(c_elems, 0);
   if (!c->download(out.c.data(), c_elems * 2).ok()) out.c.clear();
-  out.inputs_unchanged = holds(*a, p.a) && holds(*w, p.w) && holds(*s, p.s);
+  out.inputs_unchanged = holds(*a, p.a) && holds(*w, wd) && holds(*s, p.s);
   return out;
 }
 

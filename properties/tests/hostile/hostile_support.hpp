@@ -17,10 +17,8 @@ namespace w8a16::hostile {
 using device::DevPtr;
 using device::Entry;
 
-inline constexpr Entry kEntries[] = {
-    Entry::gemm_pipelined,      Entry::gemm_pipelined_m32,         Entry::gemm_pipelined_m32_strided,
-    Entry::gemm_pipelined_m64,  Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
-    Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
+// Every entry point, the packed one with W packed as its callers pack it (device_weight).
+inline constexpr const auto& kEntries = device::kAllEntries;
 
 inline constexpr std::uint16_t kPoison16 = 0xA5A5;  // C before a launch: a NaN payload no kernel writes
 inline constexpr std::uint16_t kAPadding = 0xFFC1;  // A's unread pitch tail: a NaN that shows if read
@@ -60,6 +58,10 @@ struct Problem {
 // a mantissa), deterministic in `seed`. Contiguous entry points get tight pitches whatever the pads.
 Problem make_problem(Entry e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t lda_pad,
                      std::uint32_t ldc_pad, std::uint64_t seed);
+
+// W's bytes as the entry point takes them: the codes [n][k], or for gemm_packed_strided the packed
+// layout of them (device::pack_weights, NUMERICS.md 2.3).
+std::vector<std::uint8_t> device_weight(Entry e, const Problem& p);
 
 // ---- one launch ---------------------------------------------------------------------------
 struct Handles {

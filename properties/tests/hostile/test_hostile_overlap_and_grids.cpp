@@ -26,13 +26,16 @@ struct Arena {
 
   // Operands at 256-byte offsets, as allocations are, so only the placement of C is in question.
   static std::size_t up(std::size_t x) { return (x + 255) / 256 * 256; }
-  explicit Arena(const Problem& p) {
+  std::size_t w_size = 0;
+  Arena(Entry e, const Problem& p) {
+    const std::vector<std::uint8_t> w = device_weight(e, p);
+    w_size = w.size();
     w_off = up(a_off + p.a.size() * 2 + kGap);
-    s_off = up(w_off + p.w.size() + kGap);
+    s_off = up(w_off + w_size + kGap);
     size = s_off + p.s.size() * 4 + kGap;
     bytes.assign(size, 0xA5);
     std::memcpy(&bytes[a_off], p.a.data(), p.a.size() * 2);
-    std::memcpy(&bytes[w_off], p.w.data(), p.w.size());
+    std::memcpy(&bytes[w_off], w.data(), w_size);
     std::memcpy(&bytes[s_off], p.s.data(), p.s.size() * 4);
   }
 };
@@ -41,9 +44,9 @@ TEST(HostileOverlap, OutputAgainstEachOperandAtEachEdge) {
   ClassCounter counter("overlapping input and output");
   for (Entry e : kEntries) {
     const Problem p = make_problem(e, 3, 20, 256, 8, 4, 11);
-    const Arena arena(p);
+    const Arena arena(e, p);
     // Used byte spans (NUMERICS.md 2: only the used extents count).
-    const std::size_t a_used = 2 * (std::size_t{p.m - 1} * p.lda + p.k), w_used = p.w.size(), s_used = p.s.size() * 4,
+    const std::size_t a_used = 2 * (std::size_t{p.m - 1} * p.lda + p.k), w_used = arena.w_size, s_used = p.s.size() * 4,
                       c_used = 2 * (std::size_t{p.m - 1} * p.ldc + p.n);
     const struct {
       const char* name;
@@ -122,6 +125,28 @@ TEST(HostileGrids, TheLargestGridsAnH200AcceptsAndOneMoreRowOrColumn) {
   ClassCounter counter("largest grids (plan only)");
   for (Entry e : kEntries) {
     SCOPED_TRACE(device::entry_name(e));
+    if (e == Entry::gemm_packed_strided) {
+      // Its bodies' grids are persistent (geometry.hpp wgmma_ctas): one row of at most two CTAs an
+      // SM, whatever M and N, so the largest calls plan within the limits; n * k < 2^32 binds.
+      device::RecordingBackend rec;
+      const device::DeviceLimits h200 = device::DeviceLimits::h200();
+      const std::uint32_t wide_n = 0xFFFFFFFFu / 128;
+      for (const auto& [m, n] : {std::pair{65535u * 128 + 1, 1u}, std::pair{1u, wide_n}, std::pair{127u, wide_n}}) {
+        rec.clear();
+        const device::Status ok = plan_only(rec, e, m, n, 128);
+        EXPECT_TRUE(ok.ok()) << "m=" << m << " n=" << n << ": " << ok.message;
+        ASSERT_EQ(rec.plans().size(), 1u);
+        const device::Plan& p = rec.plans().back();
+        EXPECT_LE(p.grid.x, 2 * h200.multiprocessors) << "m=" << m << " n=" << n;
+        EXPECT_EQ(p.grid.y, 1u);
+        EXPECT_LE(p.dynamic_smem, h200.max_dynamic_smem_per_block);
+      }
+      const device::Status wider = plan_only(rec, e, 1, wide_n + 1, 128);
+      EXPECT_EQ(wider.code, Errc::index_overflow) << wider.message;
+      EXPECT_NE(wider.message.find("n * k=4294967296"), std::string::npos) << wider.message;
+      counter.add(4);
+      continue;
+    }
     // Rows: the tile bodies reach grid.y = 65535 (the 32-row twin at 2,097,120 rows, the 64-row
     // twin at 4,194,240, the 128-row tile at 8,388,480; by_m takes the 128-row tile past 64 rows).
     // The GEMVs' strips have grid.y = 1; their row limit binds instead.

@@ -48,11 +48,12 @@ void expect_refused(Entry e, const Breakage& b, ClassCounter& counter) {
   const Base base;
   const Problem p = make_problem(Entry::gemm_pipelined_m32_strided, base.m, base.n, base.k, 8, 8, 7);
   device::SimBackend sim(reg, limits);
-  auto a = sim.allocate(p.a.size() * 2), w = sim.allocate(p.w.size()), s = sim.allocate(p.s.size() * 4);
+  const std::vector<std::uint8_t> wd = device_weight(e, p);
+  auto a = sim.allocate(p.a.size() * 2), w = sim.allocate(wd.size()), s = sim.allocate(p.s.size() * 4);
   const std::vector<std::uint16_t> poison(std::size_t{8} * 64, kPoison16);
   auto c = sim.allocate(poison.size() * 2);
   ASSERT_TRUE(a && w && s && c);
-  ASSERT_TRUE(a->upload(p.a.data(), p.a.size() * 2).ok() && w->upload(p.w.data(), p.w.size()).ok() &&
+  ASSERT_TRUE(a->upload(p.a.data(), p.a.size() * 2).ok() && w->upload(wd.data(), wd.size()).ok() &&
               s->upload(p.s.data(), p.s.size() * 4).ok() && c->upload(poison.data(), poison.size() * 2).ok());
   Base call;
   DevPtr real[4] = {a->address(), w->address(), s->address(), c->address()};
@@ -119,9 +120,12 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
         {Errc::kernel_missing,
          [](Base&, Ptrs&, StaticRegistry& r, DeviceLimits&, Entry) { r = StaticRegistry::none_present(); },
          {"zero handle"}},
-        // n = 100 needs at least 2 CTAs along x in every body (their strips are at most 64 wide).
+        // n = 100 needs at least 2 CTAs along x in every body (their strips are at most 64 wide),
+        // n = 300 in the packed entry's (its grid is one CTA a 128-column unit, up to two an SM).
         {Errc::grid_too_large,
-         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits& l, Entry) { b.n = 100, b.ldc = 104, l.max_grid_x = 1; },
+         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits& l, Entry en) {
+           b.n = en == Entry::gemm_packed_strided ? 300 : 100, b.ldc = b.n + 4, l.max_grid_x = 1;
+         },
          {"grid.x=", "must be at most the device limit 1"}},
     };
     if (strided(e)) {
