@@ -99,6 +99,11 @@ __device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_
                "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(bar)
                : "memory");
 }
+// fence.proxy.async.shared::cta (PTX ISA 9.7.13.4): orders this thread's view of shared memory
+// through the generic proxy against its async-proxy operations (bulk copies) that follow.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
 // Eight bytes of shared memory, as two words.
 __device__ __forceinline__ void lds_v2_u32(uint32_t addr, uint32_t (&v)[2]) {
   asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v[0]), "=r"(v[1]) : "r"(addr) : "memory");

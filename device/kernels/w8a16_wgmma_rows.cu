@@ -238,10 +238,13 @@ struct WgRows {
       const auto row0 = static_cast<int32_t>(at.unit % sh.row_tiles * kRows);
       const std::uint32_t dst = sm.stage(st);
       sm.producer_expect(st);
-      if constexpr (kPacked)
+      if constexpr (kPacked) {
+        // The consumers read the stage's previous tile with generic-proxy loads; the bulk copy
+        // writes through the async proxy: the proxy fence orders the two (PTX ISA 8.6, proxies).
+        if (!st.first_lap()) kn::fence_proxy_async_shared();
         kn::bulk_load(dst + kOffWeight, weight + dev::packed_tile_offset(at.unit / sh.row_tiles, at.s, sh.steps),
                       kWeightBytes, sm.full_barrier(st));
-      else kn::tma_load_2d(dst + kOffWeight, wmap, k0, col0, sm.full_barrier(st));
+      } else kn::tma_load_2d(dst + kOffWeight, wmap, k0, col0, sm.full_barrier(st));
       kn::tma_load_2d(dst + kOffAct, amap, k0, row0, sm.full_barrier(st));
       kn::tma_load_2d(dst + kOffAct + kHalfBytes, amap, k0 + 64, row0, sm.full_barrier(st));
     }
@@ -557,15 +560,17 @@ struct WgRows {
     // back, so the CTA's launch allocation must cover the sum (or the increase waits forever; the
     // budgets and their sums: geometry.hpp, kWgProducerRegs).
     if (wg == 0) {
-      if constexpr (kPacked) {
-        if (warp != 0) {  // warps 1..3: the range's NaN table bytes, before giving registers back
-          const bool nan = scan_nan_table(sh, pc, weight, range, threadIdx.x - 32);
-          kn::regs_dec<kProducerRegs>();
+      // Packed: warps 1..3 read the range's NaN table bytes before the warpgroup gives registers
+      // back; every warp of it then runs the one setmaxnreg (PTX ISA 9.7.17.4: the same instruction).
+      bool nan = false;
+      if constexpr (kPacked)
+        if (warp != 0) nan = scan_nan_table(sh, pc, weight, range, threadIdx.x - 32);
+      kn::regs_dec<kProducerRegs>();
+      if constexpr (kPacked)
+        if (warp != 0) {
           kn::bar_red_or(kNanBarrier, kNanThreads, nan);
           return;
         }
-      }
-      kn::regs_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sm, sh, pc, range, weight, wmap, amap);
       return;
     }
