@@ -201,16 +201,5 @@ __device__ __forceinline__ void bar_sync(uint32_t id, uint32_t threads) {
 __device__ __forceinline__ void bar_arrive(uint32_t id, uint32_t threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
-// Named barrier `id` over `threads` threads that also reduces (PTX ISA 9.7.13.1, bar.red.or.pred):
-// every participant waits as at bar_sync and gets whether any of them passed true.
-__device__ __forceinline__ bool bar_red_or(uint32_t id, uint32_t threads, bool pred) {
-  uint32_t any;
-  asm volatile(
-      "{\n .reg .pred p, q;\n setp.ne.u32 q, %1, 0;\n bar.red.or.pred p, %2, %3, q;\n selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(any)
-      : "r"(static_cast<uint32_t>(pred)), "r"(id), "r"(threads)
-      : "memory");
-  return any != 0;
-}
 
 }  // namespace w8a16::kernels

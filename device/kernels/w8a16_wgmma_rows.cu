@@ -251,29 +251,27 @@ struct WgRows {
   }
 
   // ---- packed: whether a tile of the CTA's range holds a NaN code ------------------------------
-  // The NaN table (NUMERICS.md 2.3) is read once, by the producer warpgroup's three idle warps, and
-  // its OR reaches the consumers through one barrier reduction (kNanBarrier) before their first
-  // decode: the consumers load nothing per step, and a range with no NaN tile (every range, for
-  // weights without NaN codes) takes the probe-free decode throughout. A range with one decodes every
-  // tile exactly, which gives the same bits (w8a16_ptx.cuh), only slower.
-  static constexpr std::uint32_t kNanBarrier = 4;  // named barriers 1..3: the Folder's and Turns'
-  static constexpr std::uint32_t kNanThreads = 3 * 32 + dev::kWgConsumers * dev::kWgWarpgroupThreads;
+  // The NaN table (NUMERICS.md 2.3) is read once, before the first decode, by each consumer warp for
+  // itself (its lanes OR the range's bytes, __any_sync joins them: no barrier between warps), so
+  // the consumers load nothing per step; a range with no NaN tile (every range, for weights without
+  // NaN codes) takes the probe-free decode throughout. A range with one decodes every tile exactly,
+  // which gives the same bits (w8a16_ptx.cuh), only slower.
   // The range is the steps [s0, steps) of unit u0 and on, in (unit, step) order: its tail piece
   // first if it has one (wgmma_cta_pieces). Step s of unit u reads the tile of column unit
   // u / row_tiles.
-  __device__ __forceinline__ static bool scan_nan_table(const Shape& sh, const dev::WgPieces& pc,
-                                                        const std::uint8_t* weight, std::uint32_t range,
-                                                        std::uint32_t t) {
+  __device__ __forceinline__ static bool range_has_nan(const Shape& sh, const dev::WgPieces& pc,
+                                                       const std::uint8_t* weight, std::uint32_t range,
+                                                       std::uint32_t lane) {
     const std::uint8_t* table = weight + dev::packed_table_offset(sh.n, sh.k);
     const std::uint32_t u0 = pc.has_tail ? pc.tail.unit : pc.full_begin < pc.full_end ? pc.full_begin : pc.head.unit;
     const std::uint32_t s0 = pc.has_tail ? pc.tail.begin : 0;
     std::uint32_t any = 0;
 #pragma unroll 4
-    for (std::uint32_t i = s0 + t; i < s0 + range; i += 3 * 32) {
+    for (std::uint32_t i = s0 + lane; i < s0 + range; i += 32) {
       const std::uint32_t u = u0 + i / sh.steps, s = i % sh.steps;
       any |= __ldg(table + std::uint64_t{u / sh.row_tiles} * sh.steps + s);
     }
-    return any != 0;
+    return __any_sync(0xFFFFFFFFu, any != 0);
   }
 
   // ---- one step of a consumer: decode its 64 W rows of stage st into A fragments -----------------
@@ -560,17 +558,7 @@ struct WgRows {
     // back, so the CTA's launch allocation must cover the sum (or the increase waits forever; the
     // budgets and their sums: geometry.hpp, kWgProducerRegs).
     if (wg == 0) {
-      // Packed: warps 1..3 read the range's NaN table bytes before the warpgroup gives registers
-      // back; every warp of it then runs the one setmaxnreg (PTX ISA 9.7.17.4: the same instruction).
-      bool nan = false;
-      if constexpr (kPacked)
-        if (warp != 0) nan = scan_nan_table(sh, pc, weight, range, threadIdx.x - 32);
       kn::regs_dec<kProducerRegs>();
-      if constexpr (kPacked)
-        if (warp != 0) {
-          kn::bar_red_or(kNanBarrier, kNanThreads, nan);
-          return;
-        }
       if (threadIdx.x == 0) produce(sm, sh, pc, range, weight, wmap, amap);
       return;
     }
@@ -588,7 +576,7 @@ struct WgRows {
           fold.fold(0, [&](int r) { return p[r]; });
         }
       } f{Folder(sh, pc, block_scale, output, workspace, tid, consumer), range,
-          !kPacked || kn::bar_red_or(kNanBarrier, kNanThreads, false)};
+          !kPacked || range_has_nan(sh, pc, weight, range, lane)};
       consume(sm, 0, 1, range, consumer * dev::kWgWarpgroupCols + 16 * warp, lane, f, Turns{consumer});
     } else if (consumer == 0) {
       // The even steps, and the fold of every step: its own p, then the odd step's from the hand-over.
