@@ -276,7 +276,7 @@ struct WgRows {
 
   // ---- one step of a consumer: decode its 64 W rows of stage st into A fragments -----------------
   // `may_nan` (packed only): a tile of the CTA's range holds a NaN code (its NaN table bytes, read
-  // once: scan_nan_table); the unpacked layout probes.
+  // once: range_has_nan); the unpacked layout probes.
   __device__ __forceinline__ static void decode(const Smem& sm, Stages st, std::uint32_t row_base, std::uint32_t lane,
                                                 std::uint32_t (&a)[8][4], bool may_nan) {
     sm.consumer_wait(st);
