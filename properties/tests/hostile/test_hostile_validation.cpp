@@ -120,12 +120,10 @@ TEST(HostileValidation, EveryRuleThroughEveryEntryPointItAppliesTo) {
         {Errc::kernel_missing,
          [](Base&, Ptrs&, StaticRegistry& r, DeviceLimits&, Entry) { r = StaticRegistry::none_present(); },
          {"zero handle"}},
-        // n = 100 needs at least 2 CTAs along x in every body (their strips are at most 64 wide),
-        // n = 300 in the packed entry's (its grid is one CTA a 128-column unit, up to two an SM).
+        // n = 300 needs at least 2 CTAs along x in every body (the strips are at most 64 wide, the
+        // packed bodies' units 128: three units, a persistent CTA each).
         {Errc::grid_too_large,
-         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits& l, Entry en) {
-           b.n = en == Entry::gemm_packed_strided ? 300 : 100, b.ldc = b.n + 4, l.max_grid_x = 1;
-         },
+         [](Base& b, Ptrs&, StaticRegistry&, DeviceLimits& l, Entry) { b.n = 300, b.ldc = 304, l.max_grid_x = 1; },
          {"grid.x=", "must be at most the device limit 1"}},
     };
     if (strided(e)) {
