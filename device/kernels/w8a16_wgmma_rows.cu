@@ -269,7 +269,7 @@ struct WgRows {
 #pragma unroll 4
     for (std::uint32_t i = s0 + lane; i < s0 + range; i += 32) {
       const std::uint32_t u = u0 + i / sh.steps, s = i % sh.steps;
-      any |= __ldg(table + std::uint64_t{u / sh.row_tiles} * sh.steps + s);
+      any |= __ldg(table + dev::packed_tile_index(u / sh.row_tiles, s, sh.steps));
     }
     return __any_sync(0xFFFFFFFFu, any != 0);
   }

@@ -24,7 +24,7 @@ std::vector<std::uint8_t> pack_weights(const std::uint8_t* w, std::uint32_t n, s
           tile[col_offset[c]] = code;
           nan |= (code & 0x7F) == 0x7F;  // E4M3 NaN: S.1111.111 (NUMERICS.md 1.2)
         }
-        if (nan) table[std::uint64_t{u} * steps + s] = 1;
+        if (nan) table[packed_tile_index(u, s, steps)] = 1;
       }
     }
   return out;

@@ -303,9 +303,13 @@ inline constexpr std::uint32_t kPackedWindowBytes = 256;                      //
 W8A16_HOST_DEVICE constexpr std::uint64_t packed_tiles(std::uint32_t n, std::uint32_t k) {
   return std::uint64_t{(n + kPackedTileRows - 1) / kPackedTileRows} * (k / kKBlock);
 }
-// Tile (u, s) of a W with `steps` = k / 128 steps: tiles first, the NaN table after them.
+// Tile (u, s) of a W with `steps` = k / 128 steps: the tiles in (unit, step) order, each one byte
+// of the NaN table at the same index; tiles first, the table after them.
+W8A16_HOST_DEVICE constexpr std::uint64_t packed_tile_index(std::uint32_t u, std::uint32_t s, std::uint32_t steps) {
+  return std::uint64_t{u} * steps + s;
+}
 W8A16_HOST_DEVICE constexpr std::uint64_t packed_tile_offset(std::uint32_t u, std::uint32_t s, std::uint32_t steps) {
-  return (std::uint64_t{u} * steps + s) * kPackedTileBytes;
+  return packed_tile_index(u, s, steps) * kPackedTileBytes;
 }
 W8A16_HOST_DEVICE constexpr std::uint64_t packed_table_offset(std::uint32_t n, std::uint32_t k) {
   return packed_tiles(n, k) * kPackedTileBytes;
