@@ -72,7 +72,7 @@ struct WgStage {
 };
 // The barriers of the pipeline (PipelineTmaAsync's roles): full[s], stage s has landed (the producer
 // arrives with its byte count, the TMA unit completes it; the consumers wait); empty[s], stage s is
-// read (one arrival per warp of each consumer that reads it; the producer waits before refilling
+// read (one arrival per thread of each consumer that reads it; the producer waits before refilling
 // it); and the 64-column symbol's hand-over ring, handover_full[h], slot h holds the second
 // consumer's partial sums, and handover_empty[h], the first has folded them (128 arrivals each).
 template <std::uint32_t kStages>
@@ -131,8 +131,8 @@ struct WgRows {
   // The consumer warpgroups that read every stage and hold acc: both, or the first (the second
   // reads every other stage and hands its partial sums to the first).
   static constexpr std::uint32_t kReaders = kN128 ? dev::kWgConsumers : 1;
-  // The arrivals that release a stage: one per warp of each warpgroup that reads it.
-  static constexpr std::uint32_t kReleases = kReaders * dev::kWgWarpgroupWarps;
+  // The arrivals that release a stage: one per thread of each warpgroup that reads it (consume).
+  static constexpr std::uint32_t kReleases = kReaders * dev::kWgWarpgroupThreads;
   // The threads that hold acc (the named barrier of the workspace hand-over between CTAs).
   static constexpr std::uint32_t kFolders = kReaders * dev::kWgWarpgroupThreads;
   using Stage = WgStage<kWeightBytes, kHalfBytes>;
@@ -198,12 +198,15 @@ struct WgRows {
       kn::mbar_arrive_expect_tx(full(st.index()), kStageBytes);
     }
     __device__ __forceinline__ std::uint32_t full_barrier(Stages st) const { return full(st.index()); }
-    // A consumer: wait until the stage has landed; release it (one arrival per warp) once its
-    // wgmmas have finished.
+    // A consumer: wait until the stage has landed; release it once its wgmmas have finished. Every
+    // thread that read the stage arrives: mbarrier.arrive has release semantics for the arriving
+    // thread's own accesses (PTX ISA 9.7.13.15.13), so each thread's shared loads are ordered
+    // before the refill that the producer's wait admits, whichever copy brings it. One arrival a
+    // warp after __syncwarp orders them too under the CUDA memory model, but racecheck does not
+    // follow that for 1-D bulk copies (cp.async.bulk) and reports every refill as a hazard
+    // (docs/JOURNAL.md, "GPU runs"); one arrival a thread costs nothing measurable.
     __device__ __forceinline__ void consumer_wait(Stages st) const { kn::mbar_wait(full(st.index()), st.phase()); }
-    __device__ __forceinline__ void consumer_release(Stages st, std::uint32_t lane) const {
-      if (lane == 0) kn::mbar_arrive(empty(st.index()));
-    }
+    __device__ __forceinline__ void consumer_release(Stages st) const { kn::mbar_arrive(empty(st.index())); }
     // The hand-over ring. The second consumer: wait until the first has folded the slot's previous
     // use, write(slot address), commit (all 128 threads arrive). The first: wait for the slot,
     // read(slot address), release it.
@@ -411,7 +414,7 @@ struct WgRows {
         f.next(st.count);
         issue(sm, st, a, p);
         kn::wgmma_wait<0>();
-        sm.consumer_release(st, lane);
+        sm.consumer_release(st);
         f.next(range);
         f.done(st.count, p);
       }
@@ -428,7 +431,7 @@ struct WgRows {
         if (more) decode(sm, later, row_base, lane, nxt, f.may_nan());
         f.next(more ? later.count : range);
         kn::wgmma_wait<0>();
-        sm.consumer_release(st, lane);
+        sm.consumer_release(st);
         f.done(st.count, p);
         return more;
       };
