@@ -74,8 +74,8 @@ __global__ void __launch_bounds__(32 * (kWarps + 1))
       if (mode == 4 && q >= kStages) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       if (mode == 3)
         asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-                dst),
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+                "r"(dst),
             "l"(&map), "r"(0), "r"(q * 128), "r"(full(s))
             : "memory");
       else if (mode == 5)
@@ -83,9 +83,10 @@ __global__ void __launch_bounds__(32 * (kWarps + 1))
                      "l"(src), "r"(kTile), "r"(full(s))
                      : "memory");
       else
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-                     "l"(src), "r"(kTile), "r"(full(s))
-                     : "memory");
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+            "l"(src), "r"(kTile), "r"(full(s))
+            : "memory");
     }
     return;
   }
