@@ -19,28 +19,15 @@
 #include <cstring>
 #include <vector>
 
+// The kernels' own mbarrier, copy and shared-load wrappers, so that the ring issues the
+// instructions the Hopper tier issues.
+#include "w8a16_tma.cuh"
+
 namespace {
 
-constexpr int kStages = 4, kSteps = 13, kTile = 16384, kWarps = 4, kReads = 16;
+namespace kn = w8a16::kernels;
 
-__device__ __forceinline__ void mbar_init(uint32_t b, uint32_t c) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(b), "r"(c) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t b) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(b) : "memory");
-}
-__device__ __forceinline__ void mbar_expect(uint32_t b, uint32_t n) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(n) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t b, uint32_t parity) {
-  uint32_t done = 0;
-  do
-    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done)
-                 : "r"(b), "r"(parity)
-                 : "memory");
-  while (!done);
-}
+constexpr int kStages = 4, kSteps = 13, kTile = 16384, kWarps = 4, kReads = 16;
 
 // One consumer thread's digest of the words it reads (the host recomputes it from W).
 __host__ __device__ uint32_t mix(uint32_t acc, uint32_t a, uint32_t b) { return acc * 31u + (a ^ (b * 7u)); }
@@ -50,43 +37,33 @@ __global__ void __launch_bounds__(32 * (kWarps + 1))
     ring(const uint8_t* w, const __grid_constant__ CUtensorMap map, int mode, uint32_t* out) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ __align__(8) uint64_t bars[2 * kStages];
-  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(bars));
+  const uint32_t base = kn::smem_addr(smem), bar0 = kn::smem_addr(bars);
   auto full = [&](int s) { return bar0 + 8 * s; };
   auto empty = [&](int s) { return bar0 + 8 * (kStages + s); };
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(full(s), 1);
-      mbar_init(empty(s), mode == 2 ? 32 * kWarps : kWarps);
+      kn::mbar_init(full(s), 1);
+      kn::mbar_init(empty(s), mode == 2 ? 32 * kWarps : kWarps);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    kn::mbar_fence_init();
   }
   __syncthreads();
   if (warp == 0) {
     if (lane != 0) return;
     for (int q = 0; q < kSteps; ++q) {
       const int s = q % kStages;
-      if (q >= kStages) mbar_wait(empty(s), (q / kStages - 1) & 1);
-      mbar_expect(full(s), kTile);
+      if (q >= kStages) kn::mbar_wait(empty(s), (q / kStages - 1) & 1);
+      kn::mbar_arrive_expect_tx(full(s), kTile);
       const uint32_t dst = base + s * kTile;
       const uint8_t* src = w + static_cast<size_t>(q) * kTile;
-      if (mode == 4 && q >= kStages) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      if (mode == 3)
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
-                "r"(dst),
-            "l"(&map), "r"(0), "r"(q * 128), "r"(full(s))
-            : "memory");
-      else if (mode == 5)
+      if (mode == 4 && q >= kStages) kn::fence_proxy_async_shared();
+      if (mode == 3) kn::tma_load_2d(dst, &map, 0, q * 128, full(s));
+      else if (mode == 5)  // the one form the kernels do not use
         asm volatile("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
                      "l"(src), "r"(kTile), "r"(full(s))
                      : "memory");
-      else
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-            "l"(src), "r"(kTile), "r"(full(s))
-            : "memory");
+      else kn::bulk_load(dst, src, kTile, full(s));
     }
     return;
   }
@@ -94,17 +71,14 @@ __global__ void __launch_bounds__(32 * (kWarps + 1))
   uint32_t acc = 0;
   for (int q = 0; q < kSteps; ++q) {
     const int s = q % kStages;
-    mbar_wait(full(s), (q / kStages) & 1);
+    kn::mbar_wait(full(s), (q / kStages) & 1);
     for (int j = 0; j < kReads; ++j) {
-      uint32_t a, b;
-      asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
-                   : "=r"(a), "=r"(b)
-                   : "r"(base + s * kTile + offset(c, lane, j))
-                   : "memory");
-      acc = mix(acc, a, b);
+      uint32_t v[2];
+      kn::lds_v2_u32(base + s * kTile + offset(c, lane, j), v);
+      acc = mix(acc, v[0], v[1]);
     }
     if (mode == 1) __syncwarp();
-    if (mode == 2 || lane == 0) mbar_arrive(empty(s));
+    if (mode == 2 || lane == 0) kn::mbar_arrive(empty(s));
   }
   out[threadIdx.x - 32] = acc;
 }
