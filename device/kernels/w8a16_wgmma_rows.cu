@@ -241,10 +241,12 @@ struct WgRows {
       const auto row0 = static_cast<int32_t>(at.unit % sh.row_tiles * kRows);
       const std::uint32_t dst = sm.stage(st);
       sm.producer_expect(st);
+      // Both layouts: the consumers read the stage's previous W with generic-proxy shared loads
+      // (the decode), and the refill writes it through the async proxy (a bulk or a tensor copy).
+      // The mbarrier orders their reads before this thread's wait; the proxy fence carries that
+      // order over to its async-proxy writes (PTX ISA 8.6, proxies; 9.7.13.4, fence.proxy.async).
+      if (!st.first_lap()) kn::fence_proxy_async_shared();
       if constexpr (kPacked) {
-        // The consumers read the stage's previous tile with generic-proxy loads; the bulk copy
-        // writes through the async proxy: the proxy fence orders the two (PTX ISA 8.6, proxies).
-        if (!st.first_lap()) kn::fence_proxy_async_shared();
         kn::bulk_load(dst + kOffWeight, weight + dev::packed_tile_offset(at.unit / sh.row_tiles, at.s, sh.steps),
                       kWeightBytes, sm.full_barrier(st));
       } else kn::tma_load_2d(dst + kOffWeight, wmap, k0, col0, sm.full_barrier(st));
