@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The row-tile body: a strip of columns for every row of a short M, streamed through a deep
-// cp.async pipeline; the canonical fold (NUMERICS.md 2.1) with no split of the fold.
+// cp.async pipeline; the canonical fold (NUMERICS.md 2.1) with no split of the fold. W unpacked
+// ([n][k]) or, with kPacked, in the packed layout (NUMERICS.md 2.3).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "w8a16/device/geometry.hpp"
 #include "w8a16_ptx.cuh"
 
 namespace w8a16::kernels {
@@ -42,7 +44,7 @@ namespace w8a16::kernels {
 // At decode sizes the bound is instruction issue, not HBM (PERF_NOTES.md), hence the integer
 // E4M3 decode, A rows past m zeroed once in shared memory instead of predicated per fragment,
 // and a round's tail steps zero-filled so the inner loop has no branch.
-template <int kKG, int kNt, int kRound, int kStages, int kMb>
+template <int kKG, int kNt, int kRound, int kStages, int kMb, bool kPacked = false>
 struct RowsStream {
   static constexpr int kWarps = 8;
   static constexpr int kGroups = kWarps / kKG;
@@ -58,8 +60,13 @@ struct RowsStream {
   // BF16 rows (8-byte loads, served per half-warp as 4 rows x 4 threads) 32 bytes apart modulo
   // 128: every fragment load touches each bank once.
   static constexpr uint32_t kWPitch = kRound * 128 + 16;
-  static constexpr uint32_t kAPitch = kRound * 256 + 32;
-  static constexpr uint32_t kWBytes = kCols * kWPitch;
+  // Packed W (NUMERICS.md 2.3): a 16-column tile's step is one contiguous 2,048-byte group, staged
+  // as it is ([tile][step][2048]); a thread's window is one 8-byte load of 256 contiguous a warp.
+  // Its k order is the MMA's own (2t, 2t+1, 2t+8, 2t+9), so A is read with two 4-byte loads, and
+  // A rows 16 bytes apart modulo 128 keep them conflict-free (8 rows x 4 threads).
+  static constexpr uint32_t kPackedStepBytes = 16 * 128;
+  static constexpr uint32_t kAPitch = kRound * 256 + (kPacked ? 16 : 32);
+  static constexpr uint32_t kWBytes = kPacked ? kTiles * kRound * kPackedStepBytes : kCols * kWPitch;
   static constexpr uint32_t kABytes = kRows * kAPitch;
   static constexpr uint32_t kStageBytes = kWBytes + kABytes;
   static constexpr int kGroupOuts = kNt * kMb * 128;                         // outputs per group: [u][mb][q][lane]
@@ -113,6 +120,14 @@ struct RowsStream {
     l.a = input + static_cast<size_t>(arow) * a_row_stride + l.a_part * 8;
     l.w_dst = wrow * kWPitch + l.w_part * 16;
     l.a_dst = kWBytes + arow * kAPitch + l.a_part * 16;
+    if constexpr (kPacked) {
+      // The (tile, step) slots a thread fills are tid / 128 + 2 it (w_part), its 16-byte part
+      // tid % 128 of each; l.w is that part in step 0 of the CTA's first 16-column group.
+      l.w_part = tid / 128;
+      l.w = weight + w8a16::device::packed_tile_offset(n0 / 128, 0, k / 128) + (n0 % 128) / 16 * kPackedStepBytes +
+            tid % 128 * 16;
+      l.w_dst = tid % 128 * 16;
+    }
     return l;
   }
   __device__ static void load_round(unsigned char* stage, const Loader& l, const uint8_t* __restrict__ weight,
@@ -121,8 +136,21 @@ struct RowsStream {
     const uint32_t kbase = r * kRound * 128;
     constexpr uint32_t kWRowStep = 256 / kWPerRow, kARowStep = 256 / kAPerRow;  // rows per pass
     const bool w_part_in = l.w_part < steps_here * 8, a_part_in = l.a_part < steps_here * 16;
+    if constexpr (kPacked) {
+      // Tiles past N hold padding rows (NUMERICS.md 2.3): every slot is inside the buffer.
+      static_assert(kWChunks % 256 == 0, "whole passes");
 #pragma unroll
-    for (int it = 0; it < (kWChunks + 255) / 256; ++it) {
+      for (int it = 0; it < kWChunks / 256; ++it) {
+        const uint32_t slot = l.w_part + 2 * it, tile = slot / kRound, si = slot % kRound;
+        const bool in = si < steps_here;
+        const uint8_t* src = in ? l.w + (static_cast<size_t>(r) * kRound + si) * w8a16::device::kPackedTileBytes +
+                                      tile * kPackedStepBytes
+                                : weight;
+        cp_async_16(stage + (tile * kRound + si) * kPackedStepBytes + l.w_dst, src, in ? 16u : 0u);
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < (kPacked ? 0 : (kWChunks + 255) / 256); ++it) {
       if (kWChunks % 256 != 0 && threadIdx.x + 256 * it >= kWChunks) break;
       const uint32_t row = threadIdx.x / kWPerRow + kWRowStep * it;
       const bool in = w_part_in && row < l.w_rows_in;
@@ -147,8 +175,9 @@ struct RowsStream {
   __device__ static bool round_partials(float (&p)[kChains][kNt][kMb][4], const unsigned char* stage, uint32_t group,
                                         uint32_t kg) {
     const uint32_t lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    const unsigned char* wrow = stage + (group * kNt * 16 + g) * kWPitch + 4 * t;
-    const unsigned char* arow = stage + kWBytes + g * kAPitch + 8 * t;
+    const unsigned char* wrow = kPacked ? stage + group * kNt * kRound * kPackedStepBytes + lane * 8
+                                        : stage + (group * kNt * 16 + g) * kWPitch + 4 * t;
+    const unsigned char* arow = stage + kWBytes + g * kAPitch + (kPacked ? 4 : 8) * t;
     uint32_t nan_probe = 0;
     each_partial([&](int i, int u, int mb, int q) { p[i][u][mb][q] = 0.0f; });  // every chain starts from +0
 #pragma unroll
@@ -159,14 +188,27 @@ struct RowsStream {
         uint32_t b[kMb][2];
 #pragma unroll
         for (int mb = 0; mb < kMb; ++mb) {
-          const uint2 v = *reinterpret_cast<const uint2*>(arow + (mb * 8) * kAPitch + kk * 2);
-          b[mb][0] = v.x;
-          b[mb][1] = v.y;
+          if constexpr (kPacked) {  // k 2t, 2t+1 and 2t+8, 2t+9
+            b[mb][0] = *reinterpret_cast<const uint32_t*>(arow + (mb * 8) * kAPitch + kk * 2);
+            b[mb][1] = *reinterpret_cast<const uint32_t*>(arow + (mb * 8) * kAPitch + kk * 2 + 16);
+          } else {
+            const uint2 v = *reinterpret_cast<const uint2*>(arow + (mb * 8) * kAPitch + kk * 2);
+            b[mb][0] = v.x;
+            b[mb][1] = v.y;
+          }
         }
 #pragma unroll
         for (int u = 0; u < kNt; ++u) {
-          const uint32_t lo = *reinterpret_cast<const uint32_t*>(wrow + (u * 16) * kWPitch + kk);
-          const uint32_t hi = *reinterpret_cast<const uint32_t*>(wrow + (u * 16 + 8) * kWPitch + kk);
+          uint32_t lo, hi;
+          if constexpr (kPacked) {  // rows g, then g + 8 (NUMERICS.md 2.3)
+            const uint2 c = *reinterpret_cast<const uint2*>(wrow + (u * kRound + kg + kKG * i) * kPackedStepBytes +
+                                                            j * w8a16::device::kPackedWindowBytes);
+            lo = c.x;
+            hi = c.y;
+          } else {
+            lo = *reinterpret_cast<const uint32_t*>(wrow + (u * 16) * kWPitch + kk);
+            hi = *reinterpret_cast<const uint32_t*>(wrow + (u * 16 + 8) * kWPitch + kk);
+          }
           uint32_t dlo[2], dhi[2];
           if constexpr (kExact) {
             e4m3x4_to_bf16_frag(lo, dlo);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // w8a16_tc_rows, w8a16_tc_rows_m64: the row-tile kernel of the canonical fold (NUMERICS.md 2.1):
-// column strips of every row of a short M (1..32 and 33..64 rows), any K.
+// column strips of every row of a short M (1..32 and 33..64 rows), any K. w8a16_tc_rows_packed:
+// its strips at 1..16 rows over W in the packed layout (NUMERICS.md 2.3).
 #include <cstdint>
 
 #include "w8a16/device/geometry.hpp"
@@ -28,12 +29,21 @@ template <int kMb>
 using Wide = kn::RowsStream<1, 1, 1, 4, kMb>;
 template <int kMb>
 using Wide64 = kn::RowsStream<1, 1, 1, 2, kMb>;
+// The packed twins of thin and narrow (w8a16_tc_rows_packed).
+using ThinPacked = kn::RowsStream<8, 1, 8, 2, 1, true>;
+template <int kMb>
+using NarrowPacked = kn::RowsStream<4, 1, 4, 2, kMb, true>;
 
 // The configuration the kernel runs at (m, n) is the one geometry.hpp sizes the launch for.
 template <class Cfg>
 constexpr bool sized_for(std::uint32_t m, std::uint32_t n) {
   return Cfg::kCols == dev::tc_rows_cols(m, n) && Cfg::kRows == 8 * dev::tc_rows_row_blocks(m) &&
          Cfg::kSmemBytes == dev::tc_rows_smem_bytes(m, n);
+}
+template <class Cfg>
+constexpr bool packed_sized_for(std::uint32_t m, std::uint32_t n) {
+  return Cfg::kCols == dev::tc_rows_packed_cols(m, n) && Cfg::kRows == 8 * dev::tc_rows_row_blocks(m) &&
+         Cfg::kSmemBytes == dev::tc_rows_packed_smem_bytes(m, n);
 }
 constexpr std::uint32_t kManyCols = 51200, kMidN = 5120, kFewCols = 2048;  // >= 80, 40, 16 wide strips
 static_assert(sized_for<Thin>(1, kFewCols) && sized_for<Thin>(8, kMidN) && sized_for<Narrow<1>>(1, kManyCols) &&
@@ -43,6 +53,9 @@ static_assert(sized_for<Thin>(1, kFewCols) && sized_for<Thin>(8, kMidN) && sized
 static_assert(sized_for<Mid<6>>(33, kMidN) && sized_for<Mid<8>>(64, kFewCols) && sized_for<Wide64<6>>(48, kManyCols) &&
                   sized_for<Wide64<8>>(49, kManyCols),
               "w8a16_tc_rows_m64: geometry.hpp");
+static_assert(packed_sized_for<ThinPacked>(1, kFewCols) && packed_sized_for<NarrowPacked<1>>(8, kManyCols) &&
+                  packed_sized_for<NarrowPacked<2>>(16, kMidN) && packed_sized_for<NarrowPacked<2>>(9, kManyCols),
+              "w8a16_tc_rows_packed: geometry.hpp");
 
 }  // namespace
 
@@ -94,6 +107,21 @@ extern "C" __global__ void __launch_bounds__(256, 2)
   } else {
     Wide64<8>::run(W8A16_TC_ROWS_ARGS);
   }
+}
+
+// Grid (ceil(N / tc_rows_packed_cols(m, n)), 1), 256 threads, tc_rows_packed_smem_bytes(m, n) of
+// dynamic shared memory, 1 <= m <= 16; `weight` is W packed (NUMERICS.md 2.3, packed_weight_bytes(n,
+// k) bytes). The strips, rounds and fold are w8a16_tc_rows's; only the staging of W and the
+// fragment loads differ (w8a16_rows_stream.cuh). It reads no NaN table: the integer decode's probe
+// finds a NaN code in any tile, as in the unpacked layout.
+extern "C" __global__ void __launch_bounds__(256, 3)
+    w8a16_tc_rows_packed(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,
+                         const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,
+                         uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  if (dev::tc_rows_packed_cols(m, n) == dev::kTcRowsThinCols) ThinPacked::run(W8A16_TC_ROWS_ARGS);
+  else if (dev::tc_rows_row_blocks(m) == 1) NarrowPacked<1>::run(W8A16_TC_ROWS_ARGS);
+  else NarrowPacked<2>::run(W8A16_TC_ROWS_ARGS);
 }
 
 #endif  // sm_90 and later

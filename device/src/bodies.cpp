@@ -238,8 +238,8 @@ std::string config(const Plan& p) { return wgmma_plan_config(p); }
 }  // namespace wgmma_units128_x2
 
 // gemm_packed_strided's bodies (plan.hpp packed_body): the 128-column symbols' launches and cells,
-// which they take at every N (they have no other tier to leave a shape to); the cells' N are not
-// multiples of 128, so the layout's padding rows are in every one.
+// and the row-tile kernel's packed strips; the cells' N are not multiples of 128, so the layout's
+// padding rows are in every one.
 namespace wgmma_packed128 {
 BodyLaunch plan(const BodyShape& s) { return wgmma_launch(KernelId::wgmma_rows_n128_packed, WgVariant::n128, s); }
 KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
@@ -253,6 +253,25 @@ KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_
 const std::vector<BodyConfig>& cells() { return wgmma_units128_x2::cells(); }
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
 }  // namespace wgmma_packed128_x2
+
+namespace tc_rows_packed {
+BodyLaunch plan(const BodyShape& s) {
+  return tiled(KernelId::tc_rows_packed, {TileKind::column_strip, 0, tc_rows_packed_cols(s.m, s.n), 0}, s,
+               tc_rows_packed_smem_bytes(s.m, s.n));
+}
+KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
+const std::vector<BodyConfig>& cells() {
+  // Its configurations at shapes packed_body gives it on 132 SMs (fewer than 264 units at 1..8
+  // rows, at most 66 at 9..16): thin (N < 8065), narrow with 1 row block (N from 8065) and with 2.
+  static const std::vector<BodyConfig> c{
+      {tc_rows_config(kTcRowsThinCols, 1), 5, {{5, 4001, 256}, {1, 77, 640}}},
+      {tc_rows_config(kTcRowsNarrowCols, 1), 3, {{3, 8101, 256}, {8, 33000, 128}}},
+      {tc_rows_config(kTcRowsNarrowCols, 2), 11, {{11, 4001, 256}, {16, 8447, 128}}},
+  };
+  return c;
+}
+std::string config(const Plan& p) { return tc_rows_config(p.tile.cols, tc_rows_row_blocks(p.params.m)); }
+}  // namespace tc_rows_packed
 
 }  // namespace bodies
 

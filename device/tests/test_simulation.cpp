@@ -164,19 +164,24 @@ Body simulate_packed(std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uin
   return sim.plans().empty() ? Body::gemm128_tile : sim.plans().front().body;
 }
 
-TEST(Simulation, PackedEntryCoversEveryShapeThroughBothSymbols) {
-  int x2 = 0, one = 0;
+TEST(Simulation, PackedEntryCoversEveryShapeThroughItsThreeSymbols) {
+  int x2 = 0, one = 0, strips = 0;
   for (std::uint32_t m : {1u, 9u, 16u, 17u, 33u, 65u, 130u})
     for (std::uint32_t n : {1u, 129u, 300u})
       for (std::uint32_t k : {128u, 640u})
         for (std::uint32_t sms : {1u, 3u, 132u}) {
           const testing::Operands& o = testing::operands_for(Shape{m, n, k, k + 8, n + 3});
           const Body b = simulate_packed(m, n, k, sms, pack_weights(o.w.data(), n, k));
-          EXPECT_EQ(b, packed_body(m));
+          EXPECT_EQ(b, packed_body(m, n, sms));
           x2 += b == Body::wgmma_packed128_x2;
           one += b == Body::wgmma_packed128;
+          strips += b == Body::tc_rows_packed;
         }
-  EXPECT_EQ(x2, 3 * 3 * 2 * 3);
+  // Up to 16 rows, per K: the two-CTA symbol where units (1, 2, 3) >= 2 SMs at 1 row (2 of the 9
+  // (n, sms): 2 and 3 units on 1 SM) and where 2 units > SMs at 9 and 16 rows (5 of 9 each: every
+  // N on 1 SM, 2 and 3 units on 3); the strips at the other 7 + 4 + 4.
+  EXPECT_EQ(x2, 2 * (2 + 2 * 5));
+  EXPECT_EQ(strips, 2 * (7 + 2 * 4));
   EXPECT_EQ(one, 4 * 3 * 2 * 3);
 }
 

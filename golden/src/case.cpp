@@ -206,7 +206,7 @@ int entry_point_own_symbol(EntryPoint e) {
 }
 
 std::uint32_t entry_point_own_mask(EntryPoint e) {
-  if (e == EntryPoint::gemm_packed_strided) return (1u << 10) | (1u << 11);
+  if (e == EntryPoint::gemm_packed_strided) return (1u << 10) | (1u << 11) | (1u << 12);
   return 1u << entry_point_own_symbol(e);
 }
 

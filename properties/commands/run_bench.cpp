@@ -337,7 +337,8 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
     }
     // The packed layout's copies of the same W (NUMERICS.md 2.3), where the module can run it.
     bench::DeviceOperands packed_ops;
-    if (reg.resolve(KernelId::wgmma_rows_n128_packed) && reg.resolve(KernelId::wgmma_rows_n128_x2_packed)) {
+    if (reg.resolve(KernelId::wgmma_rows_n128_packed) && reg.resolve(KernelId::wgmma_rows_n128_x2_packed) &&
+        reg.resolve(KernelId::tc_rows_packed)) {
       bench::HostInputs packed_in = in;
       packed_in.w = device::pack_weights(in.w.data(), sh.n, sh.k);
       if (!bench::upload_operands(*backend, packed_in, sh, max_m,

@@ -46,14 +46,17 @@ TEST(Coverage, theCellsOfTheWholeModuleAreEveryBodyAtEveryConfiguration) {
 }
 
 // A module without the Hopper tier has none of its cells; one without the row-tile kernel none of
-// its (what an sm_80 cubin resolves, docs/KERNEL_ABI.md 1.2).
+// its (what an sm_80 cubin resolves, docs/KERNEL_ABI.md 1.2). The packed strips (an sm_90 symbol)
+// stay: gemm_packed_strided runs them on such a module where packed_body gives them the shape.
 TEST(Coverage, aModuleWithoutAKernelHasNoCellOfItsBody) {
   const auto seed_only = props::expected_cells(device::StaticRegistry::without_hopper_tier(), kEntries);
   EXPECT_EQ(count_body(seed_only, Body::wgmma_units) + count_body(seed_only, Body::wgmma_units128) +
-                count_body(seed_only, Body::wgmma_units128_x2),
+                count_body(seed_only, Body::wgmma_units128_x2) + count_body(seed_only, Body::wgmma_packed128) +
+                count_body(seed_only, Body::wgmma_packed128_x2),
             0u);
   EXPECT_EQ(count_body(seed_only, Body::tc_rows_strip), 55u);
-  EXPECT_EQ(seed_only.size(), 68u);
+  EXPECT_EQ(count_body(seed_only, Body::tc_rows_packed), 3u);
+  EXPECT_EQ(seed_only.size(), 71u);
   device::StaticRegistry no_rows = device::StaticRegistry::without_hopper_tier();
   no_rows.set_present(device::KernelId::tc_rows, false).set_present(device::KernelId::tc_rows_m64, false);
   EXPECT_EQ(count_body(props::expected_cells(no_rows, kEntries), Body::tc_rows_strip), 0u);

@@ -80,6 +80,10 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
         e.grid = {div_ceil(n, device::tc_rows_cols(m, n)), 1, 1};
         e.smem = device::tc_rows_smem_bytes(m, n);
         break;
+      case Body::tc_rows_packed:  // thin (1..8 rows, N < 8065) or narrow strips
+        e.grid = {div_ceil(n, m <= 8 && div_ceil(n, 128) < 64 ? 16 : 32), 1, 1};
+        e.smem = device::tc_rows_packed_smem_bytes(m, n);
+        break;
       case Body::gemv_strip:
         e.grid = {div_ceil(n, 8), 1, 1};
         e.smem = 0;
@@ -98,11 +102,14 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
       }
     }
   };
-  // The packed entry point: the two-CTA packed symbol up to 16 rows, else the one-CTA one, at every
-  // shape (NUMERICS.md 2.3: no other tier reads its W).
+  // The packed entry point (NUMERICS.md 2.3: no other tier reads its W): from 17 rows the one-CTA
+  // packed symbol; up to 16 rows the two-CTA one where its 128-column units fill 132 SMs (two CTAs
+  // each at 1..8 rows: 264 units; more than half of one each at 9..16: 67), else the packed strips.
   if (c.entry == EntryPoint::gemm_packed_strided) {
-    if (m <= 16) body(Body::wgmma_packed128_x2, KernelId::wgmma_rows_n128_x2_packed);
-    else body(Body::wgmma_packed128, KernelId::wgmma_rows_n128_packed);
+    const std::uint32_t units = div_ceil(n, 128);
+    if (m > 16) body(Body::wgmma_packed128, KernelId::wgmma_rows_n128_packed);
+    else if (m <= 8 ? units >= 264 : units >= 67) body(Body::wgmma_packed128_x2, KernelId::wgmma_rows_n128_x2_packed);
+    else body(Body::tc_rows_packed, KernelId::tc_rows_packed);
     return e;
   }
   // Every tensor-core entry tries the Hopper tier first when the module has it.

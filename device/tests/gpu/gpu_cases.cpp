@@ -71,7 +71,7 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
                                          {17, 32, 128, 384},   {33, 64, 128, 512},   {33, 64, 128, 384},
                                          {17, 32, 128, 640},   {17, 32, 128, 32768}, {1, 8, 128, 1024}};
     static constexpr Aim kWgRegions[] = {{33, 130, 128, 32768}, {17, 32, 128, 1152}, {33, 128, 128, 384}};
-    int tc_region = -1, wg_region = -1;
+    int tc_region = -1, wg_region = -1, pk_region = -1;
     switch (device::is_wgmma_body(target) || !by_m ? target : Body::gemm128_tile) {
       case Body::gemm128_tile: aim({1, 130, 128, 32768}); break;
       // The row-tile kernel takes every shape at 17..32 rows (plan.hpp tc_rows_takes), so the
@@ -118,9 +118,17 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
         aim({1, 16, 128, 640});
         break;
       case Body::wgmma_packed128_x2:
-        // Its packed twin takes 1..16 rows at every N: half over 264 units or more (units cut).
-        if (r.chance(1, 2)) wg_region = 4;
-        aim({1, 16, 128, wg_region == 4 ? 640 : 32768});
+        // Its packed twin (plan.hpp packed_body): half at 1..16 rows over 264 units or more (units
+        // cut), half at 9..16 rows over 67 or more (more than half of 132 SMs).
+        wg_region = r.chance(1, 2) ? 4 : 5;
+        aim(wg_region == 4 ? Aim{1, 16, 128, 640} : Aim{9, 16, 128, 640});
+        break;
+      case Body::tc_rows_packed:
+        // The packed strips (plan.hpp packed_body, 132 SMs): 0: 1..16 rows, any K, N shrunk to the
+        // cap (thin at 1..8 rows, narrow at 9..16); 1: 1..8 rows, narrow from N = 8065 below 264
+        // units (N <= 33664), short K.
+        pk_region = static_cast<int>(r.below(2));
+        aim(pk_region == 0 ? Aim{1, 16, 128, 32768} : Aim{1, 8, 128, 384});
         break;
     }
 
@@ -129,13 +137,15 @@ std::vector<GpuCase> make_cases(EntryPoint entry, Body target, std::uint32_t cou
                                                 31,  32,  33,  47,  63,  64,  65,  95,  127, 128, 129, 130,
                                                 135, 191, 255, 256, 257, 383, 385, 500, 639, 641, 777, 1000};
     c.n = r.chance(1, 3) ? in(1, 1100) : kNEdges[r.below(std::size(kNEdges))];
-    const bool sets_n = (tc_region >= 1 && tc_region != 7) || wg_region >= 1;
+    const bool sets_n = (tc_region >= 1 && tc_region != 7) || wg_region >= 1 || pk_region == 1;
     if (tc_region >= 1 && sets_n) {  // N past the region's threshold, off every multiple of 16, 32 and 128 mostly
       static constexpr std::uint32_t kBase[] = {0, 3969, 12161, 10113, 3969, 10113, 3969, 0, 8065};
       static constexpr std::uint32_t kSpan[] = {0, 700, 700, 700, 6144, 700, 6144, 0, 2048};
       c.n = kBase[tc_region] + static_cast<std::uint32_t>(r.below(kSpan[tc_region]));
     }
-    if (wg_region == 4) {
+    if (pk_region == 1) {
+      c.n = 8065 + static_cast<std::uint32_t>(r.below(25600));
+    } else if (wg_region == 4) {
       c.n = 33793 + static_cast<std::uint32_t>(r.below(3000));
     } else if (wg_region >= 1) {  // more than 132 64-column units (N > 8448), or 2..3 row tiles over N > 2900
       c.n = (wg_region == 3 ? 2900 : 8449) + static_cast<std::uint32_t>(r.below(wg_region == 3 ? 1200 : 3000));
@@ -216,9 +226,14 @@ std::vector<GpuCase> awkward_cases(std::uint32_t present) {
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 1, 33793, 128, 136, 33795),
       mk(E::gemm_pipelined_m32_strided, Body::wgmma_units128_x2, 5, 33811, 256, 264, 33813),
       mk(E::gemm_pipelined_by_m, Body::wgmma_units128_x2, 16, 34001, 384, 384, 34001),
-      // The packed symbols: few units at 1, 9 and 17 rows, units cut at 16, 24, 77 and 200 rows.
-      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 1, 77, 640, 648, 79),
-      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 9, 4099, 1152, 1160, 4101),
+      // The packed symbols: the strips thin, narrow and narrow over 2 row blocks; the two-CTA one
+      // over 67 units at 9 rows and units cut at 1 and 16; the one-CTA one over few units at 17
+      // rows, units cut at 24, 77 and 200 rows.
+      mk(E::gemm_packed_strided, Body::tc_rows_packed, 1, 77, 640, 648, 79),
+      mk(E::gemm_packed_strided, Body::tc_rows_packed, 5, 8101, 640, 648, 8103),
+      mk(E::gemm_packed_strided, Body::tc_rows_packed, 9, 4099, 1152, 1160, 4101),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 9, 8453, 256, 264, 8455),
+      mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 1, 33793, 128, 136, 33795),
       mk(E::gemm_packed_strided, Body::wgmma_packed128_x2, 16, 33811, 256, 264, 33813),
       mk(E::gemm_packed_strided, Body::wgmma_packed128, 17, 130, 6272, 6280, 133),
       mk(E::gemm_packed_strided, Body::wgmma_packed128, 24, 16901, 384, 392, 16903),

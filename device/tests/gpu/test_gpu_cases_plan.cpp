@@ -33,7 +33,8 @@ const std::vector<std::pair<EntryPoint, std::vector<std::pair<Body, std::uint32_
     {EntryPoint::gemm_pipelined_m64_strided, {{Body::m64_tile, 350}, {Body::tc_rows_strip, 210}}},
     {EntryPoint::gemv_batch4_strided, {{Body::gemv_strip, 500}}},
     {EntryPoint::gemv_batch16_strided, {{Body::gemv_strip, 500}}},
-    {EntryPoint::gemm_packed_strided, {{Body::wgmma_packed128, 150}, {Body::wgmma_packed128_x2, 90}}},
+    {EntryPoint::gemm_packed_strided,
+     {{Body::wgmma_packed128, 150}, {Body::wgmma_packed128_x2, 90}, {Body::tc_rows_packed, 90}}},
 };
 constexpr EntryPoint kTensorEntries[] = {
     EntryPoint::gemm_pipelined,     EntryPoint::gemm_pipelined_m32,         EntryPoint::gemm_pipelined_m32_strided,
@@ -64,7 +65,7 @@ TEST(GpuTestCases, everyCampaignCaseIsAValidLineThatReachesItsBody) {
         expect_lands(g, nullptr);
         ++count;
       }
-  EXPECT_EQ(count, 5560u);                                        // 600 + 2 x 670 + 2 x 560 + 2 x 500 + 240 + 6 x 210
+  EXPECT_EQ(count, 5650u);                                        // 600 + 2 x 670 + 2 x 560 + 2 x 500 + 330 + 6 x 210
   EXPECT_EQ(dists.size(), std::size(golden::kAllDistributions));  // every distribution, in turn
 }
 

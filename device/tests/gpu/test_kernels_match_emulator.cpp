@@ -210,10 +210,10 @@ TEST_F(GpuKernels, HopperTierMatchesEmulatorBitForBitThroughEveryEntry) {
     run_campaign(cases_for(e, {{Body::wgmma_units, 90}, {Body::wgmma_units128, 90}, {Body::wgmma_units128_x2, 30}}),
                  true);
 }
-// W packed by the launch layer (NUMERICS.md 2.3): both packed symbols, every shape region.
+// W packed by the launch layer (NUMERICS.md 2.3): its three symbols, every shape region.
 TEST_F(GpuKernels, GemmPackedStridedMatchesEmulatorBitForBit) {
   run_campaign(cases_for(EntryPoint::gemm_packed_strided,
-                         {{Body::wgmma_packed128, 150}, {Body::wgmma_packed128_x2, 90}}),
+                         {{Body::wgmma_packed128, 150}, {Body::wgmma_packed128_x2, 90}, {Body::tc_rows_packed, 90}}),
                true);
 }
 TEST_F(GpuKernels, GemvBatch16StridedMatchesEmulatorBitForBit) {

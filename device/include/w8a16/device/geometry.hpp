@@ -106,13 +106,16 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_row_blocks(std::uint32_t m) {
   return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : m <= 48 ? 6 : 8;
 }
 // The layout of one configuration (w8a16_rows_stream.cuh): kStages stages of W (cols rows of
-// round * 128 codes + 16) and A (8 * row_blocks rows of round * 128 BF16 + 16), plus, when
+// round * 128 codes + 16) and A (8 * row_blocks rows of round * 128 BF16 + 32), plus, when
 // several warps share a tile (kg > 1), two rounds of partial sums (round * 8 / kg groups *
-// row_blocks * 128 FP32). The kernel static_asserts it equals its own layout.
+// row_blocks * 128 FP32). Packed W (w8a16_tc_rows_packed): W as its 2,048-byte groups, cols * round
+// * 128 bytes with no row padding, and A rows round * 256 + 16 bytes. The kernel static_asserts
+// it equals its own layout.
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t cols, std::uint32_t kg,
                                                                std::uint32_t round, std::uint32_t stages,
-                                                               std::uint32_t row_blocks) {
-  return stages * (cols * (round * 128 + 16) + 8 * row_blocks * (round * 256 + 32)) +
+                                                               std::uint32_t row_blocks, bool packed = false) {
+  const std::uint32_t w = packed ? cols * round * 128 : cols * (round * 128 + 16);
+  return stages * (w + 8 * row_blocks * (round * 256 + (packed ? 16 : 32))) +
          (kg > 1 ? 2 * round * (8 / kg) * row_blocks * 128 * 4 : 0);
 }
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, std::uint32_t n) {
@@ -121,6 +124,21 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
   if (cols == kTcRowsNarrowCols) return tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, blocks);
   if (cols == kTcRowsMidCols) return tc_rows_layout_bytes(kTcRowsMidCols, 2, 2, 2, blocks);
   return tc_rows_layout_bytes(kTcRowsWideCols, 1, 1, m > kTcRowsSmallMaxRows ? 2 : 4, blocks);
+}
+// w8a16_tc_rows_packed: the thin and narrow strips at 1..16 rows over W in the packed layout
+// (NUMERICS.md 2.3), gemm_packed_strided's body where the Hopper tier's packed two-CTA symbol has
+// too few 128-column units (plan.hpp packed_body). At 1..8 rows the strip tc_rows_cols picks; at
+// 9..16 rows narrow (the two-CTA symbol takes every N where tc_rows_cols would pick mid, from 80
+// units, on up to 159 SMs). A strip of 16 or 32 columns is 1 or 2 of a tile's 16-row groups, so it
+// lies in one unit's tiles.
+inline constexpr std::uint32_t kTcRowsPackedMaxRows = kTcRowsNarrowMaxRows;
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_packed_cols(std::uint32_t m, std::uint32_t n) {
+  return m <= 8 ? tc_rows_cols(m, n) : kTcRowsNarrowCols;
+}
+W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_packed_smem_bytes(std::uint32_t m, std::uint32_t n) {
+  const std::uint32_t blocks = tc_rows_row_blocks(m);
+  return tc_rows_packed_cols(m, n) == kTcRowsThinCols ? tc_rows_layout_bytes(kTcRowsThinCols, 8, 8, 2, blocks, true)
+                                                      : tc_rows_layout_bytes(kTcRowsNarrowCols, 4, 4, 2, blocks, true);
 }
 
 // ---- w8a16_wgmma_rows, w8a16_wgmma_rows_n128: the Hopper tier (sm_90a: wgmma fed by TMA) ----

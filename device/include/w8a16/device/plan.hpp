@@ -147,6 +147,7 @@ enum class TileKind : std::uint8_t { tile, column_strip, stream_units };
 //   wgmma_units128 w8a16_wgmma_rows_n128: the same over 128-column units
 //   wgmma_units128_x2  w8a16_wgmma_rows_n128_x2: 128-column units, two CTAs per SM, M <= 16
 //   wgmma_packed128, wgmma_packed128_x2  their twins over the packed W (gemm_packed_strided's bodies)
+//   tc_rows_packed w8a16_tc_rows_packed: the row-tile kernel's strips over the packed W, M <= 16
 enum class Body : std::uint8_t {
 #define W8A16_BODY(id, tier, contract, kernels, entries, probes) id,
 #include "w8a16/device/bodies.def"
@@ -162,11 +163,22 @@ constexpr WgVariant wgmma_variant(Body b) {
                                                                          : WgVariant::k64;
 }
 // The bodies that read W in the packed layout (NUMERICS.md 2.3).
-constexpr bool reads_packed_weight(Body b) { return b == Body::wgmma_packed128 || b == Body::wgmma_packed128_x2; }
-// gemm_packed_strided's body at m rows: the two-CTA symbol up to 16 rows, else the one-CTA one
-// (geometry.hpp wgmma_runs_rows). It has no other tier to fall back to: W is packed.
-constexpr Body packed_body(std::uint32_t m) {
-  return m <= kWgX2MaxRows ? Body::wgmma_packed128_x2 : Body::wgmma_packed128;
+constexpr bool reads_packed_weight(Body b) {
+  return b == Body::wgmma_packed128 || b == Body::wgmma_packed128_x2 || b == Body::tc_rows_packed;
+}
+// gemm_packed_strided's body at (m, n) on `sms` SMs; only these three read its W, so it has no other
+// tier to fall back to. From 17 rows the one-CTA Hopper symbol. Up to 16 rows the two-CTA one
+// where its 128-column units fill the SMs: at 1..8 rows two CTAs on each (units >= 2 sms, as the
+// dispatched entry's rule, wgmma_choice), at 9..16 rows more than half of one each (2 units >
+// sms); elsewhere the row-tile kernel's packed strips, which split N 2..8 times finer. Measured on
+// the H200 (device/kernels/PERF_NOTES.md, "Dispatch rules"): the strips 1.2-2.4x the two-CTA symbol
+// at 1..8 rows on (10240, 5120), (12288, 2048), (5120, 25600), (2048, 4096); the two-CTA symbol
+// ahead at 16 rows on the first two.
+constexpr Body packed_body(std::uint32_t m, std::uint32_t n, std::uint32_t sms) {
+  if (m > kWgX2MaxRows) return Body::wgmma_packed128;
+  const std::uint64_t units = wgmma_col_units(n, WgVariant::n128_x2);
+  const bool x2 = m <= 8 ? units >= 2ull * sms : 2 * units > sms;
+  return x2 ? Body::wgmma_packed128_x2 : Body::tc_rows_packed;
 }
 // Every body, in enumerator order: what tools that list the tiers (the Python audit through
 // _core.bodies) iterate.

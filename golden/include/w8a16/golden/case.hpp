@@ -42,7 +42,7 @@ enum class EntryPoint : std::uint8_t {
   gemm_pipelined_by_m,         // dispatch: m32, else m64, else the 128-row tile; contiguous
   gemv_batch4_strided,         // scalar GEMV, m <= 4 (NUMERICS.md 2.2)
   gemv_batch16_strided,        // scalar GEMV, m <= 16
-  gemm_packed_strided,         // W repacked (NUMERICS.md 2.3) before the launch; the Hopper tier's packed symbols
+  gemm_packed_strided,         // W repacked (NUMERICS.md 2.3) before the launch; the packed symbols
 };
 inline constexpr EntryPoint kAllEntryPoints[] = {
     EntryPoint::gemm_pipelined,      EntryPoint::gemm_pipelined_m32,         EntryPoint::gemm_pipelined_m32_strided,
@@ -106,13 +106,14 @@ inline constexpr std::string_view kKernelSymbols[] = {
     "w8a16_wgmma_rows_n128_x2",
     "w8a16_wgmma_rows_n128_packed",
     "w8a16_wgmma_rows_n128_x2_packed",
+    "w8a16_tc_rows_packed",
 };
 inline constexpr int kKernelSymbolCount = static_cast<int>(sizeof kKernelSymbols / sizeof kKernelSymbols[0]);
 // The symbol an entry point is called with (its `kernel` argument; by_m's is the 128-row tile):
 // a case may not take it away, since the launch would then be a refusal, not a case.
 int entry_point_own_symbol(EntryPoint e);
 // Every symbol the entry point may be called on, as a `without` mask: its own, and for
-// gemm_packed_strided both packed symbols (it picks one by rows).
+// gemm_packed_strided its three packed symbols (it picks one by shape).
 std::uint32_t entry_point_own_mask(EntryPoint e);
 // The Hopper tier's three symbols, as a `without` mask.
 inline constexpr std::uint32_t kWithoutHopperTier = (1u << 7) | (1u << 8) | (1u << 9);
