@@ -9,6 +9,7 @@
 #include <string>
 
 #include "w8a16/device/api.hpp"
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/device/recording_backend.hpp"
 
 namespace {
@@ -194,7 +195,9 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
       break;
     case Entry::gemv_batch4_strided:
     case Entry::gemv_batch16_strided: need(p.body == Body::gemv_strip, "GEMV entry off the GEMV strip"); break;
-    case Entry::gemm_packed_strided: need(false, "packed entry off the Hopper tier"); break;
+    case Entry::gemm_packed_strided:  // off the Hopper tier only to its strips (checked above)
+      need(p.body == Body::tc_rows_packed, "packed entry off its three bodies");
+      break;
   }
 }
 
@@ -283,8 +286,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Planned free = plan_launch(call, reg, unlimited);
     switch (st.code) {
       case Errc::kernel_missing:
-        if (call.entry == Entry::gemm_packed_strided) {  // its symbol by rows, from the registry
-          if (reg.resolve(a.m <= 16 ? KernelId::wgmma_rows_n128_x2_packed : KernelId::wgmma_rows_n128_packed))
+        if (call.entry == Entry::gemm_packed_strided) {  // its symbol by shape, from the registry
+          if (reg.resolve(
+                  body_launch(packed_body(a.m, a.n, lim.multiprocessors), a.m, a.n, a.k, lim.multiprocessors).kernel))
             finding("kernel_missing for the packed entry with its symbol present", call, st);
         } else if (call.kernel && call.m32_kernel && call.m64_kernel) {
           finding("kernel_missing with every handle nonzero", call, st);

@@ -131,7 +131,6 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_smem_bytes(std::uint32_t m, st
 // 9..16 rows narrow (the two-CTA symbol takes every N where tc_rows_cols would pick mid, from 80
 // units, on up to 159 SMs). A strip of 16 or 32 columns is 1 or 2 of a tile's 16-row groups, so it
 // lies in one unit's tiles.
-inline constexpr std::uint32_t kTcRowsPackedMaxRows = kTcRowsNarrowMaxRows;
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_packed_cols(std::uint32_t m, std::uint32_t n) {
   return m <= 8 ? tc_rows_cols(m, n) : kTcRowsNarrowCols;
 }
