@@ -107,7 +107,7 @@ TEST(EvidenceCli, TheCommittedManifestsHoldAndTheIntactCopyPasses) {
   rec.outputs.resize(3);
   ASSERT_TRUE(w8a16::golden::write_recording_file((data / "recordings" / "h200.rec").string(), rec, &error)) << error;
   const CliRun stale = verify(data, true);
-  expect_fail_naming(stale, "h200.rec", "holds 3 cases, its manifest says 311");
+  expect_fail_naming(stale, "h200.rec", "holds 3 cases, its manifest says 313");
   const CliRun write = cli("manifest --write '" + (data / "recordings").string() + "'");
   ASSERT_EQ(write.exit_status, 0) << write.output;
   const CliRun ok = verify(data, true);
@@ -154,10 +154,10 @@ TEST(EvidenceCli, ARecordingCutToThreeCasesFailsNamingItInVersionOneAndTwo) {
   const std::string whole = slurp(rec);
   spit(rec, v1_cut(whole, 3));
   const CliRun v1 = verify(data, true);
-  expect_fail_naming(v1, "h200.rec", "holds 3 cases, its manifest says 311");
+  expect_fail_naming(v1, "h200.rec", "holds 3 cases, its manifest says 313");
   EXPECT_NE(v1.output.find("version-1 recording"), std::string::npos) << v1.output;
   spit(rec, v2_cut(whole, 3));
-  expect_fail_naming(verify(data, true), "h200.rec", "bytes, its manifest says 1070560 (cut)");
+  expect_fail_naming(verify(data, true), "h200.rec", "bytes, its manifest says 1070890 (cut)");
 
   // Outside the data folder, without a manifest, a version-1 recording cannot pass either.
   const fs::path own = data.parent_path() / "own";
@@ -172,7 +172,7 @@ TEST(EvidenceCli, ARecordingCutToThreeCasesFailsNamingItInVersionOneAndTwo) {
   const CliRun beside = cli("upgrade-recording '" + rec.string() + "' --out '" + (own / "u.rec").string() + "'");
   EXPECT_EQ(beside.exit_status, 2) << beside.output;
   EXPECT_NE(beside.output.find("holds 3 cases"), std::string::npos) << beside.output;
-  EXPECT_NE(beside.output.find("says 311"), std::string::npos) << beside.output;
+  EXPECT_NE(beside.output.find("says 313"), std::string::npos) << beside.output;
   const CliRun bare = cli("upgrade-recording '" + (own / "old.rec").string() + "' --out '" + (own / "u.rec").string() +
                           "'");
   EXPECT_EQ(bare.exit_status, 2) << bare.output;
