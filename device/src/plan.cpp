@@ -99,7 +99,7 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
         break;
       case Entry::gemv_batch4_strided:
       case Entry::gemv_batch16_strided: body = Body::gemv_strip; break;
-      case Entry::gemm_packed_strided:  // its symbol by rows, resolved as the row-tile kernel's is
+      case Entry::gemm_packed_strided:  // its symbol by shape (packed_body), from the registry
         body = packed_body(a.m, a.n, limits.multiprocessors);
         handle = registry.resolve(body_launch(body, a.m, a.n, a.k, limits.multiprocessors).kernel);
         break;

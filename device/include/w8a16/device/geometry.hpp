@@ -106,10 +106,10 @@ W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_row_blocks(std::uint32_t m) {
   return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : m <= 48 ? 6 : 8;
 }
 // The layout of one configuration (w8a16_rows_stream.cuh): kStages stages of W (cols rows of
-// round * 128 codes + 16) and A (8 * row_blocks rows of round * 128 BF16 + 32), plus, when
+// round * 128 codes + 16) and A (8 * row_blocks rows of round * 128 BF16 + 16), plus, when
 // several warps share a tile (kg > 1), two rounds of partial sums (round * 8 / kg groups *
 // row_blocks * 128 FP32). Packed W (w8a16_tc_rows_packed): W as its 2,048-byte groups, cols * round
-// * 128 bytes with no row padding, and A rows round * 256 + 16 bytes. The kernel static_asserts
+// * 128 bytes with no row padding, and A rows of round * 128 BF16 + 8. The kernel static_asserts
 // it equals its own layout.
 W8A16_HOST_DEVICE constexpr std::uint32_t tc_rows_layout_bytes(std::uint32_t cols, std::uint32_t kg,
                                                                std::uint32_t round, std::uint32_t stages,

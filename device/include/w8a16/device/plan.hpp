@@ -170,10 +170,10 @@ constexpr bool reads_packed_weight(Body b) {
 // tier to fall back to. From 17 rows the one-CTA Hopper symbol. Up to 16 rows the two-CTA one
 // where its 128-column units fill the SMs: at 1..8 rows two CTAs on each (units >= 2 sms, as the
 // dispatched entry's rule, wgmma_choice), at 9..16 rows more than half of one each (2 units >
-// sms); elsewhere the row-tile kernel's packed strips, which split N 2..8 times finer. Measured on
-// the H200 (device/kernels/PERF_NOTES.md, "Dispatch rules"): the strips 1.2-2.4x the two-CTA symbol
-// at 1..8 rows on (10240, 5120), (12288, 2048), (5120, 25600), (2048, 4096); the two-CTA symbol
-// ahead at 16 rows on the first two.
+// sms); elsewhere the row-tile kernel's packed strips, which split N 4 or 8 times finer. Measured
+// on the H200 (device/kernels/PERF_NOTES.md, "Dispatch rules"): the strips 1.09-2.54x the two-CTA
+// symbol at 1..8 rows on (10240, 5120), (12288, 2048), (5120, 25600), (2048, 4096) but 0.95x at 8
+// rows of (12288, 2048); the two-CTA symbol ahead at 16 rows on the first two.
 constexpr Body packed_body(std::uint32_t m, std::uint32_t n, std::uint32_t sms) {
   if (m > kWgX2MaxRows) return Body::wgmma_packed128;
   const std::uint64_t units = wgmma_col_units(n, WgVariant::n128_x2);
