@@ -139,11 +139,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
     need(p.grid.x == wgmma_ctas(a.m, a.n, lim.multiprocessors, wv) && p.grid.y == 1,
          "Hopper tier grid is not min(SMs x CTAs per SM, units)");
     need(p.workspace_bytes == wgmma_workspace_bytes(a.m, p.grid.x, wv), "Hopper tier workspace is not its need");
-    if (packed)  // no other tier: packed_body's symbol by shape
-      need(p.body == packed_body(a.m, a.n, lim.multiprocessors) && reads_packed_weight(p.body) &&
-               reg.resolve(p.kernel) && p.handle == reg.resolve(p.kernel),
-           "packed entry off its symbol by shape");
-    else
+    if (!packed)
       need(choice.takes && choice.variant == wv && reg.resolve(p.kernel) && !reads_packed_weight(p.body),
            "Hopper tier off its rule or without its symbol");
   } else {
@@ -156,10 +152,11 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   const bool gemv_entry = call.entry == Entry::gemv_batch4_strided || call.entry == Entry::gemv_batch16_strided;
   need(hopper == (packed ? p.body != Body::tc_rows_packed : !gemv_entry && choice.takes),
        "the Hopper tier taken by a GEMV, or passed over where it is present");
-  if (packed && !hopper)
-    need(p.body == packed_body(a.m, a.n, lim.multiprocessors) && reads_packed_weight(p.body) &&
+  // The packed entry point has no other tier: packed_body's symbol by shape, Hopper or strips.
+  if (packed)
+    need(p.body == packed_body(a.m, a.n, lim.multiprocessors) && reads_packed_weight(p.body) && reg.resolve(p.kernel) &&
              p.handle == reg.resolve(p.kernel),
-         "packed entry off its strips by shape");
+         "packed entry off its body by shape");
   const KernelParams& q = p.params;
   need(q.input == a.input && q.weight == a.weight && q.block_scale == a.block_scale && q.output == a.output &&
            q.m == a.m && q.n == a.n && q.k == a.k && q.a_row_stride == a.a_row_stride &&
@@ -195,9 +192,7 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
       break;
     case Entry::gemv_batch4_strided:
     case Entry::gemv_batch16_strided: need(p.body == Body::gemv_strip, "GEMV entry off the GEMV strip"); break;
-    case Entry::gemm_packed_strided:  // off the Hopper tier only to its strips (checked above)
-      need(p.body == Body::tc_rows_packed, "packed entry off its three bodies");
-      break;
+    case Entry::gemm_packed_strided: break;  // packed_body's body, checked above
   }
 }
 

@@ -40,6 +40,7 @@
 #include "w8a16/bench/timer.hpp"
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/cuda_backend.hpp"
+#include "w8a16/device/module_abi.hpp"
 #endif
 
 namespace w8a16::cli {
@@ -337,8 +338,8 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
     }
     // The packed layout's copies of the same W (NUMERICS.md 2.3), where the module can run it.
     bench::DeviceOperands packed_ops;
-    if (reg.resolve(KernelId::wgmma_rows_n128_packed) && reg.resolve(KernelId::wgmma_rows_n128_x2_packed) &&
-        reg.resolve(KernelId::tc_rows_packed)) {
+    const std::vector<KernelId> packed_kernels = device::required_kernels(device::Entry::gemm_packed_strided);
+    if (std::all_of(packed_kernels.begin(), packed_kernels.end(), [&](KernelId k) { return bool(reg.resolve(k)); })) {
       bench::HostInputs packed_in = in;
       packed_in.w = device::pack_weights(in.w.data(), sh.n, sh.k);
       if (!bench::upload_operands(*backend, packed_in, sh, max_m,
