@@ -6,7 +6,7 @@
 
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/packed.hpp"
-#include "w8a16/reference/contract.hpp"
+#include "w8a16/reference/conventions.hpp"
 
 namespace w8a16::props {
 
@@ -112,11 +112,13 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
   return r;
 }
 
-std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads) {
+std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads,
+                                           const ContractChoice& contract) {
   std::vector<std::uint16_t> out = golden::guarded_sentinel_output(c);
   const ref::GemmView v = golden::case_view(c, in);
-  if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, out.data(), c.c_row_stride, threads);
-  else ref::gemm_canonical(v, ref::Arch::sm90, out.data(), c.c_row_stride, threads);
+  const ref::Conventions& conv = contract.for_entry(c.entry);
+  if (golden::entry_point_is_gemv(c.entry)) ref::gemm_conventions(conv.gemv, v, out.data(), c.c_row_stride, threads);
+  else ref::gemm_conventions(conv.tc, v, ref::Arch::sm90, out.data(), c.c_row_stride, threads);
   return out;
 }
 

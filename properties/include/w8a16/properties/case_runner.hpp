@@ -8,6 +8,7 @@
 
 #include "w8a16/device/backend.hpp"
 #include "w8a16/device/plan.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 
@@ -77,10 +78,12 @@ device::Planned plan_case(const golden::Case& c, const device::KernelRegistry& r
                           const device::DeviceLimits& limits);
 
 // What all of C must hold afterwards, guard rows and pitch padding included: the emulator's
-// contract for the entry point (NUMERICS.md 2.1 on sm_90 for every tensor-core entry, 2.2 for the
-// GEMVs) in rows [0, m), columns [0, n), the sentinel everywhere else. The one source of expected
-// bytes for every comparison with a launch. threads = 0 uses every core.
-std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads = 0);
+// contract for the entry point (by default NUMERICS.md 2.1 on sm_90 for every tensor-core entry,
+// 2.2 for the GEMVs; any other under `contract`, 2.4) in rows [0, m), columns [0, n), the sentinel
+// everywhere else. The one source of expected bytes for every comparison with a launch. threads =
+// 0 uses every core. The contract must define the case (contract_case_problem is "").
+std::vector<std::uint16_t> expected_output(const golden::Case& c, const golden::CaseInputs& in, unsigned threads = 0,
+                                           const ContractChoice& contract = {});
 
 struct Comparison {
   std::uint64_t bytes_compared = 0;  // all of C, padding included
