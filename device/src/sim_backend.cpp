@@ -267,6 +267,14 @@ Status SimBackend::execute(const Plan& p) {
     const ref::GemmView v = ref::gemm_view(reinterpret_cast<const std::uint16_t*>(a), q.a_row_stride, w,
                                            reinterpret_cast<const float*>(s), q.m, q.n, q.k);
     expected = sim::expected_output(v, p.contract);
+    for (const BodyStandIn& si : stand_ins_) {
+      if (si.body != p.body) continue;
+      std::string why;
+      expected = sim::stand_in_output(v, p.contract, si, &why);
+      if (expected.empty())
+        return Status::error(Errc::simulation_finding,
+                             std::string(p.kernel_name) + ": stand-in " + si.text + ": " + why);
+    }
   }
 
   // The CTAs. Each owns its tile map's rectangle clipped to the kernel's m and n (as the kernels

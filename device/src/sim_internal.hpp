@@ -41,4 +41,10 @@ void run_stream_units(const Plan& p, FindingLog& log, const UnitWrite& write);
 // distinct operands, shape and contract, and remembered within a bound.
 std::vector<std::uint16_t> expected_output(const ref::GemmView& v, Contract contract);
 
+// C = [m][n] under a stand-in's conventions and bug (sim_stand_ins.cpp), never remembered: empty
+// with *error when its conventions do not define the output (NUMERICS.md 2.4, fold period end
+// over scales that change along K).
+std::vector<std::uint16_t> stand_in_output(const ref::GemmView& v, Contract contract, const BodyStandIn& si,
+                                           std::string* error);
+
 }  // namespace w8a16::device::sim

@@ -40,6 +40,18 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
       sim->inject(std::move(faults));
       *note += "; injected faults (W8A16_SIM_INJECT=" + golden::escaped(inject) + ")";
     }
+    // Stand-ins for identify (sim_backend.hpp parse_stand_ins): bodies with other conventions or a
+    // planted bug. A value it cannot read is an error, as W8A16_SIM_INJECT's.
+    if (const char* conv = std::getenv("W8A16_SIM_CONVENTIONS"); conv && *conv) {
+      std::vector<device::BodyStandIn> stand_ins;
+      std::string why;
+      if (!device::parse_stand_ins(conv, &stand_ins, &why)) {
+        *error = "W8A16_SIM_CONVENTIONS: " + golden::escaped(why);
+        return nullptr;
+      }
+      sim->stand_in(std::move(stand_ins));
+      *note += "; stand-in bodies (W8A16_SIM_CONVENTIONS=" + golden::escaped(conv) + ")";
+    }
     return sim;
   };
   if (kind == "sim") {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "w8a16/device/backend.hpp"
+#include "w8a16/device/plan.hpp"
+#include "w8a16/reference/conventions.hpp"
 
 namespace w8a16::device {
 
@@ -54,6 +56,32 @@ struct Injection {
 // "KIND:SYMBOL[:m=N],..." (W8A16_SIM_INJECT's format) -> the injections; false with *error.
 bool parse_injections(const std::string& text, std::vector<Injection>* out, std::string* error);
 
+// Stand-ins for `w8a16check identify` (properties/README.md, "identify"): a simulated body whose
+// values follow other conventions than its contract's (NUMERICS.md 2.4), or carry a planted bug,
+// so that identify can be shown to name each convention and to refuse a body that keeps none. The
+// geometry is checked as for every plan; only the values the CTAs copy change.
+enum class PlantedBug : std::uint8_t {
+  none,
+  flip,    // bit 0 of one output element (row, column) is flipped after the emulation
+  swap_k,  // the body reads A's K positions i and j swapped (a wrong load index)
+};
+struct BodyStandIn {
+  Body body = Body::gemm128_tile;
+  ref::Conventions conventions = ref::canonical_conventions();  // tc for a tensor-core body, gemv for the GEMV
+  PlantedBug bug = PlantedBug::none;
+  std::uint32_t x = 0, y = 0;  // flip: row, column; swap_k: the two K positions
+  std::string text;            // the item as given, for the backend's note
+};
+// "BODY=SPEC,..." (W8A16_SIM_CONVENTIONS' format): BODY a body name (bodies.def, e.g. m32_skinny),
+// SPEC one of
+//   NAME or FILE          a library value (canonical, seed-tile, seed-skinny, seed-rows) or a file in
+//                         the text form (ref::parse_conventions); a name is looked up first
+//   bug:flip[@R:C]        the canonical values with bit 0 of C[R][C] flipped (default C[0][0])
+//   bug:swap-k@I:J        the canonical values computed with A's K positions I and J swapped
+//   NAME+bug:...          the bug on top of the named (or file's) conventions
+// A body named twice, an unknown body, name, file or bug is an error; false with *error.
+bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std::string* error);
+
 class SimBackend final : public Backend {
  public:
   explicit SimBackend(StaticRegistry registry = StaticRegistry::all_present(),
@@ -69,6 +97,7 @@ class SimBackend final : public Backend {
   Status execute(const Plan& plan) override;
   Status synchronize() override;
   void inject(std::vector<Injection> faults) { injections_ = std::move(faults); }
+  void stand_in(std::vector<BodyStandIn> stand_ins) { stand_ins_ = std::move(stand_ins); }
 
   // Findings of the last execute().
   const std::vector<Finding>& findings() const { return findings_; }
@@ -86,6 +115,7 @@ class SimBackend final : public Backend {
   std::vector<Finding> findings_;
   std::vector<Plan> plans_;
   std::vector<Injection> injections_;
+  std::vector<BodyStandIn> stand_ins_;
 };
 
 }  // namespace w8a16::device

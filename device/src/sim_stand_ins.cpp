@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The simulation's stand-ins for `w8a16check identify`: a body whose values follow other
+// conventions of the family (NUMERICS.md 2.4) or carry a planted bug. Read from
+// W8A16_SIM_CONVENTIONS by the CLI; an item that cannot be read is an error and nothing runs.
+#include <fstream>
+#include <sstream>
+
+#include "sim_internal.hpp"
+#include "w8a16/reference/conventions.hpp"
+
+namespace w8a16::device {
+namespace {
+
+bool parse_u32(const std::string& t, std::uint32_t* out) {
+  if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+  *out = static_cast<std::uint32_t>(std::stoul(t));
+  return true;
+}
+
+// "X:Y" -> two numbers.
+bool parse_pair(const std::string& t, std::uint32_t* x, std::uint32_t* y) {
+  const std::size_t c = t.find(':');
+  return c != std::string::npos && parse_u32(t.substr(0, c), x) && parse_u32(t.substr(c + 1), y);
+}
+
+bool parse_bug(const std::string& t, BodyStandIn* si, std::string* error) {
+  const std::size_t at = t.find('@');
+  const std::string kind = t.substr(0, at), where = at == std::string::npos ? "" : t.substr(at + 1);
+  if (kind == "bug:flip") {
+    si->bug = PlantedBug::flip;
+    if (at == std::string::npos) return true;
+    if (parse_pair(where, &si->x, &si->y)) return true;
+    *error = "'" + t + "': bug:flip takes @ROW:COLUMN";
+    return false;
+  }
+  if (kind == "bug:swap-k") {
+    si->bug = PlantedBug::swap_k;
+    if (at != std::string::npos && parse_pair(where, &si->x, &si->y) && si->x != si->y) return true;
+    *error = "'" + t + "': bug:swap-k takes @I:J, two different K positions";
+    return false;
+  }
+  *error = "'" + t + "': the bug must be bug:flip[@R:C] or bug:swap-k@I:J";
+  return false;
+}
+
+// A library name, else a file in the text form.
+bool load_conventions(const std::string& spec, ref::Conventions* out, std::string* error) {
+  if (const ref::Conventions* named = ref::find_conventions(spec)) {
+    *out = *named;
+    return true;
+  }
+  std::ifstream f(spec, std::ios::binary);
+  if (!f) {
+    std::string names;
+    for (const ref::Conventions& c : ref::conventions_library()) names += (names.empty() ? "" : ", ") + c.name;
+    *error = "'" + spec + "' is neither a named contract (" + names + ") nor a readable file";
+    return false;
+  }
+  std::ostringstream text;
+  text << f.rdbuf();
+  std::string why;
+  if (!ref::parse_conventions(text.str(), out, &why)) {
+    *error = "'" + spec + "': " + why;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std::string* error) {
+  std::vector<BodyStandIn> all;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) {
+      if (end == text.size()) break;
+      continue;
+    }
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 >= item.size()) {
+      *error = "'" + item + "': expected BODY=NAME|FILE|bug:... (e.g. m32_skinny=seed-skinny)";
+      return false;
+    }
+    BodyStandIn si;
+    si.text = item;
+    const std::string body = item.substr(0, eq), spec = item.substr(eq + 1);
+    bool found = false;
+    for (Body b : kAllBodies)
+      if (body == body_name(b)) si.body = b, found = true;
+    if (!found) {
+      std::string names;
+      for (Body b : kAllBodies) names += (names.empty() ? "" : ", ") + std::string(body_name(b));
+      *error = "'" + item + "': '" + body + "' is no body (" + names + ")";
+      return false;
+    }
+    for (const BodyStandIn& seen : all)
+      if (seen.body == si.body) {
+        *error = "'" + item + "': body " + body + " is given twice";
+        return false;
+      }
+    // NAME, NAME+bug:..., or bug:... alone (on the canonical values).
+    const std::size_t plus = spec.rfind("+bug:");
+    std::string conv = spec, bug;
+    if (spec.rfind("bug:", 0) == 0) conv.clear(), bug = spec;
+    else if (plus != std::string::npos) conv = spec.substr(0, plus), bug = spec.substr(plus + 1);
+    if (!conv.empty() && !load_conventions(conv, &si.conventions, error)) {
+      *error = "'" + item + "': " + *error;
+      return false;
+    }
+    if (!bug.empty() && !parse_bug(bug, &si, error)) return false;
+    all.push_back(std::move(si));
+    if (end == text.size()) break;
+  }
+  *out = std::move(all);
+  return true;
+}
+
+namespace sim {
+
+std::vector<std::uint16_t> stand_in_output(const ref::GemmView& v, Contract contract, const BodyStandIn& si,
+                                           std::string* error) {
+  // A swapped pair of K positions reads a copy of A with the two columns exchanged.
+  std::vector<std::uint16_t> a_copy;
+  ref::GemmView view = v;
+  if (si.bug == PlantedBug::swap_k && si.x < v.k && si.y < v.k) {
+    a_copy.resize(std::size_t{v.m} * v.k);
+    for (std::uint32_t r = 0; r < v.m; ++r)
+      for (std::uint32_t k = 0; k < v.k; ++k) a_copy[std::size_t{r} * v.k + k] = v.a[r * v.a_row_stride + k];
+    for (std::uint32_t r = 0; r < v.m; ++r)
+      std::swap(a_copy[std::size_t{r} * v.k + si.x], a_copy[std::size_t{r} * v.k + si.y]);
+    view = ref::gemm_view(a_copy.data(), v.k, v.w, v.s, v.m, v.n, v.k);
+  }
+  const std::string problem = contract == Contract::gemv ? ref::conventions_view_problem(si.conventions.gemv, view)
+                                                         : ref::conventions_view_problem(si.conventions.tc, view);
+  if (!problem.empty()) {
+    *error = problem;
+    return {};
+  }
+  std::vector<std::uint16_t> c(std::size_t{v.m} * v.n);
+  if (contract == Contract::gemv) ref::gemm_conventions(si.conventions.gemv, view, c.data(), v.n);
+  else ref::gemm_conventions(si.conventions.tc, view, ref::Arch::sm90, c.data(), v.n);
+  if (si.bug == PlantedBug::flip && si.x < v.m && si.y < v.n) c[std::size_t{si.x} * v.n + si.y] ^= 1u;
+  return c;
+}
+
+}  // namespace sim
+}  // namespace w8a16::device

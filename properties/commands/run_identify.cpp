@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check identify`: which contract of the family (NUMERICS.md 2.4) each entry point keeps,
+// body by body, from the probes of properties/identify.hpp run on a backend (a GPU, a --module
+// file, or the simulation with its stand-ins).
+#include "run_identify.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "exit_status.hpp"
+#include "gpu_identity.hpp"
+#include "w8a16/device/module_abi.hpp"
+#include "w8a16/golden/files.hpp"
+#include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/identify.hpp"
+
+namespace w8a16::cli {
+namespace cmd_identify {
+
+int usage(const std::string& message) { return usage_error("identify", message); }
+
+nlohmann::json verdict_json(const props::EntryVerdict& ev) {
+  nlohmann::json e;
+  e["entry"] = std::string(golden::entry_point_name(ev.entry));
+  e["keeps"] = ev.common;
+  e["bodies_agree"] = ev.ok();
+  e["tier_break"] = ev.tier_break();
+  e["unreached_cells"] = ev.unreached;
+  nlohmann::json bodies = nlohmann::json::array();
+  for (const props::BodyVerdict& bv : ev.bodies) {
+    const auto& cands = bv.gemv ? props::gemv_candidates() : props::tc_candidates();
+    nlohmann::json b;
+    b["body"] = device::body_name(bv.body);
+    b["kind"] = bv.gemv ? "gemv" : "tensor-core";
+    b["keeps"] = bv.keeps;
+    nlohmann::json described = nlohmann::json::array();
+    for (std::size_t i : bv.match.keeps) described.push_back(cands[i].description);
+    b["keeps_described"] = described;
+    if (!bv.error.empty()) b["error"] = bv.error;
+    nlohmann::json probes = nlohmann::json::array();
+    for (std::size_t i = 0; i < bv.probes.size(); ++i) {
+      nlohmann::json p;
+      p["case"] = golden::format_case(bv.probes[i]);
+      p["data"] = std::string(golden::distribution_name(bv.probes[i].dist));
+      if (i < bv.match.elements.size()) {
+        p["elements"] = bv.match.elements[i];
+        p["outside_changed"] = bv.match.outside[i];
+      }
+      if (bv.keeps.empty() && bv.error.empty() && i < bv.match.nearest_differ.size())
+        p["nearest_differ"] = bv.match.nearest_differ[i];
+      probes.push_back(p);
+    }
+    b["probes"] = probes;
+    if (bv.keeps.empty() && bv.error.empty()) {
+      b["nearest"] = {{"name", cands[bv.match.nearest].name},
+                      {"description", cands[bv.match.nearest].description},
+                      {"differ", bv.match.nearest_total}};
+    }
+    bodies.push_back(b);
+  }
+  e["bodies"] = bodies;
+  return e;
+}
+
+int run_identify(const IdentifyArgs& a) {
+  std::vector<golden::EntryPoint> wanted;
+  for (const std::string& name : a.entries) {
+    golden::EntryPoint e;
+    const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
+    if (!golden::parse_entry_point(full, &e))
+      return usage("unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)");
+    if (std::find(wanted.begin(), wanted.end(), e) == wanted.end()) wanted.push_back(e);
+  }
+  std::string error, note;
+  if (!begin_report(a.json.get(), &error)) return usage(error);
+  bool no_gpu = false;
+  auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
+  if (!backend) return backend_refused("identify", error, no_gpu);
+  // By default every entry point the module holds; one asked for by name must be there
+  // (docs/KERNEL_ABI.md 1.2: a module without an sm_90a cubin lacks the packed entry's symbols).
+  if (wanted.empty()) {
+    for (golden::EntryPoint e : golden::kAllEntryPoints) {
+      bool present = true;
+      for (device::KernelId id : device::required_kernels(props::to_device_entry(e)))
+        present = present && backend->registry().resolve(id);
+      if (present) wanted.push_back(e);
+      else
+        std::printf("identify: note: %s left out: the module lacks its kernels\n",
+                    std::string(golden::entry_point_name(e)).c_str());
+    }
+  }
+  std::vector<device::Entry> entries;
+  for (golden::EntryPoint e : wanted) entries.push_back(props::to_device_entry(e));
+  if (!check_module(*backend, entries, &error)) return usage(error);
+
+  std::printf("w8a16check identify: backend %s; seed %llu\n", note.c_str(), static_cast<unsigned long long>(a.seed));
+  std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  std::printf(
+      "candidates: %zu tensor-core (nan x fold x bias 0/60 x k-order contiguous/seed-rows; fold period step: "
+      "period end is defined only for per-channel scales), %zu GEMV (nan x lanes 32/64 x chunk 8/16/32 x "
+      "scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named together)\n",
+      props::tc_candidates().size(), props::gemv_candidates().size());
+  const std::vector<props::EntryProbes> plan = props::identify_plan(backend->registry(), backend->limits(), wanted,
+                                                                    a.seed);
+  const auto launcher = make_launcher(*backend, a.module, 0, false);
+  bool hung = false;
+  const std::vector<props::EntryVerdict> verdicts = props::identify(*launcher, plan, a.threads, &hung,
+                                                                    [](const std::string& what) {
+                                                                      std::fprintf(stderr, "identify: probing %s\n",
+                                                                                   what.c_str());
+                                                                    });
+  std::fputs(props::identify_text(verdicts).c_str(), stdout);
+
+  bool pass = !hung && verdicts.size() == plan.size();
+  for (const props::EntryVerdict& ev : verdicts) pass = pass && ev.ok();
+  int status = pass ? kExitPass : kExitFail;
+  if (!a.json->path.empty()) {
+    nlohmann::json j;
+    add_run_json(&j);
+    j["command"] = "identify";
+    j["backend"] = backend->name();
+    j["seed"] = a.seed;
+    j["verdict"] = pass ? "PASS" : "FAIL";
+    j["stopped_at_hang"] = hung;
+    nlohmann::json list = nlohmann::json::array();
+    for (const props::EntryVerdict& ev : verdicts) list.push_back(verdict_json(ev));
+    j["entries"] = list;
+    if (!finish_report(a.json.get(), j.dump(2) + "\n", &error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      status = kExitUsage;
+    }
+  }
+  std::printf("verdict: %s%s\n", pass ? "PASS (every entry point keeps one contract in every body)" : "FAIL",
+              hung ? " (stopped at a launch that hung)" : "");
+  return status;
+}
+
+}  // namespace cmd_identify
+}  // namespace w8a16::cli
