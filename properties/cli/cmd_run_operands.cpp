@@ -18,6 +18,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->add_option("--in", a->in, "operand bundle (format: golden/include/w8a16/golden/operands.hpp)")->required();
   cmd->add_option("--out", a->out, "output file: header and C's bits")->required();
   add_module_option(cmd, &a->module);
+  add_contract_option(cmd, &a->contract);
   add_deadline_option(cmd);
   cmd->add_flag("--without-hopper-tier", a->without_hopper,
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");

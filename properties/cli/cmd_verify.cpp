@@ -56,6 +56,7 @@ void add_verify(CLI::App& app, int* exit_code) {
                   "saved .case files or folders to replay first (default <data>/cases and <data>/regressions)");
   cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");
   add_module_option(cmd, &a->module);
+  add_contract_option(cmd, &a->contract);
   add_deadline_option(cmd);
   cmd->add_flag("--isolate", a->isolate,
                 "run the simulation's cases in worker processes, as a GPU's always run (a launch that hangs, "

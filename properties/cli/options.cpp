@@ -85,4 +85,23 @@ void add_module_option(CLI::App* cmd, std::string* module) {
                   "a cubin or fatbin to load instead of the embedded kernels (docs/KERNEL_ABI.md); needs a GPU");
 }
 
+void add_contract_option(CLI::App* cmd, std::vector<std::string>* specs) {
+  cmd->add_option("--contract", *specs,
+                  "the contract the kernels are held to (NUMERICS.md 2.4): a name (canonical, the default; "
+                  "seed-tile, seed-skinny, seed-rows) or a contract file; ENTRY=NAME|FILE for one entry point "
+                  "(repeatable)")
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            props::ContractChoice scratch;
+            std::string why;
+            if (props::apply_contract_arg(v, &scratch, &why)) return {};
+            // CLI11 puts the option's name before the message already.
+            const std::string own = "--contract: ";
+            return why.rfind(own, 0) == 0 ? why.substr(own.size()) : why;
+          },
+          "NAME|FILE|ENTRY=NAME|FILE"))
+      // One value each time it is given: a positional after it (repro's CASE) is not a contract.
+      ->allow_extra_args(false);
+}
+
 }  // namespace w8a16::cli

@@ -11,6 +11,7 @@
 
 #include "exit_status.hpp"
 #include "numbers.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 #include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::cli {
@@ -41,5 +42,11 @@ void add_limit_options(CLI::App* cmd, WorkLimits* limits);
 void add_deadline_option(CLI::App* cmd);
 // --module FILE on a subcommand (docs/KERNEL_ABI.md 5).
 void add_module_option(CLI::App* cmd, std::string* module);
+// --contract NAME|FILE|ENTRY=NAME|FILE on a subcommand that compares with the emulator
+// (NUMERICS.md 2.4; contract_choice.hpp), repeatable, later ones winning for the same entry point.
+// Each value is resolved while the command line is parsed, so an unknown name or a bad file is a
+// usage error (exit 2) before anything runs; the command's work turns *specs into its choice with
+// props::parse_contract_args.
+void add_contract_option(CLI::App* cmd, std::vector<std::string>* specs);
 
 }  // namespace w8a16::cli

@@ -164,10 +164,11 @@ bool launch_all(device::Backend& backend, const device::KernelRegistry& registry
 // hold the emulator's bytes, the pitch padding keeps the 0xFFFF C was filled with (a kernel writes
 // nothing else, docs/KERNEL_ABI.md 1.1). Prints the first differences and explains the first one
 // as repro does; true when every byte matches.
-bool check_against_emulator(const golden::OperandBundle& bundle, const std::vector<std::uint16_t>& c_bits) {
+bool check_against_emulator(const golden::OperandBundle& bundle, const std::vector<std::uint16_t>& c_bits,
+                            const props::ContractChoice& contract) {
   const golden::Case& c = bundle.header.shape;
   const std::size_t launch_a = std::size_t{c.m} * c.a_row_stride, launch_c = std::size_t{c.m} * c.c_row_stride;
-  std::uint64_t differ = 0;
+  std::uint64_t differ = 0, undefined_launches = 0;
   bool explained = false;
   for (std::size_t l = 0; l < bundle.header.launches; ++l) {
     golden::CaseInputs in;
@@ -175,10 +176,18 @@ bool check_against_emulator(const golden::OperandBundle& bundle, const std::vect
                      bundle.a.begin() + static_cast<std::ptrdiff_t>((l + 1) * launch_a));
     in.w_e4m3 = bundle.w;
     in.s_f32 = bundle.s;
+    // A launch the contract does not define is a failure that says why, never a comparison.
+    const std::string undefined = props::contract_case_problem(c, in, contract);
+    if (!undefined.empty()) {
+      std::printf("launch %zu: FAIL: %s\n", l, undefined.c_str());
+      ++undefined_launches;
+      continue;
+    }
     std::vector<std::uint16_t> want(launch_c, 0xFFFF);
     const ref::GemmView v = golden::case_view(c, in);
-    if (golden::entry_point_is_gemv(c.entry)) ref::gemm_gemv(v, want.data(), c.c_row_stride);
-    else ref::gemm_canonical(v, ref::Arch::sm90, want.data(), c.c_row_stride);
+    const ref::Conventions& held = contract.for_entry(c.entry);
+    if (golden::entry_point_is_gemv(c.entry)) ref::gemm_conventions(held.gemv, v, want.data(), c.c_row_stride);
+    else ref::gemm_conventions(held.tc, v, ref::Arch::sm90, want.data(), c.c_row_stride);
     const std::vector<std::uint16_t> got(c_bits.begin() + static_cast<std::ptrdiff_t>(l * launch_c),
                                          c_bits.begin() + static_cast<std::ptrdiff_t>((l + 1) * launch_c));
     for (std::size_t i = 0; i < launch_c; ++i) {
@@ -189,16 +198,21 @@ bool check_against_emulator(const golden::OperandBundle& bundle, const std::vect
         std::printf("launch %zu: C[%u][%u]%s = 0x%04x, want 0x%04x\n", l, row, col,
                     col >= c.n ? " (pitch padding)" : "", got[i], want[i]);
       if (!explained && col < c.n) {
-        std::fputs((props::explain_element(c, in, want, &got, row, col) + "\n").c_str(), stdout);
+        std::fputs((props::explain_element(c, in, want, &got, row, col, contract) + "\n").c_str(), stdout);
         explained = true;
       }
     }
   }
+  const ref::Conventions& held = contract.for_entry(c.entry);
+  const bool canonical = held.same_numerics(ref::canonical_conventions());
   std::printf("check: %" PRIu64 " of %" PRIu64 " elements of C differ from the %s (all of C, pitch padding included)\n",
               differ, static_cast<std::uint64_t>(c_bits.size()),
-              golden::entry_point_is_gemv(c.entry) ? "GEMV order (NUMERICS.md 2.2)"
-                                                   : "canonical fold (NUMERICS.md 2.1)");
-  return differ == 0;
+              !canonical                             ? ("contract " + contract.describe_for(c.entry)).c_str()
+              : golden::entry_point_is_gemv(c.entry) ? "GEMV order (NUMERICS.md 2.2)"
+                                                     : "canonical fold (NUMERICS.md 2.1)");
+  if (undefined_launches)
+    std::printf("check: %" PRIu64 " launches not compared: the contract does not define them\n", undefined_launches);
+  return differ == 0 && undefined_launches == 0;
 }
 
 int run_operands(const RunOperandsArgs& args) {
@@ -213,6 +227,10 @@ int run_operands(const RunOperandsArgs& args) {
       return usage("--columns: " + std::to_string(args.columns[j]) +
                    ": columns must increase and be below n=" + std::to_string(bundle.header.shape.n));
   if (args.check && !args.columns.empty()) return usage("--check compares all of C; it does not go with --columns");
+  props::ContractChoice contract;
+  if (!props::parse_contract_args(args.contract, &contract, &error)) return usage(error);
+  if (!args.check && !args.contract.empty())
+    return usage("--contract says what --check holds the entry to; it applies to --check only");
   const std::string& bundle_entry = bundle.header.entry;
   const std::string want = args.entry.rfind("w8a16_", 0) == 0 ? args.entry.substr(6) : args.entry;
   if (want != bundle_entry)
@@ -270,7 +288,8 @@ int run_operands(const RunOperandsArgs& args) {
               c.m, c.n, c.k, golden::shown(args.out).c_str(),
               args.columns.empty() ? "" : (" (" + std::to_string(args.columns.size()) + " columns kept)").c_str());
   if (!args.check) return kExitPass;
-  const bool equal = check_against_emulator(bundle, result.c);
+  std::fputs(props::contract_report_text(contract).c_str(), stdout);
+  const bool equal = check_against_emulator(bundle, result.c, contract);
   std::printf("verdict: %s\n", equal ? "PASS" : "FAIL");
   return equal ? kExitPass : kExitFail;
 }

@@ -141,8 +141,8 @@ int open_backend(const RecordArgs& a, [[maybe_unused]] const LoadedCases& loaded
 // Each case run once, its used outputs recorded, and (unless --no-compare) compared with the
 // emulator; the count that differ in *differ. An input error's exit status (nothing is written),
 // or 0.
-int record_cases(const RecordArgs& a, const LoadedCases& loaded, device::Backend& backend, golden::Recording* rec,
-                 std::size_t* differ) {
+int record_cases(const RecordArgs& a, const props::ContractChoice& contract, const LoadedCases& loaded,
+                 device::Backend& backend, golden::Recording* rec, std::size_t* differ) {
   for (std::size_t i = 0; i < loaded.cases.size(); ++i) {
     const golden::Case& c = loaded.cases[i];
     golden::CaseInputs in;
@@ -159,8 +159,13 @@ int record_cases(const RecordArgs& a, const LoadedCases& loaded, device::Backend
     }
     rec->outputs.push_back(golden::make_recorded_output(c, golden::used_outputs(c, got.c_bits)));
     std::string verdict = "not compared";
-    if (a.compare) {
-      const props::Comparison cmp = props::compare_output(c, props::expected_output(c, in), got.c_bits, 1);
+    const std::string undefined = a.compare ? props::contract_case_problem(c, in, contract) : "";
+    if (!undefined.empty()) {
+      // Recorded as produced, but never compared and never counted equal (NUMERICS.md 2.4).
+      verdict = "NOT COMPARED: " + undefined;
+      ++*differ;
+    } else if (a.compare) {
+      const props::Comparison cmp = props::compare_output(c, props::expected_output(c, in, 0, contract), got.c_bits, 1);
       verdict = cmp.equal() ? "= emulator"
                             : "DIFFERS from the emulator: " + std::to_string(cmp.mismatches) + " elements";
       if (!cmp.equal() && !cmp.details.empty()) verdict += " (" + cmp.details[0] + ")";
@@ -174,6 +179,11 @@ int record_cases(const RecordArgs& a, const LoadedCases& loaded, device::Backend
 
 int run_record(const RecordArgs& a) {
   LoadedCases loaded;
+  props::ContractChoice contract;
+  std::string contract_error;
+  if (!props::parse_contract_args(a.contract, &contract, &contract_error)) return usage(contract_error);
+  if (!a.compare && !a.contract.empty())
+    return usage("--contract says what the comparison holds the kernels to; it does not go with --no-compare");
   if (const int bad = load_record_cases(a, &loaded)) return bad;
   if (const int bad = check_out(a)) return bad;
   std::unique_ptr<device::Backend> backend;
@@ -182,6 +192,9 @@ int run_record(const RecordArgs& a) {
   std::printf("record: %zu cases on %s (compute capability %s, driver %s, CUDA %s)\n", loaded.cases.size(),
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str());
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  // The recording holds the device's bytes whatever the contract; the contract is what this run
+  // compares them with.
+  if (a.compare) std::fputs(props::contract_report_text(contract).c_str(), stdout);
 
   golden::Recording rec;
   rec.header.gpu = id.name;
@@ -197,7 +210,7 @@ int run_record(const RecordArgs& a) {
       return usage("the recording's header would not read back: " + why + "; nothing was recorded");
   }
   std::size_t differ = 0;
-  if (const int bad = record_cases(a, loaded, *backend, &rec, &differ)) return bad;
+  if (const int bad = record_cases(a, contract, loaded, *backend, &rec, &differ)) return bad;
   std::error_code ec;
   const fs::path parent = fs::path(a.out).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);
@@ -214,7 +227,10 @@ int run_record(const RecordArgs& a) {
           golden::shown(folder.string()).c_str());
   }
   if (a.compare)
-    std::printf("record: %zu of %zu cases differ from the emulator%s\n", differ, rec.outputs.size(),
+    std::printf("record: %zu of %zu cases differ from the emulator%s%s\n", differ, rec.outputs.size(),
+                contract.is_canonical() && contract.per_entry.empty()
+                    ? ""
+                    : (" under the contract " + contract.describe()).c_str(),
                 differ ? " (the recording keeps what the device produced)" : "");
   return differ == 0 ? 0 : 1;
 }

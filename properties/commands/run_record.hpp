@@ -19,6 +19,7 @@ struct RecordArgs {
   bool compare = true;
   std::string module;  // --module
   WorkLimits limits;
+  std::vector<std::string> contract;  // --contract: what the comparison holds the kernels to (NUMERICS.md 2.4)
 };
 
 int run_record(const RecordArgs& a);

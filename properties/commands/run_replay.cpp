@@ -56,6 +56,12 @@ int run_replay(const ReplayArgs& a) {
   }
   const std::string over = over_limits(all.cases, all.sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
+  props::ContractChoice contract;
+  std::string contract_error;
+  if (!props::parse_contract_args(a.contract, &contract, &contract_error)) return usage(contract_error);
+  // repro takes the same --contract arguments, so the line it is given shows the same difference.
+  std::string contract_flags;
+  for (const std::string& spec : a.contract) contract_flags += " --contract " + golden::shown(spec);
   std::string note, error;
   bool no_gpu = false;
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
@@ -69,7 +75,9 @@ int run_replay(const ReplayArgs& a) {
     const std::vector<device::Entry> every(std::begin(device::kAllEntries), std::end(device::kAllEntries));
     if (!check_module(*backend, every, &error)) return usage(error);
     std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+    std::fputs(props::contract_report_text(contract).c_str(), stdout);
     props::RecordingsOptions ro;
+    ro.contract = contract;
     ro.gpu = a.gpu;
     ro.limits = a.limits;
     ro.module = a.module;
@@ -86,7 +94,10 @@ int run_replay(const ReplayArgs& a) {
   for (const golden::Case& c : all.cases) entries.push_back(props::to_device_entry(c.entry));
   if (!check_module(*backend, entries, &error)) return usage(error);
   std::printf("backend: %s\n", note.c_str());
-  if (a.recordings.empty()) std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  if (a.recordings.empty()) {
+    std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+    std::fputs(props::contract_report_text(contract).c_str(), stdout);
+  }
   std::size_t failed = 0;
   std::atomic<std::size_t> done{0};
   props::Heartbeat beat("replay", [&] {
@@ -96,9 +107,11 @@ int run_replay(const ReplayArgs& a) {
   steps.done = [&](std::size_t i, props::CaseWork& w) {
     const golden::Case& c = w.c;
     const props::Launched& got = w.got;
-    bool ok = w.input_error.empty();
-    std::string why = w.input_error;
-    if (ok && !got.status.ok()) {
+    bool ok = w.input_error.empty() && w.contract_problem.empty();
+    std::string why = !w.input_error.empty() ? w.input_error : w.contract_problem;
+    if (!w.contract_problem.empty()) {
+      // Nothing ran and nothing was compared (NUMERICS.md 2.4).
+    } else if (ok && !got.status.ok()) {
       ok = false;
       why = std::string(got.status.code == device::Errc::launch_timeout ? "HANG: "
                         : got.status.code == device::Errc::context_lost ? "FAULT: "
@@ -107,7 +120,10 @@ int run_replay(const ReplayArgs& a) {
     } else if (ok) {
       const props::Comparison cmp = props::compare_output(c, w.expected, got.c_bits, 3);
       ok = cmp.equal();
-      why = std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.bytes_compared / 2) + " elements differ";
+      why = std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.bytes_compared / 2) + " elements differ" +
+            (contract.for_entry(c.entry).same_numerics(ref::canonical_conventions())
+                 ? ""
+                 : " from the contract " + contract.for_entry(c.entry).name);
       for (const std::string& d : cmp.details) why += "; " + d;
     }
     failed += !ok;
@@ -122,14 +138,17 @@ int run_replay(const ReplayArgs& a) {
       std::printf("  %s\n", why.c_str());
       // repro replays the same case on the same backend against the same emulator, so it shows
       // this difference; it takes --module too.
-      std::printf("  explain: w8a16check repro --backend %s%s '%s'\n", backend->name(),
-                  a.module.empty() ? "" : (" --module " + golden::shown(a.module)).c_str(),
-                  golden::format_case(c).c_str());
+      if (w.contract_problem.empty())
+        std::printf("  explain: w8a16check repro --backend %s%s%s '%s'\n", backend->name(),
+                    a.module.empty() ? "" : (" --module " + golden::shown(a.module)).c_str(), contract_flags.c_str(),
+                    golden::format_case(c).c_str());
     }
     return true;
   };
+  props::PipelineOptions po;
+  po.contract = contract;
   const props::PipelineResult pr = props::run_case_pipeline(
-      all.cases.size(), [&](std::size_t i) { return all.cases[i]; }, launcher.get(), steps);
+      all.cases.size(), [&](std::size_t i) { return all.cases[i]; }, launcher.get(), steps, po);
   if (pr.end == props::PipelineEnd::hang) {  // every later launch could hang as long
     std::printf("replay: stopped at the case that hung: %zu cases not run\n", all.cases.size() - pr.handed);
     return kExitFail;

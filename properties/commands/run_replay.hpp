@@ -17,6 +17,7 @@ struct ReplayArgs {
   std::string gpu;
   std::string module;
   WorkLimits limits;
+  std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
 };
 
 int run_replay(const ReplayArgs& a);

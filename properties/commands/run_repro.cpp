@@ -62,8 +62,10 @@ int run_repro(const ReproArgs& a) {
   if (!a.element.empty() && (a.element[0] >= c.m || a.element[1] >= c.n))
     return usage("--element " + std::to_string(a.element[0]) + " " + std::to_string(a.element[1]) + " is outside the " +
                  std::to_string(c.m) + " x " + std::to_string(c.n) + " output");
-  golden::CaseInputs in;
+  props::ContractChoice contract;
   std::string error, note;
+  if (!props::parse_contract_args(a.contract, &contract, &error)) return usage(error);
+  golden::CaseInputs in;
   if (!golden::regenerate_inputs(c, &in, &error)) return usage(error);
   bool no_gpu = false;
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
@@ -76,6 +78,14 @@ int run_repro(const ReproArgs& a) {
     if ((seen >> b) & 1u) std::printf(" %s", std::string(golden::special_class_name(b)).c_str());
   std::printf("%s\n", seen ? "" : " none");
   print_plan(c, *backend);
+  std::fputs(props::contract_report_text(contract).c_str(), stdout);
+  std::printf("  this case's entry point is held to %s\n", contract.describe_for(c.entry).c_str());
+  // A case the contract does not define has no expected bytes: it fails, saying why, unlaunched.
+  const std::string undefined = props::contract_case_problem(c, in, contract);
+  if (!undefined.empty()) {
+    std::printf("FAIL: %s\nnothing was launched or compared\nverdict: FAIL\n", undefined.c_str());
+    return kExitFail;
+  }
   std::fflush(stdout);  // before any progress line on stderr
 
   std::vector<std::uint16_t> expected;
@@ -83,7 +93,7 @@ int run_repro(const ReproArgs& a) {
   {
     props::Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) +
                           " multiply-adds) and the emulator");
-    expected = props::expected_output(c, in);
+    expected = props::expected_output(c, in, 0, contract);
     got = props::InProcessLauncher(*backend).launch(c, in);
   }
   if (!got.status.ok()) {
@@ -107,12 +117,13 @@ int run_repro(const ReproArgs& a) {
       std::printf("\nC[%u][%u] is pitch padding (n = %u): it must keep 0x%04x, holds 0x%04x\n", m, n, c.n, expected[i],
                   got.c_bits[i]);
     } else {
-      std::fputs(props::explain_element(c, in, expected, &got.c_bits, m, n).c_str(), stdout);
+      std::fputs(props::explain_element(c, in, expected, &got.c_bits, m, n, contract).c_str(), stdout);
     }
     ++explained;
   }
   if (!a.element.empty())
-    std::fputs(props::explain_element(c, in, expected, &got.c_bits, a.element[0], a.element[1]).c_str(), stdout);
+    std::fputs(props::explain_element(c, in, expected, &got.c_bits, a.element[0], a.element[1], contract).c_str(),
+               stdout);
   std::printf("\nverdict: %s\n", cmp.equal() ? "PASS" : "FAIL");
   return cmp.equal() ? kExitPass : kExitFail;
 }

@@ -18,6 +18,7 @@ struct ReproArgs {
   int show = 3;
   std::vector<std::uint32_t> element;
   WorkLimits limits;
+  std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
 };
 
 int run_repro(const ReproArgs& a);

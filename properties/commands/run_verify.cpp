@@ -222,6 +222,7 @@ int replay_recordings_stage(const VerifyArgs& a, const Inputs& in, props::CaseLa
   ro.limits = a.limits;
   ro.module = a.module;
   ro.device = device;
+  ro.contract = opt.contract;
   ro.shard_index = opt.shard_index;
   ro.shard_count = opt.shard_count;
   if (!a.entries.empty()) ro.device_entries = opt.draw.entries;  // --entry: the device runs those only
@@ -297,12 +298,19 @@ void run_cases_stage(const std::vector<std::unique_ptr<props::CaseLauncher>>& la
 
 // Each failing case, and where a drawn or coverage case was saved (regression.hpp).
 void print_failures(const VerifyArgs& a, const props::VerifyResult& v, const std::string& data,
-                    const std::string& backend) {
+                    const std::string& backend, const props::ContractChoice& contract) {
   for (const props::CaseFailure& f : v.campaign.failures) {
     const bool hung = f.why.rfind("HANG", 0) == 0;
     std::printf("%s %s: %s\n  %s\n", hung ? "HANG" : "FAIL", f.source.c_str(), golden::format_case(f.c).c_str(),
                 f.why.c_str());
     if (!a.save_failures || (f.source.rfind("drawn", 0) != 0 && f.source.rfind("aimed", 0) != 0)) continue;
+    // A case line carries no contract and every saved case replays under canonical: a failure
+    // under another contract would come back as a pass, or as a failure of something else.
+    const ref::Conventions& held = contract.for_entry(f.c.entry);
+    if (!held.same_numerics(ref::canonical_conventions())) {
+      std::printf("  not saved: held to the contract %s (a saved case replays under canonical)\n", held.name.c_str());
+      continue;
+    }
     std::string why;
     const std::string dir = data.empty() ? "" : (fs::path(data) / "regressions").string();
     const std::string path = dir.empty() && !std::getenv("W8A16_REGRESSIONS_DIR")
@@ -336,6 +344,9 @@ int run_verify(const VerifyArgs& a) {
   props::CampaignOptions opt;
   Inputs in;
   if (const int bad = campaign_options(a, &opt)) return bad;
+  // The contract before anything runs or any report is begun: a bad one is exit 2, nothing launched.
+  std::string contract_error;
+  if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
   if (const int bad = gather_inputs(a, &opt, &in)) return bad;
   // The reports can be written, and an earlier run's are marked INCOMPLETE, before the module is
   // loaded: a driver that crashes on it cannot leave an earlier PASS in place.
@@ -361,7 +372,7 @@ int run_verify(const VerifyArgs& a) {
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
   if (!check_module(*backend, entries, &error)) return usage(error);
-  const VerifyReportContext ctx{backend->name(), run_identity(*backend), in.data.path};
+  const VerifyReportContext ctx{backend->name(), run_identity(*backend), in.data.path, opt.contract};
   props::VerifyResult v;
   v.quick = a.quick;
   v.on_gpu = std::string(backend->name()) == "cuda";
@@ -378,6 +389,7 @@ int run_verify(const VerifyArgs& a) {
   std::printf("w8a16check verify%s: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n",
               a.quick ? " --quick (the gate)" : "", note.c_str(), opt.seed, opt.cases, opt.shard_index,
               opt.shard_count);
+  std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
   print_scope(v.on_gpu, in.mma_roots, in.recordings, a.replay_recordings);
   std::fputs(identity_text(ctx.identity).c_str(), stdout);
   if (!in.data.path.empty()) std::printf("%s\n", data_dir_line(in.data).c_str());
@@ -398,7 +410,7 @@ int run_verify(const VerifyArgs& a) {
   run_cases_stage(launchers, opt, &clock, &v);
   props::judge_coverage(&v);
   print_verify_summary(stdout, v);
-  print_failures(a, v, in.data.path, backend->name());
+  print_failures(a, v, in.data.path, backend->name(), opt.contract);
   return finish(a, v, ctx);
 }
 

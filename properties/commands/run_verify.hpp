@@ -38,9 +38,10 @@ struct VerifyArgs {
   std::uint32_t gpus = 0;           // 0: every visible GPU
   std::shared_ptr<Report> junit = std::make_shared<Report>(), json = std::make_shared<Report>();
   bool save_failures = true;
-  bool coverage = true;            // --no-coverage: no coverage cases, no coverage verdict
-  std::uint64_t max_failures = 0;  // --max-failures
-  bool isolate = false;            // --isolate: the simulation's cases in worker processes too
+  bool coverage = true;               // --no-coverage: no coverage cases, no coverage verdict
+  std::uint64_t max_failures = 0;     // --max-failures
+  bool isolate = false;               // --isolate: the simulation's cases in worker processes too
+  std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
 };
 
 int run_verify(const VerifyArgs& a);

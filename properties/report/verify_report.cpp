@@ -7,6 +7,7 @@
 
 #include "report_files.hpp"
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/reference/conventions.hpp"
 
 namespace w8a16::cli {
 namespace {
@@ -164,6 +165,35 @@ std::string junit_entry(const CampaignResult& r, golden::EntryPoint e, const pro
          "</system-out>\n  </testcase>\n";
 }
 
+// What the kernels were held to (NUMERICS.md 2.4): the short form reports print, whether it is the
+// canonical numerics, and each value's name and text form (the file a reader can pass back with
+// --contract), for every entry point and for each one overridden.
+nlohmann::json contract_json(const props::ContractChoice& choice) {
+  auto value = [](const ref::Conventions& c) {
+    return nlohmann::json{{"name", c.name}, {"text", ref::format_conventions(c)}};
+  };
+  nlohmann::json j{{"name", choice.describe()}, {"canonical", choice.is_canonical()}, {"all", value(choice.all)}};
+  j["entry_points"] = nlohmann::json::object();
+  for (const auto& [e, c] : choice.per_entry) {
+    nlohmann::json x = value(c);
+    x["describe"] = choice.describe_for(e);
+    j["entry_points"][std::string(golden::entry_point_name(e))] = x;
+  }
+  return j;
+}
+
+// The same as JUnit <property> lines: contract (the short form), then contract.<entry> for each
+// overridden entry point (its describe_for line).
+std::string contract_junit_properties(const props::ContractChoice& choice) {
+  std::string s = "    <property name=\"contract\" value=\"" + xml_text(choice.describe()) + "\"/>\n";
+  s += "    <property name=\"contract.tc\" value=\"" + xml_text(ref::describe(choice.all.tc)) + "\"/>\n";
+  s += "    <property name=\"contract.gemv\" value=\"" + xml_text(ref::describe(choice.all.gemv)) + "\"/>\n";
+  for (const auto& [e, c] : choice.per_entry)
+    s += "    <property name=\"contract." + std::string(golden::entry_point_name(e)) + "\" value=\"" +
+         xml_text(choice.describe_for(e)) + "\"/>\n";
+  return s;
+}
+
 }  // namespace
 
 void print_verify_summary(std::FILE* out, const VerifyResult& v) {
@@ -196,6 +226,7 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   add_identity_json(&j, ctx.identity);
   j["data_dir"] = ctx.data_dir;
   j["backend"] = ctx.backend;
+  j["contract"] = contract_json(ctx.contract);
   j["seed"] = v.seed;
   j["shard"] = {{"index", v.shard_index}, {"count", v.shard_count}};
   j["seconds"] = r.seconds;
@@ -245,6 +276,16 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+// identity_junit_properties' block with the contract's properties added before its end.
+std::string with_contract(const std::string& properties, const props::ContractChoice& choice) {
+  const std::string end = "  </properties>\n";
+  const std::size_t at = properties.rfind(end);
+  if (at == std::string::npos) return properties;
+  return properties.substr(0, at) + contract_junit_properties(choice) + properties.substr(at);
+}
+}  // namespace
+
 std::string verify_junit_report(const VerifyResult& v, const VerifyReportContext& ctx) {
   const CampaignResult& r = v.campaign;
   const std::vector<Reason> reasons = props::verdict_reasons(v);
@@ -256,8 +297,8 @@ std::string verify_junit_report(const VerifyResult& v, const VerifyReportContext
   std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\"" +
          std::to_string(std::size(kGroups) + r.per_entry.size()) + "\" failures=\"" + std::to_string(failed) +
-         "\" time=\"" + seconds + "\">\n" + identity_junit_properties(ctx.identity) + body +
-         "</testsuite>\n</testsuites>\n";
+         "\" time=\"" + seconds + "\">\n" + with_contract(identity_junit_properties(ctx.identity), ctx.contract) +
+         body + "</testsuite>\n</testsuites>\n";
 }
 
 }  // namespace w8a16::cli

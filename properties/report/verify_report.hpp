@@ -8,15 +8,17 @@
 #include <string>
 
 #include "gpu_identity.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 #include "w8a16/properties/verify.hpp"
 
 namespace w8a16::cli {
 
 // What the reports say about the run besides the result.
 struct VerifyReportContext {
-  std::string backend;   // "cuda" or "sim"
-  RunIdentity identity;  // gpu_identity.hpp
-  std::string data_dir;  // the data folder used ("" when none)
+  std::string backend;             // "cuda" or "sim"
+  RunIdentity identity;            // gpu_identity.hpp
+  std::string data_dir;            // the data folder used ("" when none)
+  props::ContractChoice contract;  // what the kernels were held to (--contract; NUMERICS.md 2.4)
 };
 
 // The entry-point table, the coverage table (or why coverage was not judged), the counts of cases

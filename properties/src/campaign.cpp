@@ -15,8 +15,9 @@ namespace {
 enum class Ran { pass, fail, fault, hang };
 
 // One case's result: its tally, its coverage cell and, when it fails, why.
-Ran judge(const CaseWork& w, const char* launcher_name, EntryTally* t, CoverageTable* coverage, std::string* why,
-          std::uint64_t* mismatched) {
+// `contract` names a non-canonical contract the case was held to ("" for canonical).
+Ran judge(const CaseWork& w, const char* launcher_name, const std::string& contract, EntryTally* t,
+          CoverageTable* coverage, std::string* why, std::uint64_t* mismatched) {
   const golden::Case& c = w.c;
   ++t->cases;
   if (!w.input_error.empty()) {
@@ -25,6 +26,11 @@ Ran judge(const CaseWork& w, const char* launcher_name, EntryTally* t, CoverageT
     return Ran::fail;
   }
   t->specials_seen |= w.specials;
+  if (!w.contract_problem.empty()) {  // not launched, never compared: a failure saying why
+    ++t->errors;
+    *why = w.contract_problem;
+    return Ran::fail;
+  }
   const Launched& got = w.got;
   if (got.planned) {
     CoverageCell& cell = (*coverage)[CoverageKey{c.entry, got.plan.body, configuration_of(got.plan)}];
@@ -52,7 +58,8 @@ Ran judge(const CaseWork& w, const char* launcher_name, EntryTally* t, CoverageT
   ++t->mismatching_cases;
   t->mismatched_elements += cmp.mismatches;
   *mismatched = cmp.mismatches;
-  *why = std::to_string(cmp.mismatches) + " elements differ from the emulator";
+  *why = std::to_string(cmp.mismatches) + " elements differ from the emulator" +
+         (contract.empty() ? "" : " under the contract " + contract);
   for (const std::string& d : cmp.details) *why += "; " + d;
   return Ran::fail;
 }
@@ -126,7 +133,10 @@ CampaignResult run_campaign(CaseLauncher& launcher, const CampaignOptions& opt,
     std::string why;
     std::uint64_t mismatched = 0;
     p.current = &w.c;
-    const Ran ran = judge(w, launcher.name(), &r.per_entry[w.c.entry], &r.coverage, &why, &mismatched);
+    const ref::Conventions& held = opt.contract.for_entry(w.c.entry);
+    const Ran ran = judge(w, launcher.name(),
+                          held.same_numerics(ref::canonical_conventions()) ? std::string() : held.name,
+                          &r.per_entry[w.c.entry], &r.coverage, &why, &mismatched);
     const std::string from = source(j);
     if (ran != Ran::pass) r.failures.push_back({w.c, from, why, mismatched});
     if (ran == Ran::fault) ++r.faulted;
@@ -144,6 +154,7 @@ CampaignResult run_campaign(CaseLauncher& launcher, const CampaignOptions& opt,
   };
   PipelineOptions po;
   po.threads = opt.threads;
+  po.contract = opt.contract;
   const PipelineResult pr = run_case_pipeline(items.size(), case_at, &launcher, steps, po);
   // The cases that did not run for want of a device are counted, never coverage gaps.
   if (pr.end == PipelineEnd::hang) r.not_run_after_hang = items.size() - pr.handed;

@@ -83,13 +83,16 @@ PipelineResult run_case_pipeline(std::size_t count, const std::function<golden::
       std::string error;
       if (!golden::regenerate_inputs(s->c, &s->in, &error)) s->work.input_error = error;
       else s->work.specials = golden::special_classes(s->c, s->in);
+      // A case the contract leaves undefined has no expected bytes: it is never compared, and
+      // never launched either (NUMERICS.md 2.4: a failure that says so, never a comparison).
+      if (s->work.input_error.empty()) s->work.contract_problem = contract_case_problem(s->c, s->in, opt.contract);
       lock.lock();
       s->inputs_ready = true;
       cv.notify_all();
       lock.unlock();
       // The launch reads the operands meanwhile: both only read them.
-      if (s->work.input_error.empty())
-        s->work.expected = expected_output(s->c, s->in, emulation_threads(s->c, pool_size));
+      if (s->work.input_error.empty() && s->work.contract_problem.empty())
+        s->work.expected = expected_output(s->c, s->in, emulation_threads(s->c, pool_size), opt.contract);
     } catch (...) {
       if (!lock.owns_lock()) lock.lock();
       s->error = std::current_exception();
@@ -149,7 +152,7 @@ PipelineResult run_case_pipeline(std::size_t count, const std::function<golden::
       s = slots[i].get();
     }
     if (s->error) std::rethrow_exception(s->error);
-    if (launcher && s->work.input_error.empty()) {
+    if (launcher && s->work.input_error.empty() && s->work.contract_problem.empty()) {
       s->work.got = launcher->launch(s->c, s->in);
       s->work.launched = true;
     }

@@ -59,6 +59,16 @@ std::string ContractChoice::describe_for(golden::EntryPoint e) const {
          (golden::entry_point_is_gemv(e) ? "gemv: " + ref::describe(c.gemv) : "tc: " + ref::describe(c.tc)) + ")";
 }
 
+std::string contract_report_text(const ContractChoice& choice) {
+  std::string s = "contract: " + choice.describe() + "\n";
+  if (choice.is_canonical() && choice.per_entry.empty()) return s;
+  s += "  tensor-core entry points: " + choice.all.name + " (tc: " + ref::describe(choice.all.tc) + ")\n";
+  s += "  GEMV entry points: " + choice.all.name + " (gemv: " + ref::describe(choice.all.gemv) + ")\n";
+  for (const auto& [e, c] : choice.per_entry)
+    s += "  " + std::string(golden::entry_point_name(e)) + ": " + choice.describe_for(e) + "\n";
+  return s;
+}
+
 bool apply_contract_arg(const std::string& arg, ContractChoice* choice, std::string* error) {
   // ENTRY=SPEC when the part before '=' names an entry point; a path may hold '=' too.
   const std::size_t eq = arg.find('=');

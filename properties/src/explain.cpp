@@ -44,7 +44,8 @@ std::string specials_of_element(const golden::Case& c, const golden::CaseInputs&
 
 std::string explain_element(const golden::Case& c, const golden::CaseInputs& in,
                             const std::vector<std::uint16_t>& expected, const std::vector<std::uint16_t>* produced,
-                            std::uint32_t m, std::uint32_t n) {
+                            std::uint32_t m, std::uint32_t n, const ContractChoice& contract) {
+  (void)contract;
   std::string out;
   char buf[256];
   // Appends one formatted piece (every piece is far below the buffer's size).

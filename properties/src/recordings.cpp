@@ -181,6 +181,12 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       ++file_emu_bad;
       return true;
     }
+    if (!w.contract_problem.empty()) {  // nothing to compare the recording with: a failure saying why
+      std::printf("FAIL %s\n  %s\n", line.c_str(), w.contract_problem.c_str());
+      res.failures.push_back(golden::shown(files[f]) + ": " + w.contract_problem + "\n  " + line);
+      ++file_emu_bad, ++res.undefined;
+      return true;
+    }
     const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, w.expected);
     const std::string emu = differs(o, emulated);
     std::vector<std::uint16_t> on_device;
@@ -214,14 +220,24 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       // repro compares a backend with this same emulator: it reproduces nothing here unless the
       // device ran and its bytes differ from the emulator's.
       const bool repro_shows = opt.device && !on_device.empty() && on_device != emulated;
-      std::printf("FAIL emulator vs recording: %s\n  %s\n", emu.c_str(), line.c_str());
+      const ref::Conventions& held = opt.contract.for_entry(o.c.entry);
+      const bool canonical = held.same_numerics(ref::canonical_conventions());
+      std::printf("FAIL emulator%s vs recording: %s\n  %s\n",
+                  canonical ? "" : (" (contract " + held.name + ")").c_str(), emu.c_str(), line.c_str());
+      if (!canonical)
+        std::printf(
+            "  (the recording holds what kernels keeping the canonical contract produced: under the contract %s "
+            "the emulator differs wherever the two contracts do)\n",
+            held.name.c_str());
       if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
-      else
+      else if (canonical)
         std::printf(
             "  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
             "no difference, as it compares a backend with this same emulator)\n",
             opt.device ? ", and this device agrees with the emulator" : "");
-      res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
+      res.failures.push_back(golden::shown(files[f]) + ": emulator" +
+                             (canonical ? "" : " (contract " + held.name + ")") + " vs recording: " + emu + "\n  " +
+                             line);
     }
     if (device_runs && !dev.empty()) {
       ++file_dev_bad;
@@ -233,14 +249,20 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     }
     return true;
   };
+  props::PipelineOptions po;
+  po.contract = opt.contract;
   props::run_case_pipeline(
-      items.size(), [&](std::size_t j) { return recs[items[j].file].outputs[items[j].pos].c; }, device_launcher, steps);
+      items.size(), [&](std::size_t j) { return recs[items[j].file].outputs[items[j].pos].c; }, device_launcher, steps,
+      po);
   // Every file is named, those with no case in this shard too; after a hang, none past its file.
   if (res.hang.empty() && !files.empty()) reach(files.size() - 1);
   if (printed > 0) summary();
   res.files = files.size();
   std::printf("%zu recorded cases: emulator %zu differ, device %s\n", res.cases, res.emulator_differ,
               opt.device ? (std::to_string(res.device_differ) + " differ").c_str() : "not run");
+  if (!opt.contract.is_canonical())
+    std::printf("  (the emulator held to the contract %s; the recordings hold canonical kernels' outputs)\n",
+                opt.contract.describe().c_str());
   res.status = res.emulator_differ == 0 && res.device_differ == 0 ? 0 : 1;
   return res;
 }

@@ -111,12 +111,12 @@ TEST(CasePipeline, beforeAndDoneStopTheRunWhereTheySay) {
   props::PipelineSteps steps;
   steps.before = [](std::size_t i) { return i < 7; };
   steps.done = [](std::size_t, props::CaseWork&) { return true; };
-  props::PipelineResult r = props::run_case_pipeline(20, drawn, nullptr, steps, {4, 0});
+  props::PipelineResult r = props::run_case_pipeline(20, drawn, nullptr, steps, {4, 0, {}});
   EXPECT_EQ(r.end, props::PipelineEnd::stopped);
   EXPECT_EQ(r.handed, 7u);
   steps.before = {};
   steps.done = [](std::size_t i, props::CaseWork&) { return i != 3; };
-  r = props::run_case_pipeline(20, drawn, nullptr, steps, {4, 0});
+  r = props::run_case_pipeline(20, drawn, nullptr, steps, {4, 0, {}});
   EXPECT_EQ(r.end, props::PipelineEnd::stopped);
   EXPECT_EQ(r.handed, 4u);
 }
@@ -129,7 +129,7 @@ TEST(CasePipeline, anExceptionPreparingACaseReachesTheCallerAtThatCase) {
     if (i == 9) throw std::runtime_error("case 9");
     return drawn(i);
   };
-  EXPECT_THROW(props::run_case_pipeline(20, case_at, nullptr, steps, {4, 0}), std::runtime_error);
+  EXPECT_THROW(props::run_case_pipeline(20, case_at, nullptr, steps, {4, 0, {}}), std::runtime_error);
   EXPECT_EQ(handed, 9u);
 }
 
@@ -148,7 +148,7 @@ TEST(CasePipeline, aCaseWithoutOperandsComesBackUnlaunchedWithTheReason) {
     EXPECT_EQ(w.input_error.empty(), i != 2) << w.input_error;
     return true;
   };
-  props::run_case_pipeline(4, case_at, &launcher, steps, {2, 0});
+  props::run_case_pipeline(4, case_at, &launcher, steps, {2, 0, {}});
   EXPECT_EQ(launched, (std::vector<bool>{true, true, false, true}));
   EXPECT_EQ(launcher.seeds_.size(), 3u);
 }

@@ -10,6 +10,7 @@
 #include "w8a16/device/backend.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/properties/case_draw.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 #include "w8a16/properties/coverage.hpp"
 #include "w8a16/properties/launcher.hpp"
 
@@ -26,6 +27,7 @@ struct CampaignOptions {
   std::vector<AimedCase> aimed;                    // then the coverage cases (coverage_plan), all of them
   std::uint64_t max_failures = 0;                  // > 0: start no case after this many failed
   unsigned threads = 0;  // the host threads that regenerate and emulate cases ahead (case_pipeline.hpp); 0: every core
+  ContractChoice contract;  // what every case's expected bytes are (NUMERICS.md 2.4); canonical by default
 };
 
 struct EntryTally {

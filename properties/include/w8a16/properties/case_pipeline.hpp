@@ -23,6 +23,7 @@ struct PipelineOptions {
                                       // 0: a quarter of the memory, at most 8 GiB. The case being
                                       // launched is always admitted, so one case larger than this
                                       // still runs, alone.
+  ContractChoice contract;            // what the expected bytes are (NUMERICS.md 2.4): canonical by default
 };
 
 // One case's result.
@@ -31,6 +32,8 @@ struct CaseWork {
   std::string input_error;              // not empty: its operands could not be regenerated;
                                         // nothing was emulated or launched
   std::uint32_t specials = 0;           // golden::special_classes of its operands
+  std::string contract_problem;         // not empty: the contract does not define this case's outputs
+                                        // (contract_case_problem): nothing was emulated or launched
   std::vector<std::uint16_t> expected;  // expected_output: all of C, guard rows included
   bool launched = false;                // a launcher was given and the case went to it
   Launched got;                         // what it returned

@@ -26,6 +26,11 @@ struct ContractChoice {
   std::string describe_for(golden::EntryPoint e) const;
 };
 
+// What a text report opens with, one line ending in a newline each: "contract: <describe()>", and
+// under any contract but canonical the fields each part holds the kernels to: the tensor-core
+// entry points', the GEMVs', and each overridden entry point's describe_for().
+std::string contract_report_text(const ContractChoice& choice);
+
 // One `--contract` argument: NAME (a library value), FILE (the text form) or ENTRY=NAME|FILE (one
 // entry point, its name with or without the `w8a16_` prefix). A name is looked up before a file.
 // On an error *choice is unchanged and *error names the argument and what is wrong.

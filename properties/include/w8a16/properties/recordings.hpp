@@ -8,6 +8,7 @@
 
 #include "w8a16/properties/work_limits.hpp"
 #include "w8a16/device/backend.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 #include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::props {
@@ -24,6 +25,11 @@ struct RecordingsOptions {
   // kernels of the entry points verified (docs/KERNEL_ABI.md 1), so a case of another entry point
   // would be a launch the module cannot make, not a finding about it.
   std::vector<golden::EntryPoint> device_entries;
+  // The contract the emulator's side is computed under (NUMERICS.md 2.4). The recordings hold what
+  // this project's kernels, which keep `canonical`, produced: under another contract the emulator
+  // differs from them wherever the two contracts do, and each such case is reported as a difference
+  // under that contract, named. The device's side is compared with the recording as it stands.
+  ContractChoice contract;
 };
 
 struct RecordingsResult {
@@ -35,6 +41,7 @@ struct RecordingsResult {
   std::vector<std::string> failures;  // one per differing case: what differs and the case line
   std::vector<std::string> notes;     // e.g. a version-1 file's unverifiable length
   std::size_t faulted = 0;            // device launches that lost the context (each a differing case)
+  std::size_t undefined = 0;          // cases the contract does not define (counted in emulator_differ)
   std::string hang;                   // non-empty: a launch did not complete; nothing after it ran
 };
 
