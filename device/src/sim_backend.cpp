@@ -270,7 +270,7 @@ Status SimBackend::execute(const Plan& p) {
     for (const BodyStandIn& si : stand_ins_) {
       if (si.body != p.body) continue;
       std::string why;
-      expected = sim::stand_in_output(v, p.contract, si, &why);
+      expected = sim::stand_in_output(v, p.contract, si, plans_.size(), &why);
       if (expected.empty())
         return Status::error(Errc::simulation_finding,
                              std::string(p.kernel_name) + ": stand-in " + si.text + ": " + why);

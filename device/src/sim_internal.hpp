@@ -44,7 +44,8 @@ std::vector<std::uint16_t> expected_output(const ref::GemmView& v, Contract cont
 // C = [m][n] under a stand-in's conventions and bug (sim_stand_ins.cpp), never remembered: empty
 // with *error when its conventions do not define the output (NUMERICS.md 2.4, fold period end
 // over scales that change along K).
+// `execution` counts the backend's executes: what the nondeterministic variation draws from.
 std::vector<std::uint16_t> stand_in_output(const ref::GemmView& v, Contract contract, const BodyStandIn& si,
-                                           std::string* error);
+                                           std::uint64_t execution, std::string* error);
 
 }  // namespace w8a16::device::sim

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The simulation's stand-ins for `w8a16check identify`: a body whose values follow other
-// conventions of the family (NUMERICS.md 2.4) or carry a planted bug. Read from
+// conventions of the family (NUMERICS.md 2.4), carry a planted bug, or break invariance on purpose
+// (the controls of `w8a16check invariance`). Read from
 // W8A16_SIM_CONVENTIONS by the CLI; an item that cannot be read is an error and nothing runs.
+#include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -82,7 +85,9 @@ bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std
     }
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 >= item.size()) {
-      *error = "'" + item + "': expected BODY=NAME|FILE|bug:... (e.g. m32_skinny=seed-skinny)";
+      *error =
+          "'" + item +
+          "': expected BODY=NAME|FILE|bug:...|split-k-by-m|row-order|nondeterministic (e.g. m32_skinny=seed-skinny)";
       return false;
     }
     BodyStandIn si;
@@ -102,6 +107,15 @@ bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std
         *error = "'" + item + "': body " + body + " is given twice";
         return false;
       }
+    // The invariance controls, alone on the canonical values.
+    if (spec == "split-k-by-m" || spec == "row-order" || spec == "nondeterministic") {
+      si.variation = spec == "split-k-by-m" ? StandInVariation::split_k_by_m
+                     : spec == "row-order"  ? StandInVariation::row_order
+                                            : StandInVariation::nondeterministic;
+      all.push_back(std::move(si));
+      if (end == text.size()) break;
+      continue;
+    }
     // NAME, NAME+bug:..., or bug:... alone (on the canonical values).
     const std::size_t plus = spec.rfind("+bug:");
     std::string conv = spec, bug;
@@ -120,9 +134,57 @@ bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std
 }
 
 namespace sim {
+namespace {
+
+// The other order of the row-order and nondeterministic variations: each step's first two k16
+// windows swapped (tensor-core), chunk 8 instead of the GEMV's own.
+ref::Conventions other_order(ref::Conventions c) {
+  const std::array<std::uint8_t, 128> o = c.tc.k_order;
+  for (unsigned i = 0; i < 32; ++i) c.tc.k_order[i] = o[i ^ 16u];
+  c.gemv.chunk = c.gemv.chunk == 8 ? 16 : 8;
+  return c;
+}
+
+std::vector<std::uint16_t> emulate(const ref::GemmView& v, Contract contract, const ref::Conventions& c) {
+  std::vector<std::uint16_t> out(std::size_t{v.m} * v.n);
+  if (contract == Contract::gemv) ref::gemm_conventions(c.gemv, v, out.data(), v.n);
+  else ref::gemm_conventions(c.tc, v, ref::Arch::sm90, out.data(), v.n);
+  return out;
+}
+
+// splitmix64: the nondeterministic variation's per-element draw.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::vector<std::uint16_t> varied_output(const ref::GemmView& v, Contract contract, const BodyStandIn& si,
+                                         std::uint64_t execution) {
+  if (si.variation == StandInVariation::split_k_by_m) {
+    ref::Conventions c = si.conventions;
+    const std::uint32_t parts = std::min((v.m + 7) / 8, v.k / 128);
+    if (parts >= 2) c.tc.fold = ref::Fold::mul_add, c.gemv.mac = ref::Mac::mul_add;
+    return emulate(v, contract, c);
+  }
+  std::vector<std::uint16_t> out = emulate(v, contract, si.conventions);
+  const std::vector<std::uint16_t> other = emulate(v, contract, other_order(si.conventions));
+  for (std::uint32_t r = 0; r < v.m; ++r)
+    for (std::uint32_t col = 0; col < v.n; ++col) {
+      const bool take = si.variation == StandInVariation::row_order
+                            ? r % 2 == 1
+                            : (mix(execution * 0x100000001B3ull ^ mix((std::uint64_t{r} << 32) | col)) & 1u) != 0;
+      if (take) out[std::size_t{r} * v.n + col] = other[std::size_t{r} * v.n + col];
+    }
+  return out;
+}
+
+}  // namespace
 
 std::vector<std::uint16_t> stand_in_output(const ref::GemmView& v, Contract contract, const BodyStandIn& si,
-                                           std::string* error) {
+                                           std::uint64_t execution, std::string* error) {
+  if (si.variation != StandInVariation::none) return varied_output(v, contract, si, execution);
   // A swapped pair of K positions reads a copy of A with the two columns exchanged.
   std::vector<std::uint16_t> a_copy;
   ref::GemmView view = v;

@@ -65,12 +65,31 @@ enum class PlantedBug : std::uint8_t {
   flip,    // bit 0 of one output element (row, column) is flipped after the emulation
   swap_k,  // the body reads A's K positions i and j swapped (a wrong load index)
 };
+// Stand-ins that break invariance on purpose (`w8a16check invariance`'s controls): values that
+// depend on the call's row count, on a row's position, or on the run. Each is emulated as a change
+// of the body's conventions (NUMERICS.md 2.4) applied where the real defect would apply it, so the
+// bytes are exact emulations, never noise.
+enum class StandInVariation : std::uint8_t {
+  none,
+  // A K split whose part count depends on M: ceil(m / 8) parts whose FP32 partials are added. The
+  // extra additions round the scaled partials before they meet the accumulator, which is fold =
+  // mul-add (GEMV: mac = mul-add) wherever there are two parts or more (m > 8, two steps or more).
+  split_k_by_m,
+  // A reduction whose order depends on the row's position: odd rows of the call take each step's
+  // first two k16 windows in swapped order (GEMV: chunk 8 instead of its own).
+  row_order,
+  // Atomics across CTAs: each execute folds some outputs' partials in the other order (the two
+  // windows swapped as above), chosen per element from a hash of the execute's count, so repeats of
+  // one call differ.
+  nondeterministic,
+};
 struct BodyStandIn {
   Body body = Body::gemm128_tile;
   ref::Conventions conventions = ref::canonical_conventions();  // tc for a tensor-core body, gemv for the GEMV
   PlantedBug bug = PlantedBug::none;
   std::uint32_t x = 0, y = 0;  // flip: row, column; swap_k: the two K positions
-  std::string text;            // the item as given, for the backend's note
+  StandInVariation variation = StandInVariation::none;
+  std::string text;  // the item as given, for the backend's note
 };
 // "BODY=SPEC,..." (W8A16_SIM_CONVENTIONS' format): BODY a body name (bodies.def, e.g. m32_skinny),
 // SPEC one of
@@ -79,6 +98,9 @@ struct BodyStandIn {
 //   bug:flip[@R:C]        the canonical values with bit 0 of C[R][C] flipped (default C[0][0])
 //   bug:swap-k@I:J        the canonical values computed with A's K positions I and J swapped
 //   NAME+bug:...          the bug on top of the named (or file's) conventions
+//   split-k-by-m, row-order, nondeterministic
+//                         the canonical values varied as StandInVariation says (the controls that
+//                         `w8a16check invariance` must fail)
 // A body named twice, an unknown body, name, file or bug is an error; false with *error.
 bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std::string* error);
 
