@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check invariance`: whether each entry point's row bytes depend on the row alone
+// (properties/invariance.hpp), on a backend: a GPU, a --module file (docs/KERNEL_ABI.md 5), or the
+// simulation with its stand-ins (W8A16_SIM_CONVENTIONS, including the controls that must fail).
+#include "run_invariance.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "exit_status.hpp"
+#include "gpu_identity.hpp"
+#include "numbers.hpp"
+#include "w8a16/device/module_abi.hpp"
+#include "w8a16/golden/files.hpp"
+#include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/invariance.hpp"
+
+namespace w8a16::cli {
+namespace cmd_invariance {
+namespace {
+
+int usage(const std::string& message) { return usage_error("invariance", message); }
+
+bool parse_u32(const std::string& t, std::uint32_t* out) {
+  if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+  *out = static_cast<std::uint32_t>(std::stoul(t));
+  return true;
+}
+
+// "M" or "A..B"; an empty range (B < A) or a zero is an error.
+bool parse_ms(const std::string& t, std::vector<std::uint32_t>* out, std::string* error) {
+  const std::size_t dots = t.find("..");
+  std::uint32_t lo = 0, hi = 0;
+  const bool ok = dots == std::string::npos ? parse_u32(t, &lo) && (hi = lo, true)
+                                            : parse_u32(t.substr(0, dots), &lo) && parse_u32(t.substr(dots + 2), &hi);
+  if (!ok) {
+    *error = "--m " + golden::quote(t) + ": expected M or A..B (whole numbers)";
+    return false;
+  }
+  if (lo == 0 || hi > golden::kCaseMaxM) {
+    *error = "--m " + golden::quote(t) + ": M must be in 1.." + std::to_string(golden::kCaseMaxM);
+    return false;
+  }
+  if (hi < lo) {
+    *error = "--m " + golden::quote(t) + ": an empty range (nothing would be compared)";
+    return false;
+  }
+  for (std::uint32_t m = lo; m <= hi; ++m) out->push_back(m);
+  return true;
+}
+
+nlohmann::json failure_json(const props::InvarianceFailure& f) {
+  nlohmann::json j;
+  j["m"] = f.m;
+  j["position"] = f.position;
+  j["call"] = f.what;
+  if (!f.error.empty()) {
+    j["error"] = f.error;
+  } else {
+    j["row"] = f.row;
+    j["column"] = f.column;
+    j["got"] = f.got;
+    j["want"] = f.want;
+    j["against"] = f.against;
+  }
+  j["replay_kind"] = f.replay_kind;
+  j["replay"] = f.replay;
+  return j;
+}
+
+nlohmann::json entry_json(const props::EntryInvariance& e) {
+  nlohmann::json j;
+  j["entry"] = std::string(golden::entry_point_name(e.entry));
+  j["ms"] = e.ms;
+  nlohmann::json spans = nlohmann::json::array();
+  for (const props::DispatchSpan& s : e.map.spans)
+    spans.push_back({{"first", s.first}, {"last", s.last}, {"body", s.label}});
+  j["dispatch"] = spans;
+  nlohmann::json forced = nlohmann::json::array();
+  for (const props::DispatchSpan& s : e.map.forced_spans)
+    forced.push_back({{"first", s.first}, {"last", s.last}, {"bodies", s.label}});
+  j["forced_bodies"] = forced;
+  j["edges"] = e.map.edges;
+  j["forced_edges"] = e.map.forced_edges;
+  j["edges_crossed"] = e.edges_crossed;
+  nlohmann::json verdicts = nlohmann::json::object();
+  for (const props::InvarianceVerdict& v : e.verdicts) {
+    nlohmann::json vj;
+    vj["verdict"] = !v.asked ? "NOT ASKED" : v.pass() ? "PASS" : "FAIL";
+    vj["compared"] = v.comparisons;
+    vj["failures"] = v.failures;
+    vj["failing_ms"] = v.failing_ms;
+    if (v.has_failure) vj["first_failure"] = failure_json(v.first);
+    verdicts[props::invariance_kind_name(v.kind)] = vj;
+  }
+  j["verdicts"] = verdicts;
+  return j;
+}
+
+}  // namespace
+
+int run_invariance(const InvarianceArgs& a) {
+  props::InvarianceOptions opt;
+  for (const std::string& s : a.shapes) {
+    const std::size_t x = s.find('x');
+    props::InvarianceShape shape;
+    if (x == std::string::npos || !parse_u32(s.substr(0, x), &shape.n) || !parse_u32(s.substr(x + 1), &shape.k) ||
+        shape.n == 0 || shape.n > golden::kCaseMaxN || shape.k == 0 || shape.k % 128 != 0 ||
+        shape.k > golden::kCaseMaxK)
+      return usage("--shape " + golden::quote(s) +
+                   ": expected NxK, N >= 1, K a positive multiple of 128 (one scale block per step, NUMERICS.md 2)");
+    opt.shapes.push_back(shape);
+  }
+  if (opt.shapes.empty()) opt.shapes.push_back({136, 512});
+  std::string error;
+  for (const std::string& m : a.ms)
+    if (!parse_ms(m, &opt.ms, &error)) return usage(error);
+  std::sort(opt.ms.begin(), opt.ms.end());
+  opt.ms.erase(std::unique(opt.ms.begin(), opt.ms.end()), opt.ms.end());
+  opt.edges_only = a.edges_only;
+  for (const std::string& name : a.needles) {
+    golden::Distribution d;
+    if (!golden::parse_distribution(name, &d))
+      return usage("unknown --needle " + golden::quote(name) + " (a distribution, e.g. cancelling_steps)");
+    opt.needles.push_back(d);
+  }
+  if (opt.needles.empty()) opt.needles = props::default_needles();
+  if (!a.verdicts.empty()) {
+    for (bool& k : opt.kinds) k = false;
+    for (const std::string& v : a.verdicts) {
+      bool found = false;
+      for (props::InvarianceKind k : props::kAllInvarianceKinds)
+        if (v == props::invariance_kind_name(k)) opt.kinds[static_cast<int>(k)] = true, found = true;
+      if (!found) return usage("unknown --verdict " + golden::quote(v) + " (run-to-run, batch, tier, contract)");
+    }
+  }
+  opt.permutations = !a.no_permutations;
+  opt.seed = a.seed;
+  opt.threads = a.threads;
+  opt.save_dir = a.save_dir;
+  if (!props::parse_contract_args(a.contract, &opt.contract, &error)) return usage(error);
+  std::vector<golden::EntryPoint> wanted;
+  for (const std::string& name : a.entries) {
+    golden::EntryPoint e;
+    const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
+    if (!golden::parse_entry_point(full, &e))
+      return usage("unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)");
+    if (std::find(wanted.begin(), wanted.end(), e) == wanted.end()) wanted.push_back(e);
+  }
+  if (!begin_report(a.json.get(), &error)) return usage(error);
+  std::string note;
+  bool no_gpu = false;
+  auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
+  if (!backend) return backend_refused("invariance", error, no_gpu);
+  opt.backend_name = std::string(backend->name()) == "simulation" ? "sim" : "cuda";
+  if (wanted.empty()) {
+    for (golden::EntryPoint e : golden::kAllEntryPoints) {
+      bool present = true;
+      for (device::KernelId id : device::required_kernels(props::to_device_entry(e)))
+        present = present && backend->registry().resolve(id);
+      if (present) wanted.push_back(e);
+      else
+        std::printf("invariance: note: %s left out: the module lacks its kernels\n",
+                    std::string(golden::entry_point_name(e)).c_str());
+    }
+  }
+  opt.entries = wanted;
+  std::vector<device::Entry> entries;
+  for (golden::EntryPoint e : wanted) entries.push_back(props::to_device_entry(e));
+  if (!check_module(*backend, entries, &error)) return usage(error);
+
+  std::printf("w8a16check invariance: backend %s; seed %llu\n", note.c_str(),
+              static_cast<unsigned long long>(opt.seed));
+  std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
+  if (opt.backend_name == "cuda")
+    std::printf("note: run-to-run repeats each call on one stream; it does not yet load another stream meanwhile\n");
+  const auto cases = make_launcher(*backend, a.module, 0, false);
+  props::BackendInvarianceLauncher launcher(*cases, *backend);
+  const props::InvarianceReport report = props::run_invariance(launcher, opt, backend->registry(), backend->limits(),
+                                                               [](const std::string& what) {
+                                                                 std::fprintf(stderr, "invariance: %s\n", what.c_str());
+                                                               });
+  std::fputs(props::invariance_text(report, opt).c_str(), stdout);
+
+  const bool pass = report.pass();
+  int status = pass ? kExitPass : kExitFail;
+  if (!a.json->path.empty()) {
+    nlohmann::json j;
+    add_run_json(&j);
+    j["command"] = "invariance";
+    j["backend"] = backend->name();
+    j["seed"] = opt.seed;
+    j["contract"] = opt.contract.describe();
+    j["verdict"] = pass ? "PASS" : "FAIL";
+    j["launches"] = report.launches;
+    j["hung"] = report.hung;
+    if (!report.hang.empty()) j["stopped"] = report.hang;
+    nlohmann::json needles = nlohmann::json::array();
+    for (golden::Distribution d : opt.needles) needles.push_back(std::string(golden::distribution_name(d)));
+    j["needles"] = needles;
+    nlohmann::json kinds = nlohmann::json::object();
+    for (props::InvarianceKind k : props::kAllInvarianceKinds)
+      kinds[props::invariance_kind_name(k)] = !opt.asked(k) ? "NOT ASKED" : report.pass(k) ? "PASS" : "FAIL";
+    j["verdicts"] = kinds;
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const props::ShapeInvariance& s : report.shapes) {
+      nlohmann::json sj;
+      sj["n"] = s.shape.n;
+      sj["k"] = s.shape.k;
+      nlohmann::json list = nlohmann::json::array();
+      for (const props::EntryInvariance& e : s.entries) list.push_back(entry_json(e));
+      sj["entries"] = list;
+      shapes.push_back(sj);
+    }
+    j["shapes"] = shapes;
+    if (!finish_report(a.json.get(), j.dump(2) + "\n", &error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      status = kExitUsage;
+    }
+  }
+  std::printf("verdict: %s\n", pass ? "PASS (every asked verdict holds)" : "FAIL");
+  return status;
+}
+
+}  // namespace cmd_invariance
+}  // namespace w8a16::cli

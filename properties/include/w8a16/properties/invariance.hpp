@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Whether a row's bytes depend on anything but the row (`w8a16check invariance`; the batch and
+// tier rows of `verify`). NUMERICS.md 2.1 defines C[m][n] from row m of A, W and S alone, and every
+// tensor-core tier must give the same bytes (2.1, "so every tier gives the bytes of every other");
+// the GEMVs keep their own order (2.2), the same for both. So a needle row, copied into calls of
+// every row count M among filler rows, must come back as its M = 1 bytes wherever it sits, on every
+// body an entry point can dispatch, through the strided and contiguous entry points and the packed
+// W (2.3), every run; and those bytes must be the contract's (2.4). Four verdicts, each its own:
+//
+//   run-to-run  the same call repeated gives the same bytes, all of C
+//   batch       per entry point, the needle at the front, the back and seeded positions of every
+//               M, in reversed and interleaved row orders, with padded pitches and A/C views at
+//               other aligned base offsets, against the entry's own M = 1 bytes (device against
+//               device)
+//   tier        per M, the needle at the front on every body each entry point can dispatch
+//               (forced with `without=`, as coverage forces them) and on every entry point of the
+//               same contract (strided, contiguous, packed W), against the plurality of them
+//   contract    each entry point's M = 1 bytes against the emulator's row under the chosen
+//               contract: "invariant but wrong" and "right but not invariant" are told apart
+//
+// The core launches through InvarianceLauncher, so that another caller (Python) can run the same
+// sweep over its own kernels.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "w8a16/device/backend.hpp"
+#include "w8a16/device/plan.hpp"
+#include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/contract_choice.hpp"
+
+namespace w8a16::props {
+
+class CaseLauncher;
+
+// Elements before A's first row and before C's first row in their allocations: a view at another
+// base. A's must keep 16-byte rows (a multiple of 8), C's may be any (kernels store C one BF16 at a
+// time, docs/KERNEL_ABI.md 3).
+struct ViewOffsets {
+  std::uint32_t a = 0, c = 0;
+  bool none() const { return a == 0 && c == 0; }
+};
+
+// What the sweep launches through. C comes back as launch_case gives it: [m + guard rows]
+// [c_row_stride], the sentinel wherever no output belongs, starting at C's view.
+class InvarianceLauncher {
+ public:
+  virtual ~InvarianceLauncher() = default;
+  virtual Launched launch(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets) = 0;
+};
+
+// launch_case with views at offsets: A, W, S and C allocated with `offsets` elements in front.
+Launched launch_case_at(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
+                        const ViewOffsets& offsets,
+                        const std::function<void(const device::Plan&)>& before_execute = {});
+
+// The CLI's launcher: views at offset 0 through a CaseLauncher (a worker process per GPU, so a
+// hang or fault is that launch's failure), other views in this process on the backend under the
+// launch deadline (a hang there ends the process through the hang handler, never as a PASS).
+class BackendInvarianceLauncher final : public InvarianceLauncher {
+ public:
+  BackendInvarianceLauncher(CaseLauncher& cases, device::Backend& backend) : cases_(cases), backend_(backend) {}
+  Launched launch(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets) override;
+
+ private:
+  CaseLauncher& cases_;
+  device::Backend& backend_;
+};
+
+// ---- dispatch ----------------------------------------------------------------------------------
+// Which body (and configuration, bodies.hpp `config`) an entry point's call of shape (m, n, k)
+// plans on, with kernels taken away (`without`, golden::Case). "" when the call is refused.
+struct Dispatched {
+  bool ok = false;
+  device::Body body = device::Body::gemm128_tile;
+  std::string config;
+  std::string kernel;
+  std::string label() const;  // "m32_skinny (8-column strips)"
+};
+Dispatched dispatch_of(golden::EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t without,
+                       const device::KernelRegistry& registry, const device::DeviceLimits& limits);
+
+// The `without=` masks that can force an entry point past its tiers (bodies.hpp kernels_before),
+// and for gemm_pipelined_by_m also past its twins (by_m falls back past a zero handle, KERNEL_ABI
+// 2.2): least first; 0 first. None takes the entry point's own symbols.
+std::vector<std::uint32_t> forcing_masks(golden::EntryPoint e);
+
+// Every body an entry point dispatches at m with some forcing mask: each with the least mask that
+// reaches it, the default dispatch (mask 0) first.
+struct ForcedBody {
+  device::Body body = device::Body::gemm128_tile;
+  std::uint32_t without = 0;
+  std::string label;
+};
+std::vector<ForcedBody> bodies_at(golden::EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
+                                  const device::KernelRegistry& registry, const device::DeviceLimits& limits);
+
+// The default dispatch over m = 1 .. m_max as runs of equal labels, and the edges: each m whose
+// label differs from m - 1's.
+struct DispatchSpan {
+  std::uint32_t first = 0, last = 0;
+  std::string label;
+};
+struct DispatchMap {
+  std::vector<DispatchSpan> spans;
+  std::vector<std::uint32_t> edges;         // default dispatch
+  std::vector<std::uint32_t> forced_edges;  // where the set of forceable bodies changes
+  std::vector<DispatchSpan> forced_spans;   // the other bodies forced at each M, with their without=
+};
+DispatchMap dispatch_map(golden::EntryPoint e, std::uint32_t n, std::uint32_t k, std::uint32_t m_max,
+                         const device::KernelRegistry& registry, const device::DeviceLimits& limits);
+
+// How far dispatch_map looks for edges, and the default range's least bound: past the 128-row tile
+// (its second row of CTAs starts at 129).
+inline constexpr std::uint32_t kEdgeScanMax = 1024;
+inline constexpr std::uint32_t kDefaultMBound = 130;
+
+// The default M list of a shape: every M from 1 to the bound past the largest tile and every edge
+// below kDefaultMBound's reach (max(130, largest edge + 1)), then each farther edge -1, 0, +1. Per
+// entry point, capped at its row limit (the GEMVs).
+std::vector<std::uint32_t> default_ms(const std::vector<DispatchMap>& maps);
+// Only the edges, each -1, 0, +1, and M = 1 (what verify's rows sweep).
+std::vector<std::uint32_t> edge_ms(const std::vector<DispatchMap>& maps);
+
+// ---- the sweep ---------------------------------------------------------------------------------
+enum class InvarianceKind : std::uint8_t { run_to_run, batch, tier, contract };
+inline constexpr InvarianceKind kAllInvarianceKinds[] = {InvarianceKind::run_to_run, InvarianceKind::batch,
+                                                         InvarianceKind::tier, InvarianceKind::contract};
+const char* invariance_kind_name(InvarianceKind k);  // "run-to-run", "batch", "tier", "contract"
+
+struct InvarianceShape {
+  std::uint32_t n = 0, k = 0;
+};
+
+struct InvarianceOptions {
+  std::vector<InvarianceShape> shapes;
+  std::vector<golden::EntryPoint> entries;
+  // The M list; empty: default_ms (edges_only: edge_ms) of each shape.
+  std::vector<std::uint32_t> ms;
+  bool edges_only = false;
+  // The needles' data: golden distributions that expose order (fold_ties, cancelling_steps,
+  // wide_exponents) and NaN codes in some W rows (nan_codes). One sweep each.
+  std::vector<golden::Distribution> needles;
+  std::uint64_t seed = 0x1a7a;
+  bool kinds[4] = {true, true, true, true};  // by InvarianceKind
+  // The batch verdict's other row orders and views (reversed, interleaved, pitches and offsets);
+  // off: the front, back and seeded positions only (verify's rows).
+  bool permutations = true;
+  ContractChoice contract;
+  std::string save_dir;              // where failing launches are saved; "" saves nothing
+  std::string backend_name = "sim";  // the --backend of the replay commands the report prints
+  unsigned threads = 0;              // emulation threads (contract verdict)
+  bool asked(InvarianceKind k) const { return kinds[static_cast<int>(k)]; }
+};
+
+// The default needles: fold_ties, cancelling_steps, wide_exponents, nan_codes.
+const std::vector<golden::Distribution>& default_needles();
+
+// The first failure of a verdict, and what replays it.
+struct InvarianceFailure {
+  std::uint32_t m = 0;
+  std::string position;  // "front", "back", "seeded", "reversed", "interleaved", "pitch ... offsets ...", ...
+  std::uint32_t row = 0, column = 0;
+  std::uint16_t got = 0, want = 0;
+  std::string against;      // what `want` is: "its M = 1 bytes", "body X of entry Y", "the emulator under ..."
+  std::string what;         // the call: entry, body, without, needle
+  std::string error;        // a launch that did not give bytes (refused, HANG, FAULT): no comparison
+  std::string replay_kind;  // "case" (a case line: w8a16check repro) or "bundle" (run-operands)
+  std::string replay;       // the case line, or the bundle's path and the command
+};
+
+struct InvarianceVerdict {
+  InvarianceKind kind = InvarianceKind::batch;
+  bool asked = true;
+  std::uint64_t comparisons = 0;          // rows (run-to-run: whole outputs) compared
+  std::uint64_t failures = 0;             // comparisons that differed or launches that failed
+  std::vector<std::uint32_t> failing_ms;  // in order, each once
+  bool has_failure = false;
+  InvarianceFailure first;
+  // Not asked: no verdict. Asked: PASS when something was compared and nothing differed.
+  bool pass() const { return !asked || (comparisons > 0 && failures == 0); }
+};
+
+struct EntryInvariance {
+  golden::EntryPoint entry = golden::EntryPoint::gemm_pipelined;
+  DispatchMap map;
+  std::vector<std::uint32_t> ms;             // the M values swept (capped at the entry's row limit)
+  std::vector<std::uint32_t> edges_crossed;  // edges inside the swept M values (both sides swept)
+  InvarianceVerdict verdicts[4];
+};
+struct ShapeInvariance {
+  InvarianceShape shape;
+  std::vector<EntryInvariance> entries;
+};
+struct InvarianceReport {
+  std::vector<ShapeInvariance> shapes;
+  std::uint64_t launches = 0;
+  bool hung = false;  // a launch passed its deadline: the sweep stopped there
+  std::string hang;
+  bool pass() const;
+  // The verdict of one kind over every shape and entry point.
+  bool pass(InvarianceKind k) const;
+};
+
+// The sweep. `progress` (when given) hears each (shape, needle, M) before it runs.
+InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOptions& options,
+                                const device::KernelRegistry& registry, const device::DeviceLimits& limits,
+                                const std::function<void(const std::string&)>& progress = {});
+
+// The text report: per shape and entry point the bodies per M range, the edges crossed, one line
+// per verdict; then one line per verdict over everything.
+std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& options);
+
+}  // namespace w8a16::props

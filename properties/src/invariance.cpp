@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The invariance sweep (invariance.hpp): a needle row among seeded filler rows at every M, its
+// bytes compared device against device, raw bits, and once against the emulator.
+#include "w8a16/properties/invariance.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "w8a16/device/bodies.hpp"
+#include "w8a16/device/packed.hpp"
+#include "w8a16/golden/case_rng.hpp"
+#include "w8a16/golden/operands.hpp"
+#include "w8a16/properties/launcher.hpp"
+
+namespace w8a16::props {
+namespace {
+
+std::string hex4(std::uint16_t v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "0x%04x", v);
+  return b;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string entry_short(golden::EntryPoint e) {
+  const std::string_view full = golden::entry_point_name(e);
+  return std::string(full.substr(full.rfind("w8a16_", 0) == 0 ? 6 : 0));
+}
+
+// A call of the sweep as text: its shape, pitches and `without=`, and the needle's data. Not a case
+// line: the rows are the sweep's (needle and filler), which no case's seed regenerates.
+std::string call_text(const golden::Case& c) {
+  std::string t = std::string(golden::entry_point_name(c.entry)) + " m=" + std::to_string(c.m) +
+                  " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
+                  " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" + std::to_string(c.c_row_stride);
+  if (c.without != 0) t += " without=" + golden::without_text(c.without);
+  return t + " needle=" + std::string(golden::distribution_name(c.dist));
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+// ---- launching ---------------------------------------------------------------------------------
+
+Launched launch_case_at(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
+                        const ViewOffsets& off, const std::function<void(const device::Plan&)>& before_execute) {
+  if (off.none()) return launch_case(backend, c, in, before_execute);
+  Launched r;
+  std::vector<std::uint8_t> packed;
+  const std::uint8_t* w_host = in.w_e4m3.data();
+  std::size_t w_bytes = in.w_e4m3.size();
+  if (c.entry == golden::EntryPoint::gemm_packed_strided) {
+    packed = device::pack_weights(in.w_e4m3.data(), c.n, c.k);
+    w_host = packed.data(), w_bytes = packed.size();
+  }
+  // A behind `off.a` elements of padding bits, C behind `off.c` sentinel elements: the kernel sees
+  // views that start inside their allocations.
+  std::vector<std::uint16_t> a_host(off.a, golden::kAPaddingBits);
+  a_host.insert(a_host.end(), in.a_bits.begin(), in.a_bits.end());
+  const std::vector<std::uint16_t> c_view = golden::guarded_sentinel_output(c);
+  std::vector<std::uint16_t> c_host(off.c, golden::kOutputSentinelBits);
+  c_host.insert(c_host.end(), c_view.begin(), c_view.end());
+  auto a = backend.allocate(a_host.size() * 2, &r.status);
+  if (!a) return r;
+  auto w = backend.allocate(w_bytes, &r.status);
+  if (!w) return r;
+  auto s = backend.allocate(in.s_f32.size() * 4, &r.status);
+  if (!s) return r;
+  auto out = backend.allocate(c_host.size() * 2, &r.status);
+  if (!out) return r;
+  if (!(r.status = a->upload(a_host.data(), a_host.size() * 2)).ok()) return r;
+  if (!(r.status = w->upload(w_host, w_bytes)).ok()) return r;
+  if (!(r.status = s->upload(in.s_f32.data(), in.s_f32.size() * 4)).ok()) return r;
+  if (!(r.status = out->upload(c_host.data(), c_host.size() * 2)).ok()) return r;
+  const CaseRegistry registry(backend.registry(), c.without);
+  const device::Planned planned = device::plan_launch(case_call(c, registry, a->address() + 2 * device::DevPtr{off.a},
+                                                                w->address(), s->address(),
+                                                                out->address() + 2 * device::DevPtr{off.c}),
+                                                      registry, backend.limits());
+  if (planned.ok()) {
+    r.planned = true;
+    r.plan = planned.plan;
+    if (before_execute) before_execute(planned.plan);
+    r.status = backend.execute(planned.plan);
+  } else {
+    r.status = planned.status;
+  }
+  const device::Status sync = backend.synchronize();
+  if (r.status.ok() || sync.code == device::Errc::context_lost) r.status = sync;
+  std::vector<std::uint16_t> all(c_host.size(), 0);
+  const device::Status down = out->download(all.data(), all.size() * 2);
+  if (r.status.ok()) r.status = down;
+  // Elements before the view must still be the sentinel: a kernel that writes there ignores C's
+  // pointer. Such a write makes the launch's C differ where the comparison looks (row 0).
+  bool before_ok = true;
+  for (std::uint32_t i = 0; i < off.c; ++i) before_ok = before_ok && all[i] == golden::kOutputSentinelBits;
+  r.c_bits.assign(all.begin() + off.c, all.end());
+  if (!before_ok && r.status.ok())
+    r.status = device::Status::error(device::Errc::backend_error,
+                                     "an element before C's view changed (the kernel wrote outside its output)");
+  return r;
+}
+
+Launched BackendInvarianceLauncher::launch(const golden::Case& c, const golden::CaseInputs& in,
+                                           const ViewOffsets& offsets) {
+  if (offsets.none()) return cases_.launch(c, in);
+  // In this process, under the same deadline as the case launchers' (a hang ends the process through
+  // the hang handler, which reports it).
+  std::unique_ptr<DeadlineGuard> guard;
+  return launch_case_at(backend_, c, in, offsets, [&](const device::Plan& p) {
+    const double deadline = deadline_policy().seconds(c, backend_.name());
+    guard = std::make_unique<DeadlineGuard>(HangReport{c, p, deadline,
+                                                       "HANG: " + golden::format_case(c) + " (views at A+" +
+                                                           std::to_string(offsets.a) + ", C+" +
+                                                           std::to_string(offsets.c) + ")\n  " + launch_text(p)});
+  });
+}
+
+// ---- dispatch ----------------------------------------------------------------------------------
+
+std::string Dispatched::label() const {
+  return ok ? std::string(device::body_name(body)) + " (" + config + ")" : "refused";
+}
+
+Dispatched dispatch_of(golden::EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t without,
+                       const device::KernelRegistry& registry, const device::DeviceLimits& limits) {
+  Dispatched d;
+  golden::Case c = golden::CaseSpec{}.entry(e).shape(m, n, k).without(without);
+  if (!golden::case_problem(c).empty()) return d;
+  const device::Planned p = plan_case(c, registry, limits);
+  if (!p.ok()) return d;
+  d.ok = true;
+  d.body = p.plan.body;
+  d.config = device::body_info(p.plan.body).config(p.plan);
+  d.kernel = p.plan.kernel_name;
+  return d;
+}
+
+std::vector<std::uint32_t> forcing_masks(golden::EntryPoint e) {
+  const device::Entry de = to_device_entry(e);
+  std::set<std::uint32_t> masks;
+  const std::uint32_t twins = device::kernel_bit(device::KernelId::gemm_pipelined_m32) |
+                              device::kernel_bit(device::KernelId::gemm_pipelined_m64);
+  for (device::Body b : device::kAllBodies) {
+    if ((device::body_info(b).entries & device::entry_bit(de)) == 0) continue;
+    for (std::uint32_t kb : device::kernels_before(b)) {
+      masks.insert(kb);
+      if (e == golden::EntryPoint::gemm_pipelined_by_m)
+        for (std::uint32_t extra : {device::kernel_bit(device::KernelId::gemm_pipelined_m32),
+                                    device::kernel_bit(device::KernelId::gemm_pipelined_m64), twins})
+          masks.insert(kb | extra);
+    }
+  }
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t m : masks)
+    if ((m & golden::entry_point_own_mask(e)) == 0) out.push_back(m);
+  std::stable_sort(out.begin(), out.end(), [](std::uint32_t x, std::uint32_t y) {
+    return __builtin_popcount(x) != __builtin_popcount(y) ? __builtin_popcount(x) < __builtin_popcount(y) : x < y;
+  });
+  return out;
+}
+
+std::vector<ForcedBody> bodies_at(golden::EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
+                                  const device::KernelRegistry& registry, const device::DeviceLimits& limits) {
+  std::vector<ForcedBody> out;
+  for (std::uint32_t mask : forcing_masks(e)) {
+    const Dispatched d = dispatch_of(e, m, n, k, mask, registry, limits);
+    if (!d.ok) continue;
+    bool seen = false;
+    for (const ForcedBody& f : out) seen = seen || f.body == d.body;
+    if (!seen) out.push_back({d.body, mask, d.label()});
+  }
+  return out;
+}
+
+DispatchMap dispatch_map(golden::EntryPoint e, std::uint32_t n, std::uint32_t k, std::uint32_t m_max,
+                         const device::KernelRegistry& registry, const device::DeviceLimits& limits) {
+  DispatchMap map;
+  const std::uint32_t cap = golden::entry_point_max_rows(e);
+  if (cap != 0) m_max = std::min(m_max, cap);
+  std::string forced_before;
+  for (std::uint32_t m = 1; m <= m_max; ++m) {
+    const std::string label = dispatch_of(e, m, n, k, 0, registry, limits).label();
+    if (map.spans.empty() || map.spans.back().label != label) {
+      if (!map.spans.empty()) map.edges.push_back(m);
+      map.spans.push_back({m, m, label});
+    } else {
+      map.spans.back().last = m;
+    }
+    std::vector<std::string> names, labels;
+    const std::vector<ForcedBody> forced_bodies = bodies_at(e, m, n, k, registry, limits);
+    for (std::size_t i = 0; i < forced_bodies.size(); ++i) {
+      names.push_back(device::body_name(forced_bodies[i].body));
+      if (i > 0)
+        labels.push_back(forced_bodies[i].label + " without=" + golden::without_text(forced_bodies[i].without));
+    }
+    const std::string forced = join(names, ",");
+    if (m > 1 && forced != forced_before) map.forced_edges.push_back(m);
+    forced_before = forced;
+    const std::string forced_label = labels.empty() ? "none" : join(labels, "; ");
+    if (map.forced_spans.empty() || map.forced_spans.back().label != forced_label)
+      map.forced_spans.push_back({m, m, forced_label});
+    else map.forced_spans.back().last = m;
+  }
+  return map;
+}
+
+namespace {
+
+std::vector<std::uint32_t> all_edges(const std::vector<DispatchMap>& maps) {
+  std::set<std::uint32_t> e;
+  for (const DispatchMap& m : maps) {
+    e.insert(m.edges.begin(), m.edges.end());
+    e.insert(m.forced_edges.begin(), m.forced_edges.end());
+  }
+  return {e.begin(), e.end()};
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> default_ms(const std::vector<DispatchMap>& maps) {
+  const std::vector<std::uint32_t> edges = all_edges(maps);
+  // Every M up to past the 128-row tile; an edge close above stretches the range, one far above
+  // (past twice the bound) adds its neighbours only.
+  std::uint32_t bound = kDefaultMBound;
+  for (std::uint32_t e : edges)
+    if (e + 1 <= 2 * kDefaultMBound) bound = std::max(bound, e + 1);
+  std::set<std::uint32_t> ms;
+  for (std::uint32_t m = 1; m <= bound; ++m) ms.insert(m);
+  for (std::uint32_t e : edges)
+    for (std::uint32_t m : {e - 1, e, e + 1})
+      if (m >= 1) ms.insert(m);
+  return {ms.begin(), ms.end()};
+}
+
+std::vector<std::uint32_t> edge_ms(const std::vector<DispatchMap>& maps) {
+  std::set<std::uint32_t> ms{1};
+  for (std::uint32_t e : all_edges(maps))
+    for (std::uint32_t m : {e - 1, e, e + 1})
+      if (m >= 1) ms.insert(m);
+  return {ms.begin(), ms.end()};
+}
+
+const char* invariance_kind_name(InvarianceKind k) {
+  switch (k) {
+    case InvarianceKind::run_to_run: return "run-to-run";
+    case InvarianceKind::batch: return "batch";
+    case InvarianceKind::tier: return "tier";
+    case InvarianceKind::contract: return "contract";
+  }
+  return "unknown";
+}
+
+const std::vector<golden::Distribution>& default_needles() {
+  using D = golden::Distribution;
+  static const std::vector<D> d{D::fold_ties, D::cancelling_steps, D::wide_exponents, D::nan_codes};
+  return d;
+}
+
+bool InvarianceReport::pass(InvarianceKind k) const {
+  if (hung) return false;
+  bool any = false;
+  for (const ShapeInvariance& s : shapes)
+    for (const EntryInvariance& e : s.entries) {
+      const InvarianceVerdict& v = e.verdicts[static_cast<int>(k)];
+      if (!v.asked) continue;
+      if (v.failures != 0) return false;
+      any = any || v.comparisons > 0;
+    }
+  // Asked but compared nothing anywhere: a FAIL (a sweep that compared nothing proves nothing).
+  bool asked = false;
+  for (const ShapeInvariance& s : shapes)
+    for (const EntryInvariance& e : s.entries) asked = asked || e.verdicts[static_cast<int>(k)].asked;
+  return !asked || any;
+}
+
+bool InvarianceReport::pass() const {
+  if (hung || shapes.empty()) return false;
+  for (InvarianceKind k : kAllInvarianceKinds)
+    if (!pass(k)) return false;
+  return true;
+}
+
+// ---- the sweep ---------------------------------------------------------------------------------
+namespace {
+
+// One call of the sweep: its case (shape, pitches, without), operands, view offsets, and where the
+// needle's copies are.
+struct Call {
+  golden::Case c;
+  const golden::CaseInputs* in = nullptr;
+  ViewOffsets offsets;
+  std::string position;  // what the call varies
+  std::vector<std::uint32_t> needle_rows;
+};
+
+// A's rows of one M: the needle at `needle_rows`, seeded random finite BF16 elsewhere (exponents
+// 2^-8..2^8, so that filler rows are ordinary activations).
+std::vector<std::uint16_t> filler_row(std::uint64_t seed, std::uint32_t k) {
+  golden::Xoshiro256ss r(seed);
+  std::vector<std::uint16_t> row(k);
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t b = r.next();
+    row[i] = static_cast<std::uint16_t>((b & 0x807F) | ((119 + (b >> 16) % 17) << 7));
+  }
+  return row;
+}
+
+struct Sweep {
+  InvarianceLauncher& launcher;
+  const InvarianceOptions& opt;
+  const device::KernelRegistry& registry;
+  const device::DeviceLimits& limits;
+  InvarianceReport& report;
+  const std::function<void(const std::string&)>& progress;
+
+  bool stop = false;
+
+  // Keeps the failure with the least M (the first in sweep order among equals) and saves what
+  // replays it.
+  void fail(EntryInvariance& ei, InvarianceKind kind, InvarianceFailure f, const Call* call) {
+    InvarianceVerdict& v = ei.verdicts[static_cast<int>(kind)];
+    ++v.failures;
+    if (std::find(v.failing_ms.begin(), v.failing_ms.end(), f.m) == v.failing_ms.end()) {
+      v.failing_ms.push_back(f.m);
+      std::sort(v.failing_ms.begin(), v.failing_ms.end());
+    }
+    if (v.has_failure && v.first.m <= f.m) return;
+    if (call) save(ei, kind, *call, &f);
+    v.has_failure = true;
+    v.first = std::move(f);
+  }
+
+  void save(const EntryInvariance& ei, InvarianceKind kind, const Call& call, InvarianceFailure* f) {
+    if (kind == InvarianceKind::contract) {
+      f->replay_kind = "case";
+      f->replay = golden::format_case(call.c);
+      if (!opt.save_dir.empty()) {
+        std::string error;
+        golden::append_case_file((std::filesystem::path(opt.save_dir) / "invariance.case").string(), call.c,
+                                 "invariance: contract verdict, " + entry_short(ei.entry), &error);
+      }
+      return;
+    }
+    f->replay_kind = "bundle";
+    if (opt.save_dir.empty()) {
+      f->replay = "(not saved: no save folder)";
+      return;
+    }
+    golden::BundleSource src;
+    src.entry = entry_short(call.c.entry);
+    src.m = call.c.m, src.n = call.c.n, src.k = call.c.k;
+    src.a_row_stride = call.c.a_row_stride, src.c_row_stride = call.c.c_row_stride;
+    src.launches = 1;
+    src.a_dense = call.in->a_bits;
+    src.w = call.in->w_e4m3;
+    src.s = call.in->s_f32;
+    std::error_code ec;
+    std::filesystem::create_directories(opt.save_dir, ec);
+    const std::string path = (std::filesystem::path(opt.save_dir) /
+                              ("invariance-n" + std::to_string(call.c.n) + "-k" + std::to_string(call.c.k) + "-" +
+                               src.entry + "-" + invariance_kind_name(kind) + ".opb"))
+                                 .string();
+    std::string error;
+    if (!golden::write_bundle_file(path, src, nullptr, &error)) {
+      f->replay = "(not saved: " + error + ")";
+      return;
+    }
+    f->replay = "w8a16check run-operands --backend " + opt.backend_name + " --entry " + src.entry + " --in " + path +
+                " --out OUT";
+    if (call.c.without == device::tier_kernels(device::Tier::first)) f->replay += " --without-hopper-tier";
+    else if (call.c.without != 0) f->replay += " (plan with without=" + golden::without_text(call.c.without) + ")";
+    if (!call.offsets.none())
+      f->replay += " (the failing views started at A+" + std::to_string(call.offsets.a) + ", C+" +
+                   std::to_string(call.offsets.c) + " elements; the bundle runs them at 0)";
+    if (!call.needle_rows.empty()) f->replay += "; compare row " + std::to_string(f->row) + " with the M = 1 case";
+  }
+
+  // The launch of a call; false (and the failure recorded under `kind`) when it gave no bytes.
+  bool run(EntryInvariance& ei, InvarianceKind kind, const Call& call, Launched* out) {
+    ++report.launches;
+    *out = launcher.launch(call.c, *call.in, call.offsets);
+    if (out->status.ok()) return true;
+    InvarianceFailure f;
+    f.m = call.c.m;
+    f.position = call.position;
+    f.what = call_text(call.c);
+    const bool hang = out->status.code == device::Errc::launch_timeout;
+    f.error = std::string(hang                                             ? "HANG: "
+                          : out->status.code == device::Errc::context_lost ? "FAULT: "
+                                                                           : "") +
+              out->status.message;
+    if (hang) {
+      report.hung = true;
+      report.hang = f.error + " (" + f.what + ")";
+      stop = true;
+    }
+    fail(ei, kind, std::move(f), &call);
+    return false;
+  }
+
+  std::vector<std::uint16_t> row_of(const Launched& l, const golden::Case& c, std::uint32_t r) const {
+    const auto begin = l.c_bits.begin() + std::size_t{r} * c.c_row_stride;
+    return std::vector<std::uint16_t>(begin, begin + c.n);
+  }
+
+  // Compares row `r` of a launch with `want`; a failure under `kind` at its first differing column.
+  void compare_row(EntryInvariance& ei, InvarianceKind kind, const Call& call, const Launched& l, std::uint32_t r,
+                   const std::vector<std::uint16_t>& want, const std::string& against) {
+    compare_bytes(ei, kind, call, row_of(l, call.c, r), r, want, against);
+  }
+  void compare_bytes(EntryInvariance& ei, InvarianceKind kind, const Call& call, const std::vector<std::uint16_t>& got,
+                     std::uint32_t r, const std::vector<std::uint16_t>& want, const std::string& against) {
+    InvarianceVerdict& v = ei.verdicts[static_cast<int>(kind)];
+    ++v.comparisons;
+    for (std::uint32_t col = 0; col < call.c.n; ++col)
+      if (got[col] != want[col]) {
+        InvarianceFailure f;
+        f.m = call.c.m, f.position = call.position, f.row = r, f.column = col, f.got = got[col], f.want = want[col];
+        f.against = against;
+        f.what = call_text(call.c);
+        fail(ei, kind, std::move(f), &call);
+        return;
+      }
+  }
+
+  void sweep_shape(ShapeInvariance& si) {
+    const std::uint32_t n = si.shape.n, k = si.shape.k;
+    for (std::size_t di = 0; di < opt.needles.size() && !stop; ++di) {
+      const golden::Distribution d = opt.needles[di];
+      const golden::Case needle_case = golden::CaseSpec{}
+                                           .entry(golden::EntryPoint::gemm_pipelined)
+                                           .shape(1, n, k)
+                                           .dist(d)
+                                           .seed(mix(opt.seed ^ (0x100u + static_cast<unsigned>(d))));
+      golden::CaseInputs needle;
+      std::string why;
+      if (!golden::regenerate_inputs(needle_case, &needle, &why)) {
+        report.hang = "needle " + golden::format_case(needle_case) + ": " + why;
+        stop = true;
+        return;
+      }
+      const std::vector<std::uint16_t> needle_row(needle.a_bits.begin(), needle.a_bits.begin() + k);
+
+      // M = 1: each entry point's reference bytes, its run-to-run at M = 1, and the contract.
+      std::map<golden::EntryPoint, std::vector<std::uint16_t>> ref;
+      for (EntryInvariance& ei : si.entries) {
+        if (stop) return;
+        if (progress)
+          progress(std::string(golden::distribution_name(d)) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                   " " + entry_short(ei.entry) + " m=1");
+        Call one;
+        one.c = needle_case;
+        one.c.entry = ei.entry;
+        one.in = &needle;
+        one.position = "front (M = 1, the reference)";
+        one.needle_rows = {};
+        Launched l;
+        if (!run(ei, InvarianceKind::batch, one, &l)) continue;
+        ref[ei.entry] = row_of(l, one.c, 0);
+        if (opt.asked(InvarianceKind::run_to_run)) repeat(ei, one, l);
+        if (opt.asked(InvarianceKind::contract)) contract(ei, one, needle, ref[ei.entry]);
+      }
+
+      std::set<std::uint32_t> all_ms;
+      for (const EntryInvariance& ei : si.entries) all_ms.insert(ei.ms.begin(), ei.ms.end());
+      for (std::uint32_t m : all_ms) {
+        if (stop) return;
+        if (progress)
+          progress(std::string(golden::distribution_name(d)) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                   " m=" + std::to_string(m));
+        sweep_m(si, d, needle, needle_row, ref, m);
+      }
+    }
+  }
+
+  void repeat(EntryInvariance& ei, const Call& call, const Launched& first) {
+    Launched again;
+    if (!run(ei, InvarianceKind::run_to_run, call, &again)) return;
+    InvarianceVerdict& v = ei.verdicts[static_cast<int>(InvarianceKind::run_to_run)];
+    ++v.comparisons;
+    for (std::size_t i = 0; i < first.c_bits.size() && i < again.c_bits.size(); ++i)
+      if (first.c_bits[i] != again.c_bits[i]) {
+        InvarianceFailure f;
+        f.m = call.c.m, f.position = call.position + ", repeated";
+        f.row = static_cast<std::uint32_t>(i / call.c.c_row_stride);
+        f.column = static_cast<std::uint32_t>(i % call.c.c_row_stride);
+        f.got = again.c_bits[i], f.want = first.c_bits[i];
+        f.against = "the first run of the same call";
+        f.what = call_text(call.c);
+        fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
+        return;
+      }
+  }
+
+  void contract(EntryInvariance& ei, const Call& one, const golden::CaseInputs& in,
+                const std::vector<std::uint16_t>& got) {
+    InvarianceVerdict& v = ei.verdicts[static_cast<int>(InvarianceKind::contract)];
+    const std::string problem = contract_case_problem(one.c, in, opt.contract);
+    if (!problem.empty()) {
+      InvarianceFailure f;
+      f.m = 1, f.position = one.position, f.what = golden::format_case(one.c);
+      f.error = "the contract does not define this case, so it is not compared: " + problem;
+      fail(ei, InvarianceKind::contract, std::move(f), &one);
+      return;
+    }
+    const std::vector<std::uint16_t> want = expected_output(one.c, in, opt.threads, opt.contract);
+    ++v.comparisons;
+    for (std::uint32_t col = 0; col < one.c.n; ++col)
+      if (got[col] != want[col]) {
+        InvarianceFailure f;
+        f.m = 1, f.position = one.position, f.row = 0, f.column = col, f.got = got[col], f.want = want[col];
+        f.against = "the emulator under " + opt.contract.describe_for(ei.entry);
+        f.what = golden::format_case(one.c);
+        fail(ei, InvarianceKind::contract, std::move(f), &one);
+        return;
+      }
+  }
+
+  void sweep_m(ShapeInvariance& si, golden::Distribution d, const golden::CaseInputs& needle,
+               const std::vector<std::uint16_t>& needle_row,
+               const std::map<golden::EntryPoint, std::vector<std::uint16_t>>& ref, std::uint32_t m) {
+    const std::uint32_t n = si.shape.n, k = si.shape.k;
+    const std::uint64_t mseed = mix(opt.seed ^ mix((std::uint64_t{static_cast<unsigned>(d)} << 32) | m));
+    golden::Xoshiro256ss rng(mseed);
+    // The needle at the front, the back and a seeded position; filler rows elsewhere.
+    std::set<std::uint32_t> at{0, m - 1};
+    if (m > 2) at.insert(1 + static_cast<std::uint32_t>(rng.below(m - 2)));
+    std::vector<std::vector<std::uint16_t>> rows(m);
+    for (std::uint32_t r = 0; r < m; ++r) rows[r] = at.count(r) ? needle_row : filler_row(mix(mseed + 1 + r), k);
+    auto build = [&](const std::vector<std::uint32_t>& order, std::uint32_t pitch, golden::CaseInputs* in,
+                     std::vector<std::uint32_t>* needle_rows) {
+      in->a_bits.assign(std::size_t{m} * pitch, golden::kAPaddingBits);
+      needle_rows->clear();
+      for (std::uint32_t r = 0; r < m; ++r) {
+        std::copy(rows[order[r]].begin(), rows[order[r]].end(), in->a_bits.begin() + std::size_t{r} * pitch);
+        if (at.count(order[r])) needle_rows->push_back(r);
+      }
+      in->w_e4m3 = needle.w_e4m3;
+      in->s_f32 = needle.s_f32;
+    };
+    std::vector<std::uint32_t> identity(m), reversed(m), interleaved;
+    for (std::uint32_t r = 0; r < m; ++r) identity[r] = r, reversed[r] = m - 1 - r;
+    const std::uint32_t half = (m + 1) / 2;
+    for (std::uint32_t r = 0; r < half; ++r) {
+      interleaved.push_back(r);
+      if (half + r < m) interleaved.push_back(half + r);
+    }
+    golden::CaseInputs main_in, rev_in, int_in;
+    std::vector<std::uint32_t> main_rows, rev_rows, int_rows;
+    build(identity, k, &main_in, &main_rows);
+    if (opt.permutations) {
+      build(reversed, k, &rev_in, &rev_rows);
+      build(interleaved, k, &int_in, &int_rows);
+    }
+    const std::uint32_t a_pad = 8 * (1 + static_cast<std::uint32_t>(rng.below(4)));
+    const std::uint32_t c_pad = 1 + static_cast<std::uint32_t>(rng.below(7));
+    const ViewOffsets offsets{8 * (1 + static_cast<std::uint32_t>(rng.below(8))),
+                              1 + static_cast<std::uint32_t>(rng.below(7))};
+    golden::CaseInputs pitch_in;
+    std::vector<std::uint32_t> pitch_rows;
+    if (opt.permutations) build(identity, k + a_pad, &pitch_in, &pitch_rows);
+
+    // Tier: the front needle's bytes of every (entry point, body) at this M, per contract class.
+    struct TierRow {
+      EntryInvariance* ei;
+      std::string who;
+      std::vector<std::uint16_t> bytes;
+      Call call;
+    };
+    std::vector<TierRow> tier_rows[2];
+    auto base_case = [&](golden::EntryPoint e) {
+      return golden::Case(golden::CaseSpec{}.entry(e).shape(m, n, k).dist(d).seed(opt.seed));
+    };
+    for (EntryInvariance& ei : si.entries) {
+      if (stop) return;
+      if (!std::binary_search(ei.ms.begin(), ei.ms.end(), m)) continue;
+      auto r = ref.find(ei.entry);
+      if (r == ref.end()) continue;  // its M = 1 launch failed (recorded)
+      const std::string against = "its M = 1 bytes";
+      Call main;
+      main.c = base_case(ei.entry), main.in = &main_in, main.needle_rows = main_rows;
+      main.position = "front/back/seeded";
+      Launched l;
+      if (!run(ei, InvarianceKind::batch, main, &l)) continue;
+      if (opt.asked(InvarianceKind::batch))
+        for (std::uint32_t row : main_rows) {
+          Call named = main;
+          named.position = row == 0 ? "front" : row == m - 1 ? "back" : "seeded";
+          compare_row(ei, InvarianceKind::batch, named, l, row, r->second, against);
+        }
+      if (opt.asked(InvarianceKind::run_to_run)) repeat(ei, main, l);
+      const bool gemv = golden::entry_point_is_gemv(ei.entry);
+      const std::vector<ForcedBody> forced = bodies_at(ei.entry, m, n, k, registry, limits);
+      if (opt.asked(InvarianceKind::tier) && !forced.empty()) {
+        tier_rows[gemv].push_back({&ei, entry_short(ei.entry) + " on " + forced.front().label, row_of(l, main.c, 0),
+                                   main});
+        for (std::size_t i = 1; i < forced.size() && !stop; ++i) {
+          Call fc = main;
+          fc.c.without = forced[i].without;
+          fc.position = "front, forced to " + forced[i].label;
+          Launched fl;
+          if (!run(ei, InvarianceKind::tier, fc, &fl)) continue;
+          if (!fl.planned || fl.plan.body != forced[i].body) {
+            InvarianceFailure f;
+            f.m = m, f.position = fc.position, f.what = call_text(fc.c);
+            f.error = "planned on " + std::string(fl.planned ? device::body_name(fl.plan.body) : "nothing") +
+                      ", not on " + device::body_name(forced[i].body);
+            fail(ei, InvarianceKind::tier, std::move(f), &fc);
+            continue;
+          }
+          tier_rows[gemv].push_back({&ei, entry_short(ei.entry) + " on " + forced[i].label, row_of(fl, fc.c, 0), fc});
+        }
+      }
+      if (!opt.permutations || !opt.asked(InvarianceKind::batch)) continue;
+      struct Variant {
+        const golden::CaseInputs* in;
+        const std::vector<std::uint32_t>* rows;
+        std::string position;
+        bool pitch;
+      };
+      const bool contiguous = golden::entry_point_is_contiguous(ei.entry);
+      const Variant variants[] = {
+          {&rev_in, &rev_rows, "reversed", false},
+          {&int_in, &int_rows, "interleaved", false},
+          {contiguous ? &main_in : &pitch_in, contiguous ? &main_rows : &pitch_rows,
+           contiguous ? "views at A+" + std::to_string(offsets.a) + ", C+" + std::to_string(offsets.c)
+                      : "pitches a=" + std::to_string(k + a_pad) + " c=" + std::to_string(n + c_pad) + ", views at A+" +
+                            std::to_string(offsets.a) + ", C+" + std::to_string(offsets.c),
+           true},
+      };
+      for (const Variant& var : variants) {
+        if (stop) return;
+        Call vc = main;
+        vc.in = var.in, vc.needle_rows = *var.rows, vc.position = var.position;
+        if (var.pitch) {
+          vc.offsets = offsets;
+          if (!contiguous) vc.c.a_row_stride = k + a_pad, vc.c.c_row_stride = n + c_pad;
+        }
+        Launched vl;
+        if (!run(ei, InvarianceKind::batch, vc, &vl)) continue;
+        for (std::uint32_t row : *var.rows) compare_row(ei, InvarianceKind::batch, vc, vl, row, r->second, against);
+      }
+    }
+    // Tier: every row against the plurality of its class at this M (so that the body that parts
+    // from the others is the one named, not whichever ran first).
+    for (auto& cls : tier_rows) {
+      if (cls.empty()) continue;
+      std::map<std::vector<std::uint16_t>, std::size_t> votes;
+      for (const TierRow& t : cls) ++votes[t.bytes];
+      const std::vector<std::uint16_t>* best = nullptr;
+      std::size_t best_n = 0;
+      for (const TierRow& t : cls)  // the first of the largest, in sweep order
+        if (votes[t.bytes] > best_n) best = &t.bytes, best_n = votes[t.bytes];
+      std::string best_who;
+      for (const TierRow& t : cls)
+        if (&t.bytes == best || t.bytes == *best) {
+          best_who = t.who;
+          break;
+        }
+      for (TierRow& t : cls) {
+        if (cls.size() < 2) break;  // one body alone at this M: nothing to compare
+        const std::string against = best_who + (best_n > 1 ? " and " + std::to_string(best_n - 1) + " more" : "") +
+                                    " (the plurality of " + std::to_string(cls.size()) + " at this M)";
+        Call named = t.call;
+        named.position = "front, " + t.who;
+        compare_bytes(*t.ei, InvarianceKind::tier, named, t.bytes, 0, *best, against);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOptions& options,
+                                const device::KernelRegistry& registry, const device::DeviceLimits& limits,
+                                const std::function<void(const std::string&)>& progress) {
+  InvarianceReport report;
+  Sweep sweep{launcher, options, registry, limits, report, progress};
+  for (const InvarianceShape& shape : options.shapes) {
+    ShapeInvariance si;
+    si.shape = shape;
+    std::vector<DispatchMap> maps;
+    for (golden::EntryPoint e : options.entries) {
+      EntryInvariance ei;
+      ei.entry = e;
+      ei.map = dispatch_map(e, shape.n, shape.k, kEdgeScanMax, registry, limits);
+      for (InvarianceKind kind : kAllInvarianceKinds) {
+        ei.verdicts[static_cast<int>(kind)].kind = kind;
+        ei.verdicts[static_cast<int>(kind)].asked = options.asked(kind);
+      }
+      maps.push_back(ei.map);
+      si.entries.push_back(std::move(ei));
+    }
+    std::vector<std::uint32_t> ms = options.ms;
+    if (ms.empty()) ms = options.edges_only ? edge_ms(maps) : default_ms(maps);
+    for (EntryInvariance& ei : si.entries) {
+      const std::uint32_t cap = golden::entry_point_max_rows(ei.entry);
+      for (std::uint32_t m : ms)
+        if (m >= 1 && (cap == 0 || m <= cap)) ei.ms.push_back(m);
+      std::sort(ei.ms.begin(), ei.ms.end());
+      ei.ms.erase(std::unique(ei.ms.begin(), ei.ms.end()), ei.ms.end());
+      std::set<std::uint32_t> edges(ei.map.edges.begin(), ei.map.edges.end());
+      edges.insert(ei.map.forced_edges.begin(), ei.map.forced_edges.end());
+      for (std::uint32_t e : edges)
+        if (std::binary_search(ei.ms.begin(), ei.ms.end(), e) && std::binary_search(ei.ms.begin(), ei.ms.end(), e - 1))
+          ei.edges_crossed.push_back(e);
+    }
+    report.shapes.push_back(std::move(si));
+    sweep.sweep_shape(report.shapes.back());
+    if (sweep.stop) break;
+  }
+  return report;
+}
+
+// ---- the text report ---------------------------------------------------------------------------
+namespace {
+
+std::string ms_text(const std::vector<std::uint32_t>& ms) {
+  // Runs of consecutive values: "1..130, 255..257".
+  std::string t;
+  for (std::size_t i = 0; i < ms.size();) {
+    std::size_t j = i;
+    while (j + 1 < ms.size() && ms[j + 1] == ms[j] + 1) ++j;
+    t += (t.empty() ? "" : ", ") + std::to_string(ms[i]) + (j > i ? ".." + std::to_string(ms[j]) : "");
+    i = j + 1;
+  }
+  return t.empty() ? "none" : t;
+}
+
+std::string failure_text(const InvarianceFailure& f) {
+  std::string t = "M=" + std::to_string(f.m) + " " + f.position;
+  if (!f.error.empty()) return t + ": " + f.error + " [" + f.what + "]";
+  t += " row " + std::to_string(f.row) + " column " + std::to_string(f.column) + ": got " + hex4(f.got) + ", want " +
+       hex4(f.want) + " (" + f.against + ") [" + f.what + "]";
+  return t;
+}
+
+std::string verdict_line(const InvarianceVerdict& v) {
+  char head[32];
+  std::snprintf(head, sizeof head, "%-11s ", invariance_kind_name(v.kind));
+  std::string t = head;
+  if (!v.asked) return t + "not asked";
+  if (v.comparisons == 0 && v.failures == 0) return t + "FAIL: compared nothing";
+  if (v.failures == 0) return t + "PASS (" + std::to_string(v.comparisons) + " compared)";
+  std::vector<std::string> ms;
+  for (std::size_t i = 0; i < v.failing_ms.size() && i < 12; ++i) ms.push_back(std::to_string(v.failing_ms[i]));
+  if (v.failing_ms.size() > 12) ms.push_back("...");
+  t += "FAIL (" + std::to_string(v.failures) + " of " + std::to_string(v.comparisons) + " differ; at M " +
+       join(ms, ", ") + "): first at " + failure_text(v.first);
+  if (!v.first.replay.empty()) t += "\n      replay (" + v.first.replay_kind + "): " + v.first.replay;
+  return t;
+}
+
+}  // namespace
+
+std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& options) {
+  std::string t;
+  std::vector<std::string> needles;
+  for (golden::Distribution d : options.needles) needles.emplace_back(golden::distribution_name(d));
+  for (const ShapeInvariance& s : r.shapes) {
+    t += "shape N=" + std::to_string(s.shape.n) + " K=" + std::to_string(s.shape.k) +
+         " (needles: " + join(needles, ", ") + ")\n";
+    for (const EntryInvariance& e : s.entries) {
+      t += "  " + std::string(golden::entry_point_name(e.entry)) + ": M " + ms_text(e.ms) + "\n";
+      for (const DispatchSpan& sp : e.map.spans) {
+        if (!e.ms.empty() && sp.first > e.ms.back()) break;
+        const std::uint32_t last = e.ms.empty() ? sp.last : std::min(sp.last, e.ms.back());
+        t += "    M " + std::to_string(sp.first) + (last > sp.first ? ".." + std::to_string(last) : "") + ": " +
+             sp.label + "\n";
+      }
+      for (const DispatchSpan& sp : e.map.forced_spans) {
+        if ((!e.ms.empty() && sp.first > e.ms.back()) || sp.label == "none") continue;
+        const std::uint32_t last = e.ms.empty() ? sp.last : std::min(sp.last, e.ms.back());
+        t += "    forced for the tier verdict, M " + std::to_string(sp.first) +
+             (last > sp.first ? ".." + std::to_string(last) : "") + ": " + sp.label + "\n";
+      }
+      std::vector<std::string> edges;
+      for (std::uint32_t x : e.edges_crossed) edges.push_back(std::to_string(x));
+      t += "    edges crossed: " + (edges.empty() ? std::string("none") : join(edges, ", ")) + "\n";
+      for (const InvarianceVerdict& v : e.verdicts) t += "    " + verdict_line(v) + "\n";
+    }
+  }
+  if (r.hung) t += "HANG: " + r.hang + " (the sweep stopped there)\n";
+  else if (!r.hang.empty()) t += "stopped: " + r.hang + "\n";
+  t += "verdicts (launches: " + std::to_string(r.launches) + "):\n";
+  for (InvarianceKind k : kAllInvarianceKinds) {
+    if (!options.asked(k)) {
+      t += std::string("  ") + invariance_kind_name(k) + ": not asked\n";
+      continue;
+    }
+    std::string first;
+    std::uint32_t first_m = 0;
+    for (const ShapeInvariance& s : r.shapes)
+      for (const EntryInvariance& e : s.entries) {
+        const InvarianceVerdict& v = e.verdicts[static_cast<int>(k)];
+        if (v.has_failure && (first.empty() || v.first.m < first_m))
+          first_m = v.first.m, first = std::string(golden::entry_point_name(e.entry)) + " at " + failure_text(v.first);
+      }
+    t += std::string("  ") + invariance_kind_name(k) + ": " + (r.pass(k) ? "PASS" : "FAIL");
+    if (k == InvarianceKind::contract) t += " (contract: " + options.contract.describe() + ")";
+    if (!first.empty()) t += ": first " + first;
+    else if (!r.pass(k)) t += r.hung ? ": a launch hung" : ": compared nothing";
+    t += "\n";
+  }
+  return t;
+}
+
+}  // namespace w8a16::props
