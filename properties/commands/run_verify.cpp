@@ -275,6 +275,31 @@ class ProgressLine {
 };
 
 // 3. Saved cases, then aimed and drawn ones, over every launcher (verify.hpp run_campaign_over).
+// 4. The batch and tier verdicts at each entry point's dispatch edges (invariance.hpp): M = 1 and
+// each edge -1, 0, +1 on one small shape (N = 136: a partial scale block and column tile; K = 512:
+// four steps) with two needles: fold_ties, whose bytes change with the fold's rounding (one or two),
+// and cancelling_steps, whose bytes change with the order of the steps and windows
+// (case_inputs.cpp). About 2 s on the simulation. Once per run (shard 0), after the cases, through
+// the first launcher; not after a run was cut short (a hang or a lost context).
+void run_invariance_stage(props::CaseLauncher& cases, device::Backend& backend, const props::CampaignOptions& opt,
+                          props::VerifyResult* v) {
+  if (v->shard_index != 0 || props::cut_short(*v)) return;
+  const auto start = std::chrono::steady_clock::now();
+  props::InvarianceOptions io;
+  io.shapes = {{136, 512}};
+  io.entries = opt.draw.entries;
+  io.edges_only = true;
+  io.needles = {golden::Distribution::fold_ties, golden::Distribution::cancelling_steps};
+  io.kinds[static_cast<int>(props::InvarianceKind::run_to_run)] = false;
+  io.kinds[static_cast<int>(props::InvarianceKind::contract)] = false;
+  io.save_dir = "w8a16check-invariance";
+  io.backend_name = std::string(backend.name()) == "simulation" ? "sim" : "cuda";
+  props::BackendInvarianceLauncher launcher(cases, backend);
+  v->invariance = props::run_invariance(launcher, io, backend.registry(), backend.limits());
+  v->invariance_run = true;
+  v->invariance_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void run_cases_stage(const std::vector<std::unique_ptr<props::CaseLauncher>>& launchers, props::CampaignOptions opt,
                      Stopwatch* clock, props::VerifyResult* v) {
   for (const std::string& e : v->case_file_errors) std::printf("  case file error: %s\n", e.c_str());
@@ -408,6 +433,7 @@ int run_verify(const VerifyArgs& a) {
   if (const int bad = replay_recordings_stage(a, in, v.on_gpu ? launchers[0].get() : nullptr, opt, &clock, &v))
     return bad;
   run_cases_stage(launchers, opt, &clock, &v);
+  run_invariance_stage(*launchers[0], *backend, opt, &v);
   props::judge_coverage(&v);
   print_verify_summary(stdout, v);
   print_failures(a, v, in.data.path, backend->name(), opt.contract);

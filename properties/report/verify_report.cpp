@@ -194,12 +194,119 @@ std::string contract_junit_properties(const props::ContractChoice& choice) {
   return s;
 }
 
+// The invariance rows (verify.hpp invariance): per entry point its batch and tier verdicts at the
+// dispatch edges. What each row says: PASS with the count compared, or FAIL with the first failure.
+constexpr props::InvarianceKind kInvarianceRows[] = {props::InvarianceKind::batch, props::InvarianceKind::tier};
+
+std::string hex4(std::uint16_t bits) {
+  char b[8];
+  std::snprintf(b, sizeof b, "%04x", bits);
+  return b;
+}
+
+std::string invariance_row_text(const props::InvarianceVerdict& iv) {
+  if (iv.failures == 0)
+    return iv.comparisons ? "PASS (" + std::to_string(iv.comparisons) + " compared)" : "FAIL (compared nothing)";
+  const props::InvarianceFailure& f = iv.first;
+  return "FAIL at M=" + std::to_string(f.m) + " " + f.position +
+         (f.error.empty() ? " row " + std::to_string(f.row) + " column " + std::to_string(f.column) + ": got 0x" +
+                                hex4(f.got) + ", want 0x" + hex4(f.want) + " (" + f.against + ")"
+                          : ": " + f.error);
+}
+
+void print_invariance(std::FILE* out, const VerifyResult& v) {
+  if (!v.invariance_run) {
+    std::fprintf(out, "invariance at the dispatch edges: not run (%s)\n",
+                 v.shard_index != 0 ? "shard 0 runs it" : "the run was cut short");
+    return;
+  }
+  for (const props::ShapeInvariance& s : v.invariance.shapes) {
+    std::fprintf(out, "invariance at the dispatch edges (N=%u K=%u, needles fold_ties and cancelling_steps; %.1f s):\n",
+                 s.shape.n, s.shape.k, v.invariance_seconds);
+    for (const props::EntryInvariance& e : s.entries) {
+      std::string edges;
+      for (std::uint32_t x : e.edges_crossed) edges += (edges.empty() ? "" : ",") + std::to_string(x);
+      std::fprintf(out, "  %-34s edges %s\n", std::string(golden::entry_point_name(e.entry)).c_str(),
+                   edges.empty() ? "none" : edges.c_str());
+      for (props::InvarianceKind k : kInvarianceRows)
+        std::fprintf(out, "    %-6s %s\n", props::invariance_kind_name(k),
+                     invariance_row_text(e.verdicts[static_cast<int>(k)]).c_str());
+    }
+  }
+  if (v.invariance.hung) std::fprintf(out, "  HANG: %s\n", v.invariance.hang.c_str());
+}
+
+nlohmann::json invariance_json(const VerifyResult& v) {
+  nlohmann::json j;
+  j["run"] = v.invariance_run;
+  j["seconds"] = v.invariance_seconds;
+  j["hung"] = v.invariance.hung;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const props::ShapeInvariance& s : v.invariance.shapes)
+    for (const props::EntryInvariance& e : s.entries)
+      for (props::InvarianceKind k : kInvarianceRows) {
+        const props::InvarianceVerdict& iv = e.verdicts[static_cast<int>(k)];
+        nlohmann::json row;
+        row["entry"] = std::string(golden::entry_point_name(e.entry));
+        row["verdict_kind"] = props::invariance_kind_name(k);
+        row["n"] = s.shape.n;
+        row["k"] = s.shape.k;
+        row["ms"] = e.ms;
+        row["edges_crossed"] = e.edges_crossed;
+        row["compared"] = iv.comparisons;
+        row["verdict"] = iv.pass() ? "PASS" : "FAIL";
+        row["text"] = invariance_row_text(iv);
+        if (iv.has_failure)
+          row["first_failure"] = {{"m", iv.first.m},
+                                  {"position", iv.first.position},
+                                  {"row", iv.first.row},
+                                  {"column", iv.first.column},
+                                  {"got", iv.first.got},
+                                  {"want", iv.first.want},
+                                  {"against", iv.first.against},
+                                  {"error", iv.first.error},
+                                  {"call", iv.first.what},
+                                  {"replay", iv.first.replay}};
+        rows.push_back(row);
+      }
+  j["rows"] = rows;
+  return j;
+}
+
+// One JUnit test case per entry point and verdict: verify.invariance.<verdict> / <entry point>.
+std::string junit_invariance(const VerifyResult& v, std::size_t* tests, std::size_t* failed) {
+  if (!v.invariance_run) return "";
+  std::string body;
+  bool first = true;
+  for (const props::ShapeInvariance& s : v.invariance.shapes)
+    for (const props::EntryInvariance& e : s.entries)
+      for (props::InvarianceKind k : kInvarianceRows) {
+        const props::InvarianceVerdict& iv = e.verdicts[static_cast<int>(k)];
+        ++*tests;
+        body += std::string("  <testcase classname=\"verify.invariance.") + props::invariance_kind_name(k) +
+                "\" name=\"" + std::string(golden::entry_point_name(e.entry)) + "\">\n";
+        std::string why = iv.pass() ? "" : invariance_row_text(iv);
+        if (first && k == props::InvarianceKind::batch && v.invariance.hung)
+          why += (why.empty() ? "" : "; ") + std::string("a launch hung: ") + v.invariance.hang;
+        first = first && k != props::InvarianceKind::batch;
+        if (!why.empty()) {
+          ++*failed;
+          body += "    <failure message=\"" + xml_text(why) + "\">" + xml_text(iv.first.what + "\n" + iv.first.replay) +
+                  "</failure>\n";
+        }
+        body += "    <system-out>" + std::to_string(iv.comparisons) + " rows compared at M " +
+                std::to_string(e.ms.size()) + " values</system-out>\n  </testcase>\n";
+      }
+  return body;
+}
+
 }  // namespace
 
 void print_verify_summary(std::FILE* out, const VerifyResult& v) {
   const CampaignResult& r = v.campaign;
   print_entry_table(out, r);
   print_coverage(out, v);
+  print_invariance(out, v);
   std::fprintf(out, "%" PRIu64 " saved, %" PRIu64 " coverage and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s%s\n",
                r.saved_run, r.aimed_run, r.drawn_run, r.drawn_planned, r.seconds,
                r.stopped_by_budget ? " (stopped by --time-budget)" : "",
@@ -231,11 +338,9 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   j["shard"] = {{"index", v.shard_index}, {"count", v.shard_count}};
   j["seconds"] = r.seconds;
   j["mode"] = v.quick ? "quick" : "full";
-  j["stage_seconds"] = {{"evidence", v.times.evidence},
-                        {"recorded_mma", v.times.recorded_mma},
-                        {"recordings", v.times.recordings},
-                        {"cases", v.times.cases},
-                        {"total", v.times.total}};
+  j["stage_seconds"] = {{"evidence", v.times.evidence},       {"recorded_mma", v.times.recorded_mma},
+                        {"recordings", v.times.recordings},   {"cases", v.times.cases},
+                        {"invariance", v.invariance_seconds}, {"total", v.times.total}};
   j["evidence"] = {{"folders", v.evidence.folders},        {"manifests", v.evidence.manifests},
                    {"files_checked", v.evidence.files},    {"problems", v.evidence.failures},
                    {"not_hardware", v.evidence.simulated}, {"notes", v.evidence.notes}};
@@ -258,6 +363,7 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
                 {"stopped_by_max_failures", r.stopped_by_failures},
                 {"case_file_errors", v.case_file_errors}};
   j["coverage"] = coverage_json(v);
+  j["invariance"] = invariance_json(v);
   j["launches"] = {{"faulted", r.faulted},
                    {"not_run_lost_context", r.not_run_lost_context},
                    {"hang", !rec.hang.empty() ? rec.hang : r.hang},
@@ -293,12 +399,14 @@ std::string verify_junit_report(const VerifyResult& v, const VerifyReportContext
   std::string body;
   for (const auto& g : kGroups) body += junit_group(v, reasons, g, &failed);
   for (const auto& [e, t] : r.per_entry) body += junit_entry(r, e, t, ctx.backend, &failed);
+  std::size_t invariance_tests = 0;
+  body += junit_invariance(v, &invariance_tests, &failed);
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\"" +
-         std::to_string(std::size(kGroups) + r.per_entry.size()) + "\" failures=\"" + std::to_string(failed) +
-         "\" time=\"" + seconds + "\">\n" + with_contract(identity_junit_properties(ctx.identity), ctx.contract) +
-         body + "</testsuite>\n</testsuites>\n";
+         std::to_string(std::size(kGroups) + r.per_entry.size() + invariance_tests) + "\" failures=\"" +
+         std::to_string(failed) + "\" time=\"" + seconds + "\">\n" +
+         with_contract(identity_junit_properties(ctx.identity), ctx.contract) + body + "</testsuite>\n</testsuites>\n";
 }
 
 }  // namespace w8a16::cli

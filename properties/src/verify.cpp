@@ -140,6 +140,30 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
          std::to_string(r.not_run_lost_context) + " cases not run: the context was lost and could not be replaced");
   if (!v.coverage.gaps.empty())
     fail("coverage", std::to_string(v.coverage.gaps.size()) + " coverage gaps", v.coverage.gaps);
+  // The batch and tier rows (invariance.hpp): each failing (entry point, verdict) is a reason of
+  // the group "invariance.<verdict>", under that entry point's JUnit test case of the verdict.
+  if (v.invariance_run) {
+    const InvarianceReport& inv = v.invariance;
+    if (inv.hung) fail("invariance.batch", "a launch hung in the invariance sweep: " + inv.hang);
+    for (InvarianceKind k : {InvarianceKind::batch, InvarianceKind::tier}) {
+      bool compared = false;
+      for (const ShapeInvariance& s : inv.shapes)
+        for (const EntryInvariance& e : s.entries) {
+          const InvarianceVerdict& iv = e.verdicts[static_cast<int>(k)];
+          compared = compared || iv.comparisons > 0;
+          if (iv.failures == 0) continue;
+          const InvarianceFailure& f = iv.first;
+          std::string msg = std::string(golden::entry_point_name(e.entry)) + ": " + invariance_kind_name(k) +
+                            " invariance FAIL at M=" + std::to_string(f.m) + " " + f.position;
+          msg += f.error.empty() ? " row " + std::to_string(f.row) + " column " + std::to_string(f.column) +
+                                       " differs from " + f.against
+                                 : ": " + f.error;
+          fail(std::string("invariance.") + invariance_kind_name(k), msg, {f.what, f.replay});
+        }
+      if (!compared && !inv.hung)
+        fail(std::string("invariance.") + invariance_kind_name(k), "the invariance sweep compared nothing");
+    }
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "w8a16/properties/campaign.hpp"
 #include "w8a16/properties/coverage.hpp"
+#include "w8a16/properties/invariance.hpp"
 #include "w8a16/properties/evidence.hpp"
 #include "w8a16/properties/launcher.hpp"
 #include "w8a16/properties/recordings.hpp"
@@ -69,6 +70,12 @@ struct VerifyResult {
   std::vector<std::string> case_file_errors;  // saved-case lines that are not cases
   CampaignResult campaign;
   CoverageReport coverage;
+  // The batch and tier verdicts at each entry point's dispatch edges (invariance.hpp), on one
+  // small shape and one needle: rows of their own in every report. Not run: a shard other than the
+  // first, or a run cut short.
+  bool invariance_run = false;
+  InvarianceReport invariance;
+  double invariance_seconds = 0;
 };
 
 // Cases did not run because a launch hung (in the campaign or the recordings' replay) or the

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// `w8a16check invariance` and verify's invariance rows, as processes on the simulation
+// (properties/invariance.hpp). The canonical simulation keeps every verdict and names the edges its
+// sweep crosses; each control stand-in (W8A16_SIM_CONVENTIONS) breaks its own verdict at the M
+// where the defect starts, which the tests name exactly: a K split by M (batch, M = 9: two parts),
+// an order by row position (batch, M = 2: the needle's copy at the back is row 1, the first odd
+// row), atomics across CTAs (run-to-run, M = 1), and the seed's skinny body (tier from M = 1 on,
+// only at M <= 16 where it runs; contract under canonical). Bad input exits 2; a hang is a FAIL.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_run.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using w8a16::cli_test::CliRun;
+using w8a16::cli_test::run_process;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("w8a16_invariance_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+// The sweep on the simulation: M 1..40 crosses the skinny/row-tile edge (17) and the Hopper tier's
+// (33); one needle keeps it to seconds.
+struct Sweep {
+  CliRun run;
+  nlohmann::json json;
+  fs::path dir;
+};
+Sweep sweep(const std::string& name, const std::string& env, const std::string& args) {
+  Sweep s;
+  s.dir = fresh_dir(name);
+  s.run = run_process(env + " '" + std::string(W8A16_CLI_PATH) + "' invariance --backend sim --save-dir '" +
+                      s.dir.string() + "' --json '" + (s.dir / "r.json").string() + "' " + args);
+  s.json = read_json(s.dir / "r.json");
+  return s;
+}
+
+const nlohmann::json* entry(const nlohmann::json& j, const std::string& name) {
+  if (!j.is_object() || !j.contains("shapes")) return nullptr;
+  for (const nlohmann::json& e : j["shapes"][0]["entries"])
+    if (e["entry"] == "w8a16_" + name) return &e;
+  return nullptr;
+}
+
+std::string verdict(const nlohmann::json& e, const std::string& kind) { return e["verdicts"][kind]["verdict"]; }
+
+TEST(InvarianceCli, CanonicalSimulationKeepsEveryVerdictAndNamesTheEdges) {
+  const Sweep s = sweep("canonical", "", "--m 1..40 --needle cancelling_steps --needle nan_codes");
+  ASSERT_EQ(s.run.exit_status, 0) << s.run.output;
+  ASSERT_TRUE(s.json.is_object()) << s.run.output;
+  EXPECT_EQ(s.json["verdict"], "PASS");
+  for (const char* k : {"run-to-run", "batch", "tier", "contract"}) EXPECT_EQ(s.json["verdicts"][k], "PASS") << k;
+  const nlohmann::json* m32 = entry(s.json, "gemm_pipelined_m32");
+  ASSERT_NE(m32, nullptr);
+  // Skinny to the row-tile kernel at 17, to the Hopper tier at 33 (KERNEL_ABI.md 2).
+  EXPECT_EQ((*m32)["edges_crossed"], nlohmann::json({17, 33})) << s.run.output;
+  EXPECT_EQ((*m32)["dispatch"][0]["last"], 16);
+  EXPECT_TRUE(has((*m32)["dispatch"][0]["body"].get<std::string>(), "m32_skinny"));
+  for (const char* k : {"run-to-run", "batch", "tier", "contract"}) {
+    EXPECT_EQ(verdict(*m32, k), "PASS") << k;
+    EXPECT_GT((*m32)["verdicts"][k]["compared"].get<std::uint64_t>(), 0u) << k;
+  }
+  // The text: the bodies per M range, the edges crossed, one line per verdict.
+  EXPECT_TRUE(has(s.run.output, "    M 1..16: m32_skinny")) << s.run.output;
+  EXPECT_TRUE(has(s.run.output, "edges crossed: 17, 33")) << s.run.output;
+  EXPECT_TRUE(has(s.run.output, "forced for the tier verdict")) << s.run.output;
+  EXPECT_TRUE(has(s.run.output, "  contract: PASS (contract: canonical)")) << s.run.output;
+  // The GEMVs sweep their own rows only.
+  const nlohmann::json* g4 = entry(s.json, "gemv_batch4_strided");
+  ASSERT_NE(g4, nullptr);
+  EXPECT_EQ((*g4)["ms"], nlohmann::json({1, 2, 3, 4}));
+}
+
+TEST(InvarianceCli, DefaultRangeGoesPastTheTileAndEdgesOnlyKeepsTheirNeighbours) {
+  const Sweep s = sweep("edges", "", "--edges-only --needle cancelling_steps --entry gemm_pipelined");
+  ASSERT_EQ(s.run.exit_status, 0) << s.run.output;
+  const nlohmann::json* e = entry(s.json, "gemm_pipelined");
+  ASSERT_NE(e, nullptr);
+  // 33 (Hopper tier), its tile rows' edges, and 129 (the second 128-row unit), each -1, 0, +1.
+  const std::vector<std::uint32_t> ms = (*e)["ms"];
+  for (std::uint32_t m : {1u, 32u, 33u, 34u, 128u, 129u, 130u})
+    EXPECT_NE(std::find(ms.begin(), ms.end(), m), ms.end()) << m;
+  EXPECT_EQ(std::find(ms.begin(), ms.end(), 20u), ms.end());
+  const std::vector<std::uint32_t> crossed = (*e)["edges_crossed"];
+  EXPECT_NE(std::find(crossed.begin(), crossed.end(), 33u), crossed.end());
+  EXPECT_NE(std::find(crossed.begin(), crossed.end(), 129u), crossed.end());
+}
+
+TEST(InvarianceCli, KSplitByMFailsBatchAtNine) {
+  const Sweep s = sweep("split", "W8A16_SIM_CONVENTIONS=gemm128_tile=split-k-by-m",
+                        "--m 1..20 --needle fold_ties --entry gemm_pipelined --entry gemm_pipelined_m32");
+  ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
+  const nlohmann::json* e = entry(s.json, "gemm_pipelined");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(verdict(*e, "batch"), "FAIL");
+  EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["m"], 9) << s.run.output;
+  EXPECT_EQ((*e)["verdicts"]["batch"]["failing_ms"][0], 9);
+  // Right but not invariant: its M = 1 bytes are the contract's, and repeats agree.
+  EXPECT_EQ(verdict(*e, "contract"), "PASS");
+  EXPECT_EQ(verdict(*e, "run-to-run"), "PASS");
+  EXPECT_EQ(s.json["verdicts"]["contract"], "PASS");
+  // The other entry point's bodies are untouched.
+  EXPECT_EQ(verdict(*entry(s.json, "gemm_pipelined_m32"), "batch"), "PASS");
+  // The failing launch is saved as an operand bundle that run-operands replays.
+  const std::string replay = (*e)["verdicts"]["batch"]["first_failure"]["replay"];
+  EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["replay_kind"], "bundle");
+  const fs::path bundle = s.dir / "invariance-n136-k512-gemm_pipelined-batch.opb";
+  ASSERT_TRUE(fs::exists(bundle)) << replay;
+  const CliRun r = run_process("'" + std::string(W8A16_CLI_PATH) +
+                               "' run-operands --backend sim --entry gemm_pipelined --in '" + bundle.string() +
+                               "' --out '" + (s.dir / "c.out").string() + "'");
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+}
+
+TEST(InvarianceCli, OrderByRowPositionFailsBatchAtTwoAndNothingElse) {
+  const Sweep s = sweep("row_order", "W8A16_SIM_CONVENTIONS=gemm128_tile=row-order",
+                        "--m 1..12 --needle cancelling_steps --entry gemm_pipelined --entry gemm_pipelined_m32");
+  ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
+  const nlohmann::json* e = entry(s.json, "gemm_pipelined");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(verdict(*e, "batch"), "FAIL");
+  EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["m"], 2) << s.run.output;
+  EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["row"], 1);
+  // The front row (row 0, even) is every body's: the tier agrees; the M = 1 bytes are canonical.
+  EXPECT_EQ(s.json["verdicts"]["tier"], "PASS") << s.run.output;
+  EXPECT_EQ(s.json["verdicts"]["contract"], "PASS");
+  EXPECT_EQ(s.json["verdicts"]["run-to-run"], "PASS");
+}
+
+TEST(InvarianceCli, AtomicsAcrossCtasFailRunToRunAtOne) {
+  const Sweep s = sweep("atomics", "W8A16_SIM_CONVENTIONS=gemm128_tile=nondeterministic",
+                        "--m 1..4 --needle cancelling_steps --entry gemm_pipelined --verdict run-to-run");
+  ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
+  const nlohmann::json* e = entry(s.json, "gemm_pipelined");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(verdict(*e, "run-to-run"), "FAIL");
+  EXPECT_EQ((*e)["verdicts"]["run-to-run"]["first_failure"]["m"], 1) << s.run.output;
+  EXPECT_EQ(verdict(*e, "batch"), "NOT ASKED");
+  EXPECT_TRUE(has(s.run.output, "  batch: not asked")) << s.run.output;
+}
+
+TEST(InvarianceCli, SeedSkinnyBodyFailsTierAtSixteenRowsAndBelowAndTheCanonicalContract) {
+  const Sweep s = sweep("skinny", "W8A16_SIM_CONVENTIONS=m32_skinny=seed-skinny",
+                        "--m 1..20 --needle fold_ties --needle nan_codes --contract canonical --entry gemm_pipelined "
+                        "--entry gemm_pipelined_m32");
+  ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
+  const nlohmann::json* m32 = entry(s.json, "gemm_pipelined_m32");
+  ASSERT_NE(m32, nullptr);
+  EXPECT_EQ(verdict(*m32, "tier"), "FAIL");
+  EXPECT_EQ((*m32)["verdicts"]["tier"]["first_failure"]["m"], 1) << s.run.output;
+  for (std::uint32_t m : (*m32)["verdicts"]["tier"]["failing_ms"]) EXPECT_LE(m, 16u);
+  EXPECT_EQ((*m32)["verdicts"]["tier"]["failing_ms"].back(), 16);
+  // The plurality (the 128-row tile) is not blamed.
+  EXPECT_EQ(verdict(*entry(s.json, "gemm_pipelined"), "tier"), "PASS");
+  // Its M = 1 bytes are not canonical's: the contract verdict fails too, on its own line, with a
+  // case line that replays it.
+  EXPECT_EQ(verdict(*m32, "contract"), "FAIL");
+  EXPECT_EQ((*m32)["verdicts"]["contract"]["first_failure"]["replay_kind"], "case");
+  EXPECT_TRUE(has((*m32)["verdicts"]["contract"]["first_failure"]["replay"].get<std::string>(),
+                  "case/1 w8a16_gemm_pipelined_m32 m=1 n=136 k=512"));
+  EXPECT_TRUE(has(s.run.output, "  contract: FAIL (contract: canonical)")) << s.run.output;
+  EXPECT_TRUE(has(s.run.output, "  tier: FAIL")) << s.run.output;
+}
+
+TEST(InvarianceCli, SeedSkinnyUnderItsOwnContractIsTheTierBreakAlone) {
+  const Sweep s = sweep("skinny_own", "W8A16_SIM_CONVENTIONS=m32_skinny=seed-skinny",
+                        "--m 1..4 --needle fold_ties --contract gemm_pipelined_m32=seed-skinny --entry "
+                        "gemm_pipelined --entry gemm_pipelined_m32");
+  ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
+  EXPECT_EQ(s.json["verdicts"]["contract"], "PASS") << s.run.output;
+  EXPECT_EQ(s.json["verdicts"]["tier"], "FAIL");
+}
+
+TEST(InvarianceCli, BadInputIsAUsageError) {
+  for (const char* args : {"--m 5..3", "--m 0", "--m x", "--shape 136x100", "--verdict sideways", "--needle nope"}) {
+    const CliRun r = w8a16::cli_test::run_cli(std::string("invariance --backend sim ") + args);
+    EXPECT_EQ(r.exit_status, 2) << args << "\n" << r.output;
+  }
+  const CliRun r = w8a16::cli_test::run_cli("invariance --backend sim --m 5..3");
+  EXPECT_TRUE(has(r.output, "empty range")) << r.output;
+}
+
+TEST(InvarianceCli, AHangIsReportedNeverAPass) {
+  const Sweep s = sweep("hang", "W8A16_SIM_INJECT=hang:w8a16_gemm_pipelined_m32:m=3",
+                        "--launch-deadline 1 --m 1..4 --needle fold_ties --entry gemm_pipelined_m32");
+  EXPECT_EQ(s.run.exit_status, 1) << s.run.output;
+  EXPECT_TRUE(has(s.run.output, "HANG")) << s.run.output;
+  EXPECT_FALSE(has(s.run.output, "verdict: PASS")) << s.run.output;
+}
+
+// verify's rows: the batch and tier verdicts at each entry point's edges in the text, JSON and
+// JUnit, and a control that breaks one is a FAIL row naming its M (9: an edge of the packed entry
+// point, 8..10 swept for both). --no-save: the failing cases stay out of the data folder.
+TEST(InvarianceCli, VerifyQuickGainsBatchAndTierRows) {
+  const fs::path dir = fresh_dir("verify");
+  const std::string cmd = "'" + std::string(W8A16_CLI_PATH) +
+                          "' verify --quick --backend sim --entry gemm_pipelined --entry gemm_packed_strided --no-recordings "
+                          "--no-save --json '" +
+                          (dir / "v.json").string() + "' --junit '" + (dir / "v.xml").string() + "'";
+  CliRun r = run_process("cd '" + dir.string() + "' && " + cmd);
+  EXPECT_TRUE(has(r.output, "invariance at the dispatch edges")) << r.output;
+  nlohmann::json j = read_json(dir / "v.json");
+  ASSERT_TRUE(j.is_object()) << r.output;
+  ASSERT_TRUE(j["invariance"]["run"].get<bool>());
+  // Two rows per entry point; the edges of both entry points (the packed one's 9 among them).
+  ASSERT_EQ(j["invariance"]["rows"].size(), 4u);
+  EXPECT_EQ(j["invariance"]["rows"][0]["verdict_kind"], "batch");
+  EXPECT_EQ(j["invariance"]["rows"][0]["verdict"], "PASS");
+  EXPECT_EQ(j["invariance"]["rows"][1]["verdict_kind"], "tier");
+  EXPECT_EQ(j["invariance"]["rows"][1]["verdict"], "PASS");
+  std::ifstream xml(dir / "v.xml");
+  const std::string junit((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(has(junit, "classname=\"verify.invariance.batch\" name=\"w8a16_gemm_pipelined\"")) << junit;
+  EXPECT_TRUE(has(junit, "classname=\"verify.invariance.tier\" name=\"w8a16_gemm_pipelined\"")) << junit;
+
+  r = run_process("cd '" + dir.string() + "' && W8A16_SIM_CONVENTIONS=gemm128_tile=split-k-by-m " + cmd);
+  EXPECT_EQ(r.exit_status, 1) << r.output;
+  j = read_json(dir / "v.json");
+  ASSERT_TRUE(j.is_object()) << r.output;
+  EXPECT_EQ(j["invariance"]["rows"][0]["verdict"], "FAIL");
+  EXPECT_EQ(j["invariance"]["rows"][0]["first_failure"]["m"], 9) << r.output;
+  bool named = false;
+  for (const auto& w : j["why_not_pass"]) named = named || has(w.get<std::string>(), "batch invariance FAIL at M=9");
+  EXPECT_TRUE(named) << j["why_not_pass"].dump();
+}
+
+}  // namespace
