@@ -21,6 +21,8 @@ void add_identify(CLI::App& app, int* exit_code) {
   cmd->add_option("--entry", a->entries,
                   "entry points to identify (repeatable; default every one the module holds), e.g. "
                   "gemm_pipelined_m32_strided");
+  cmd->add_option("--body", a->bodies,
+                  "bodies to identify (repeatable; default every body each entry point dispatches), e.g. m32_skinny");
   cmd->add_option("--backend", a->backend,
                   "auto (GPU if present, else simulation), cuda or sim (the simulation's bodies keep canonical "
                   "unless W8A16_SIM_CONVENTIONS=BODY=NAME|FILE|bug:...,... makes stand-ins of them)")

@@ -4,6 +4,7 @@
 // file, or the simulation with its stand-ins).
 #include "run_identify.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -71,6 +72,15 @@ int run_identify(const IdentifyArgs& a) {
       return usage("unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)");
     if (std::find(wanted.begin(), wanted.end(), e) == wanted.end()) wanted.push_back(e);
   }
+  std::vector<device::Body> bodies;
+  for (const std::string& name : a.bodies) {
+    bool found = false;
+    for (device::Body b : device::kAllBodies)
+      if (name == device::body_name(b)) bodies.push_back(b), found = true;
+    if (!found)
+      return usage("unknown --body " + golden::quote(name) +
+                   " (e.g. m32_skinny; device/include/w8a16/device/bodies.def)");
+  }
   std::string error, note;
   if (!begin_report(a.json.get(), &error)) return usage(error);
   bool no_gpu = false;
@@ -100,8 +110,17 @@ int run_identify(const IdentifyArgs& a) {
       "period end is defined only for per-channel scales), %zu GEMV (nan x lanes 32/64 x chunk 8/16/32 x "
       "scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named together)\n",
       props::tc_candidates().size(), props::gemv_candidates().size());
-  const std::vector<props::EntryProbes> plan = props::identify_plan(backend->registry(), backend->limits(), wanted,
-                                                                    a.seed);
+  std::vector<props::EntryProbes> plan = props::identify_plan(backend->registry(), backend->limits(), wanted, a.seed);
+  if (!bodies.empty()) {
+    bool any = false;
+    for (props::EntryProbes& ep : plan) {
+      props::keep_bodies(&ep, bodies);
+      any = any || !ep.bodies.empty();
+    }
+    if (!any) return usage("no entry point asked for dispatches any body named by --body");
+    plan.erase(std::remove_if(plan.begin(), plan.end(), [](const props::EntryProbes& ep) { return ep.bodies.empty(); }),
+               plan.end());
+  }
   const auto launcher = make_launcher(*backend, a.module, 0, false);
   bool hung = false;
   const std::vector<props::EntryVerdict> verdicts = props::identify(*launcher, plan, a.threads, &hung,

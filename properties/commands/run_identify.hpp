@@ -16,6 +16,7 @@ namespace cmd_identify {
 
 struct IdentifyArgs {
   std::vector<std::string> entries;  // default: every entry point the module holds
+  std::vector<std::string> bodies;   // default: every body each entry point dispatches
   std::string backend = "auto";
   std::string module;
   std::uint64_t seed = 0x1de7;  // the probes' data (identify.hpp): any seed gives probes of the same kinds

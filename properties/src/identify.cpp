@@ -83,6 +83,8 @@ std::vector<IdentifyCandidate> build_gemv() {
   return out;
 }
 
+constexpr std::uint32_t kGemvProbeK = 4096;
+
 std::uint64_t case_elements(const golden::Case& c) { return std::uint64_t{c.m} * c.n * c.k; }
 
 }  // namespace
@@ -127,13 +129,43 @@ std::vector<EntryProbes> identify_plan(const device::KernelRegistry& registry, c
         auto it = best.find({b, d});
         if (it == best.end()) continue;
         any = true;
-        ep.probes.push_back({it->second, b});
+        const golden::Case c = it->second;
+        ep.probes.push_back({c, b});
+        // The GEMV's lanes meet their scale with mac(p, s, acc) only from a lane's second chunk on
+        // (acc = mac(p, s, +0) is one rounding either way), and 32 or 64 lanes differ only where a
+        // chunk reaches the second warp: both need K past lanes x chunk, up to 64 x 32 among the
+        // candidates. So each GEMV probe runs again at K = 4096 (besides, not instead: the aimed K's
+        // data tells other pairs apart).
+        if (device::body_contract(b) == device::Contract::gemv && c.k < kGemvProbeK) {
+          golden::Case wide = c;
+          wide.a_row_stride += kGemvProbeK - c.k;
+          wide.k = kGemvProbeK;
+          ep.probes.push_back({wide, b});
+        }
       }
       if (any) ep.bodies.push_back(b);
     }
     out.push_back(std::move(ep));
   }
   return out;
+}
+
+void keep_bodies(EntryProbes* ep, const std::vector<device::Body>& bodies) {
+  auto wanted = [&](device::Body b) { return std::find(bodies.begin(), bodies.end(), b) != bodies.end(); };
+  ep->bodies.erase(std::remove_if(ep->bodies.begin(), ep->bodies.end(), [&](device::Body b) { return !wanted(b); }),
+                   ep->bodies.end());
+  ep->probes.erase(std::remove_if(ep->probes.begin(), ep->probes.end(),
+                                  [&](const IdentifyProbe& p) { return !wanted(p.body); }),
+                   ep->probes.end());
+  ep->unreached.erase(std::remove_if(ep->unreached.begin(), ep->unreached.end(),
+                                     [&](const std::string& u) {
+                                       for (device::Body b : bodies)
+                                         if (u.find(std::string(" / ") + device::body_name(b) + " / ") !=
+                                             std::string::npos)
+                                           return false;
+                                       return true;
+                                     }),
+                      ep->unreached.end());
 }
 
 BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, const std::vector<ProbeRun>& probes,

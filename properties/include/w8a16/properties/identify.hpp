@@ -65,6 +65,9 @@ struct EntryProbes {
 std::vector<EntryProbes> identify_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,
                                        const std::vector<golden::EntryPoint>& entries, std::uint64_t seed);
 
+// Keeps only the given bodies (and their probes), and no unreached cell of another body.
+void keep_bodies(EntryProbes* ep, const std::vector<device::Body>& bodies);
+
 // One probe as run: its operands and all of C afterwards ([m + guard rows][c_row_stride], the
 // sentinel outside the output, as launch_case gives it).
 struct ProbeRun {

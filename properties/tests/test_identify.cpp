@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// identify (properties/identify.hpp) without a GPU: the probes tell every candidate of the family
+// apart (each emulated as a device's bytes is named alone, the GEMV's two trees together), planted
+// bugs are refused, and on the simulation a body standing in for each field's alternative is named
+// exactly, with the skinny body's tier break shown; then the CLI's exit statuses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_run.hpp"
+#include "w8a16/device/sim_backend.hpp"
+#include "w8a16/properties/identify.hpp"
+#include "w8a16/properties/launcher.hpp"
+
+namespace w8a16::props {
+namespace {
+
+using golden::EntryPoint;
+
+const EntryProbes& plan_for(EntryPoint e) {
+  static std::map<EntryPoint, EntryProbes> plans;
+  auto it = plans.find(e);
+  if (it == plans.end()) {
+    const device::SimBackend sim;
+    it = plans.emplace(e, identify_plan(sim.registry(), sim.limits(), {e}, 0x1de7).front()).first;
+  }
+  return it->second;
+}
+
+// A body's probes with their operands, and "device" bytes made by emulating one candidate.
+struct Probes {
+  std::vector<golden::Case> cases;
+  std::vector<golden::CaseInputs> inputs;
+};
+Probes probes_of(EntryPoint e, device::Body b) {
+  Probes p;
+  for (const IdentifyProbe& ip : plan_for(e).probes) {
+    if (ip.body != b) continue;
+    p.cases.push_back(ip.c);
+    golden::CaseInputs in;
+    std::string why;
+    EXPECT_TRUE(golden::regenerate_inputs(ip.c, &in, &why)) << why;
+    p.inputs.push_back(std::move(in));
+  }
+  return p;
+}
+
+std::vector<std::uint16_t> emulate(const IdentifyCandidate& cand, const golden::Case& c, const golden::CaseInputs& in) {
+  std::vector<std::uint16_t> out = golden::guarded_sentinel_output(c);
+  const ref::GemmView v = golden::case_view(c, in);
+  if (cand.gemv) ref::gemm_conventions(cand.conventions.gemv, v, out.data(), c.c_row_stride, 1);
+  else ref::gemm_conventions(cand.conventions.tc, v, ref::Arch::sm90, out.data(), c.c_row_stride, 1);
+  return out;
+}
+
+BodyMatch match_with(const std::vector<IdentifyCandidate>& cands, const Probes& p,
+                     const std::vector<std::vector<std::uint16_t>>& produced) {
+  std::vector<ProbeRun> runs;
+  for (std::size_t i = 0; i < p.cases.size(); ++i) runs.push_back({p.cases[i], &p.inputs[i], &produced[i]});
+  return match_candidates(cands, runs, 0);
+}
+
+TEST(Identify, CandidatesAreTheFamilysProductNamedByTheLibraryWhereTheyEqualIt) {
+  ASSERT_EQ(tc_candidates().size(), 36u);
+  ASSERT_EQ(gemv_candidates().size(), 144u);
+  std::vector<std::string> tc_names, gemv_names;
+  for (const auto& c : tc_candidates()) tc_names.push_back(c.name);
+  for (const auto& c : gemv_candidates()) gemv_names.push_back(c.name);
+  for (const char* n : {"canonical", "seed-tile", "seed-skinny", "seed-rows"})
+    EXPECT_EQ(std::count(tc_names.begin(), tc_names.end(), n), 1) << n;
+  EXPECT_EQ(std::count(gemv_names.begin(), gemv_names.end(), "canonical"), 1);
+  EXPECT_EQ(std::count(gemv_names.begin(), gemv_names.end(), "seed-tile = seed-skinny = seed-rows"), 1);
+  // Every candidate distinct, and every name distinct.
+  for (const auto* list : {&tc_names, &gemv_names}) {
+    std::vector<std::string> sorted = *list;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  }
+}
+
+// Each tensor-core candidate's own bytes on a body's probes: identify names that candidate and no
+// other. Two bodies: the skinny body (k = 768) and the Hopper tier's (k = 256, two steps).
+void expect_tc_separated(EntryPoint e, device::Body b) {
+  const Probes p = probes_of(e, b);
+  ASSERT_GE(p.cases.size(), 5u);
+  const auto& cands = tc_candidates();
+  for (std::size_t x = 0; x < cands.size(); ++x) {
+    std::vector<std::vector<std::uint16_t>> produced;
+    for (std::size_t i = 0; i < p.cases.size(); ++i) produced.push_back(emulate(cands[x], p.cases[i], p.inputs[i]));
+    const BodyMatch m = match_with(cands, p, produced);
+    ASSERT_EQ(m.keeps, std::vector<std::size_t>{x}) << device::body_name(b) << ": " << cands[x].name;
+  }
+}
+TEST(Identify, ProbesTellEveryTensorCoreCandidateApartOnTheSkinnyBody) {
+  expect_tc_separated(EntryPoint::gemm_pipelined_m32, device::Body::m32_skinny);
+}
+TEST(Identify, ProbesTellEveryTensorCoreCandidateApartOnTheRowTileStrips) {
+  expect_tc_separated(EntryPoint::gemm_pipelined_m32_strided, device::Body::tc_rows_strip);
+}
+
+// The GEMV: every candidate named with its twin of the other tree, and with nothing else.
+TEST(Identify, ProbesTellEveryGemvCandidateApartButTheTwoTrees) {
+  const Probes p = probes_of(EntryPoint::gemv_batch16_strided, device::Body::gemv_strip);
+  ASSERT_GE(p.cases.size(), 5u);
+  const auto& cands = gemv_candidates();
+  for (std::size_t x = 0; x < cands.size(); ++x) {
+    std::vector<std::vector<std::uint16_t>> produced;
+    for (std::size_t i = 0; i < p.cases.size(); ++i) produced.push_back(emulate(cands[x], p.cases[i], p.inputs[i]));
+    const BodyMatch m = match_with(cands, p, produced);
+    std::vector<std::size_t> want;
+    for (std::size_t y = 0; y < cands.size(); ++y) {
+      ref::GemvConventions g = cands[y].conventions.gemv;
+      g.tree = cands[x].conventions.gemv.tree;
+      if (g == cands[x].conventions.gemv) want.push_back(y);
+    }
+    ASSERT_EQ(want.size(), 2u);
+    // The candidate and its twin tree are always named (identify never refuses the truth) ...
+    for (std::size_t y : want) EXPECT_NE(std::find(m.keeps.begin(), m.keeps.end(), y), m.keeps.end()) << cands[x].name;
+    // ... and today's probes leave one known gap: with the scale per chunk, fma or mul-add (and
+    // 32 lanes of 8 against 64 of 16) are not always told apart, since the golden generators' fold
+    // ties are built for 128-K steps, not for a lane's chunks. Any other candidate named is a defect.
+    for (std::size_t y : m.keeps) {
+      const ref::GemvConventions& gx = cands[x].conventions.gemv;
+      const ref::GemvConventions& gy = cands[y].conventions.gemv;
+      const bool known_gap = gx.nan == gy.nan && gx.scale == ref::GemvScale::chunk && gy.scale == gx.scale;
+      EXPECT_TRUE(std::find(want.begin(), want.end(), y) != want.end() || known_gap)
+          << cands[x].name << " also named " << cands[y].name;
+    }
+  }
+}
+
+TEST(Identify, APlantedBugIsNamedNoCandidateAndTheNearestCountsItsElements) {
+  const Probes p = probes_of(EntryPoint::gemm_pipelined_m32, device::Body::m32_skinny);
+  const auto& cands = tc_candidates();
+  const std::size_t canonical = 0;
+  ASSERT_EQ(cands[canonical].name, "canonical");
+  std::vector<std::vector<std::uint16_t>> produced;
+  for (std::size_t i = 0; i < p.cases.size(); ++i)
+    produced.push_back(emulate(cands[canonical], p.cases[i], p.inputs[i]));
+  // One bit of one element of the third probe.
+  produced[2][5] ^= 1u;
+  BodyMatch m = match_with(cands, p, produced);
+  EXPECT_TRUE(m.keeps.empty());
+  EXPECT_EQ(m.nearest, canonical);
+  EXPECT_EQ(m.nearest_total, 1u);
+  EXPECT_EQ(m.nearest_differ[2], 1u);
+  // A write into a guard row: every candidate differs there.
+  produced[2][5] ^= 1u;
+  produced[0][std::size_t{p.cases[0].m} * p.cases[0].c_row_stride] = 0;
+  m = match_with(cands, p, produced);
+  EXPECT_TRUE(m.keeps.empty());
+  EXPECT_EQ(m.outside[0], 1u);
+  EXPECT_EQ(m.nearest, canonical);
+}
+
+// ---- the simulation's stand-ins ----------------------------------------------------------------
+
+std::vector<EntryVerdict> identify_on_sim(const std::string& stand_ins, EntryPoint e,
+                                          const std::vector<device::Body>& bodies) {
+  device::SimBackend sim;
+  std::vector<device::BodyStandIn> si;
+  std::string why;
+  EXPECT_TRUE(device::parse_stand_ins(stand_ins, &si, &why)) << why;
+  sim.stand_in(si);
+  EntryProbes ep = plan_for(e);
+  keep_bodies(&ep, bodies);
+  InProcessLauncher launcher(sim);
+  return identify(launcher, {ep}, 0);
+}
+
+std::string conv_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/identify_" + name + ".contract";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(IdentifySim, EachTensorCoreFieldsAlternativeIsNamedExactly) {
+  const struct {
+    const char* text;
+    const char* name;
+  } alts[] = {
+      {"tc.nan = zero", "seed-tile"},  // the seed's tile differs from canonical by its NaN decode alone
+      {"tc.nan = finite", "nan=finite fold=fma period=step k-order=contiguous"},
+      {"tc.fold = mul-add", "nan=propagate fold=mul-add period=step k-order=contiguous"},
+      {"tc.fold = prescale", "nan=propagate fold=prescale period=step k-order=contiguous"},
+      {"tc.bias = 60", "nan=propagate fold=fma period=step bias=60 k-order=contiguous"},
+  };
+  for (const auto& alt : alts) {
+    const std::string file = conv_file("alt", std::string(alt.text) + "\n");
+    const auto v = identify_on_sim("m32_skinny=" + file, EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+    ASSERT_EQ(v.size(), 1u);
+    ASSERT_EQ(v[0].bodies.size(), 1u);
+    EXPECT_EQ(v[0].bodies[0].keeps, std::vector<std::string>{alt.name}) << alt.text;
+    EXPECT_TRUE(v[0].ok());
+  }
+  // The permuted K order alone, and the library values.
+  for (const char* name : {"canonical", "seed-tile", "seed-skinny", "seed-rows"}) {
+    const auto v = identify_on_sim(std::string("m32_skinny=") + name, EntryPoint::gemm_pipelined_m32,
+                                   {device::Body::m32_skinny});
+    EXPECT_EQ(v[0].bodies[0].keeps, std::vector<std::string>{name});
+  }
+  ref::Conventions rows_order = ref::canonical_conventions();
+  rows_order.tc.k_order = ref::find_conventions("seed-rows")->tc.k_order;
+  rows_order.name.clear();
+  std::string text = ref::format_conventions(rows_order);
+  const auto v = identify_on_sim("m32_skinny=" + conv_file("order", text), EntryPoint::gemm_pipelined_m32,
+                                 {device::Body::m32_skinny});
+  EXPECT_EQ(v[0].bodies[0].keeps, std::vector<std::string>{ref::describe(rows_order.tc)});
+}
+
+TEST(IdentifySim, EachGemvFieldsAlternativeIsNamedWithItsTwinTree) {
+  for (const char* text : {"gemv.nan = zero", "gemv.nan = finite", "gemv.lanes = 64", "gemv.chunk = 8",
+                           "gemv.chunk = 32", "gemv.scale = element", "gemv.mac = mul-add", "gemv.tree = down"}) {
+    ref::Conventions c = ref::canonical_conventions();
+    std::string why;
+    ASSERT_TRUE(ref::parse_conventions(text, &c, &why)) << why;
+    const auto v = identify_on_sim("gemv_strip=" + conv_file("gemv", std::string(text) + "\n"),
+                                   EntryPoint::gemv_batch4_strided, {device::Body::gemv_strip});
+    ASSERT_EQ(v[0].bodies.size(), 1u);
+    ref::GemvConventions xor_tree = c.gemv, down_tree = c.gemv;
+    xor_tree.tree = ref::GemvTree::xor_butterfly;
+    down_tree.tree = ref::GemvTree::shfl_down;
+    const std::string x = ref::describe(xor_tree), d = ref::describe(down_tree);
+    const std::vector<std::string> want = x == ref::describe(ref::canonical_conventions().gemv)
+                                              ? std::vector<std::string>{"canonical", d}
+                                              : std::vector<std::string>{x, d};
+    EXPECT_EQ(v[0].bodies[0].keeps, want) << text;
+  }
+  const auto v = identify_on_sim("gemv_strip=seed-tile", EntryPoint::gemv_batch16_strided, {device::Body::gemv_strip});
+  ASSERT_EQ(v[0].bodies[0].keeps.size(), 2u);
+  EXPECT_EQ(v[0].bodies[0].keeps[1], "seed-tile = seed-skinny = seed-rows");
+}
+
+TEST(IdentifySim, TheSkinnyBodysTierBreakIsNamed) {
+  const auto v = identify_on_sim("m32_skinny=seed-skinny,m32_tile=seed-tile", EntryPoint::gemm_pipelined_m32,
+                                 {device::Body::m32_tile, device::Body::m32_skinny});
+  ASSERT_EQ(v[0].bodies.size(), 2u);
+  EXPECT_EQ(v[0].bodies[0].keeps, std::vector<std::string>{"seed-tile"});
+  EXPECT_EQ(v[0].bodies[1].keeps, std::vector<std::string>{"seed-skinny"});
+  EXPECT_TRUE(v[0].tier_break());
+  EXPECT_FALSE(v[0].ok());
+  const std::string text = identify_text(v);
+  EXPECT_NE(text.find("TIER BREAK"), std::string::npos) << text;
+  EXPECT_NE(text.find("m32_tile keeps seed-tile"), std::string::npos) << text;
+  EXPECT_NE(text.find("m32_skinny keeps seed-skinny"), std::string::npos) << text;
+}
+
+TEST(IdentifySim, PlantedBugsAreRefused) {
+  for (const char* bug : {"m32_skinny=bug:flip@3:7", "m32_skinny=bug:swap-k@3:40", "m32_skinny=seed-skinny+bug:flip"}) {
+    const auto v = identify_on_sim(bug, EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+    ASSERT_EQ(v[0].bodies.size(), 1u);
+    EXPECT_TRUE(v[0].bodies[0].keeps.empty()) << bug;
+    EXPECT_FALSE(v[0].ok());
+    EXPECT_NE(identify_text(v).find("KEEPS NONE (nearest: "), std::string::npos);
+  }
+  const auto v = identify_on_sim("m32_skinny=seed-skinny+bug:flip", EntryPoint::gemm_pipelined_m32,
+                                 {device::Body::m32_skinny});
+  const auto& near = tc_candidates()[v[0].bodies[0].match.nearest];
+  EXPECT_EQ(near.name, "seed-skinny");
+  EXPECT_EQ(v[0].bodies[0].match.nearest_total, std::uint64_t{v[0].bodies[0].probes.size()});  // C[0][0] of each
+}
+
+TEST(IdentifySim, StandInsThatCannotBeReadAreErrors) {
+  std::vector<device::BodyStandIn> si;
+  std::string why;
+  for (const char* bad : {"nobody=canonical", "m32_skinny", "m32_skinny=", "m32_skinny=no-such-contract",
+                          "m32_skinny=bug:flop", "m32_skinny=bug:swap-k", "m32_skinny=bug:swap-k@3:3",
+                          "m32_skinny=canonical,m32_skinny=seed-tile", "m32_skinny=bug:flip@x:1"}) {
+    why.clear();
+    EXPECT_FALSE(device::parse_stand_ins(bad, &si, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+  EXPECT_TRUE(device::parse_stand_ins("m32_skinny=seed-skinny,gemv_strip=bug:flip@0:1", &si, &why)) << why;
+  ASSERT_EQ(si.size(), 2u);
+  EXPECT_EQ(si[1].bug, device::PlantedBug::flip);
+  EXPECT_EQ(si[1].y, 1u);
+}
+
+// ---- the CLI ----------------------------------------------------------------------------------
+
+using cli_test::run_cli;
+using cli_test::run_process;
+
+TEST(IdentifyCli, BadArgumentsExit2AndRunNothing) {
+  for (const char* args :
+       {"--entry nosuch", "--body nosuch", "--backend nosuch", "--backend sim --module /nonexistent.cubin", "--seed -1",
+        "--entry gemv_batch4_strided --body m32_skinny"}) {
+    const auto r = run_cli(std::string("identify --backend sim ") + args);
+    EXPECT_EQ(r.exit_status, 2) << args << "\n" << r.output;
+    EXPECT_EQ(r.output.find("probing"), std::string::npos) << args << "\n" << r.output;
+  }
+  const auto r = run_process(std::string("W8A16_SIM_CONVENTIONS=m32_skinny=bug:flop '") + W8A16_CLI_PATH +
+                             "' identify --backend sim --entry gemm_pipelined_m32");
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("W8A16_SIM_CONVENTIONS"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("probing"), std::string::npos) << r.output;
+}
+
+TEST(IdentifyCli, CanonicalSimulationPassesAndATierBreakFails) {
+  const std::string json = ::testing::TempDir() + "/identify.json";
+  auto r = run_cli(
+      "identify --backend sim --entry gemv_batch4_strided --entry gemm_pipelined_m32 --body m32_skinny "
+      "--body m32_tile --body gemv_strip --json " +
+      json);
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  EXPECT_NE(r.output.find("every body keeps canonical"), std::string::npos) << r.output;
+  std::ifstream f(json);
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["verdict"], "PASS");
+  ASSERT_EQ(j["entries"].size(), 2u);
+  EXPECT_EQ(j["entries"][1]["keeps"], nlohmann::json::array({"canonical"}));
+
+  r = run_process(std::string("W8A16_SIM_CONVENTIONS=m32_skinny=seed-skinny,m32_tile=seed-tile '") + W8A16_CLI_PATH +
+                  "' identify --backend sim --entry gemm_pipelined_m32 --body m32_skinny --body m32_tile --json " +
+                  json);
+  EXPECT_EQ(r.exit_status, 1) << r.output;
+  EXPECT_NE(r.output.find("TIER BREAK"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("m32_tile keeps seed-tile"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("m32_skinny keeps seed-skinny"), std::string::npos) << r.output;
+  std::ifstream g(json);
+  const nlohmann::json k = nlohmann::json::parse(g);
+  EXPECT_EQ(k["verdict"], "FAIL");
+  EXPECT_EQ(k["entries"][0]["tier_break"], true);
+
+  r = run_process(std::string("W8A16_SIM_CONVENTIONS=gemv_strip=bug:flip '") + W8A16_CLI_PATH +
+                  "' identify --backend sim --entry gemv_batch4_strided");
+  EXPECT_EQ(r.exit_status, 1) << r.output;
+  EXPECT_NE(r.output.find("KEEPS NONE (nearest: canonical"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace w8a16::props
