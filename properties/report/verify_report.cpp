@@ -217,7 +217,9 @@ std::string invariance_row_text(const props::InvarianceVerdict& iv) {
 void print_invariance(std::FILE* out, const VerifyResult& v) {
   if (!v.invariance_run) {
     std::fprintf(out, "invariance at the dispatch edges: not run (%s)\n",
-                 v.shard_index != 0 ? "shard 0 runs it" : "the run was cut short");
+                 v.shard_index != 0       ? "shard 0 runs it"
+                 : v.campaign.faulted > 0 ? "a kernel faulted in the campaign"
+                                          : "the run was cut short");
     return;
   }
   for (const props::ShapeInvariance& s : v.invariance.shapes) {

@@ -158,7 +158,11 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
           msg += f.error.empty() ? " row " + std::to_string(f.row) + " column " + std::to_string(f.column) +
                                        " differs from " + f.against
                                  : ": " + f.error;
-          fail(std::string("invariance.") + invariance_kind_name(k), msg, {f.what, f.replay});
+          fail(std::string("invariance.") + invariance_kind_name(k), msg,
+               {f.what, "replay: w8a16check invariance --entry " + std::string(golden::entry_point_name(e.entry)) +
+                            " --shape " + std::to_string(s.shape.n) + "x" + std::to_string(s.shape.k) + " --m " +
+                            std::to_string(f.m) + " --verdict " + invariance_kind_name(k) +
+                            " (saves an operand bundle of the failing launch)"});
         }
       if (!compared && !inv.hung)
         fail(std::string("invariance.") + invariance_kind_name(k), "the invariance sweep compared nothing");
