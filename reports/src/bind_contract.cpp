@@ -4,6 +4,7 @@
 #include <string>
 
 #include "arrays.hpp"
+#include "bind_conventions.hpp"
 #include "w8a16/reference/contract.hpp"
 #include "w8a16/reference/fp32.hpp"
 #include "w8a16/reference/parallel.hpp"
@@ -13,14 +14,6 @@ namespace w8a16::py_bind {
 ref::Arch parse_arch_arg(const std::string& text);
 
 namespace {
-
-enum class Contract { canonical, gemv };
-
-Contract parse_contract(const std::string& text) {
-  if (text == "canonical") return Contract::canonical;
-  if (text == "gemv") return Contract::gemv;
-  throw py::value_error("contract must be 'canonical' (NUMERICS.md 2.1) or 'gemv' (2.2), got '" + text + "'");
-}
 
 // An optional pitch argument: None -> fallback; an integer otherwise (TypeError naming it).
 py::ssize_t optional_pitch(const py::object& obj, py::ssize_t fallback, const char* name) {
@@ -41,8 +34,23 @@ std::uint32_t k_of(const py::array& w, const char* name) {
   return checked_u32(k, "K");
 }
 
-std::uint16_t element(Contract contract, ref::Arch arch, const ref::GemmView& v, std::uint32_t m, std::uint32_t n) {
-  return contract == Contract::canonical ? ref::canonical_element_bf16(v, arch, m, n) : ref::gemv_element_bf16(v, m, n);
+// One element under a contract's part. The canonical value keeps contract.hpp's functions (the
+// bytes every call gave before contracts were data); any other goes through conventions.hpp's
+// emulation of NUMERICS.md 2.4.
+std::uint16_t element(const ContractPart& cp, ref::Arch arch, const ref::GemmView& v, std::uint32_t m,
+                      std::uint32_t n) {
+  if (cp.legacy) return cp.gemv ? ref::gemv_element_bf16(v, m, n) : ref::canonical_element_bf16(v, arch, m, n);
+  return cp.gemv ? ref::gemv_conv_element_bf16(cp.conventions.gemv, v, m, n)
+                 : ref::tc_element_bf16(cp.conventions.tc, v, arch, m, n);
+}
+
+// A contract that does not define the output (tc.period = end with scales changing along K) is
+// an error that says so, never bytes (NUMERICS.md 2.4).
+void require_defined(const ContractPart& cp, const ref::GemmView& v, const std::string& what) {
+  const std::string problem = cp.gemv ? ref::conventions_view_problem(cp.conventions.gemv, v)
+                                      : ref::conventions_view_problem(cp.conventions.tc, v);
+  if (!problem.empty())
+    throw py::value_error("contract '" + cp.conventions.name + "' does not define " + what + ": " + problem);
 }
 
 // C = A x dequant(W, S)^T under a contract. a: [M, L] read as M rows of pitch a_row_stride
@@ -51,12 +59,12 @@ std::uint16_t element(Contract contract, ref::Arch arch, const ref::GemmView& v,
 py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
                                 const std::string& contract_name, const std::string& arch_name,
                                 const py::object& a_row_stride_obj, const py::object& c_row_stride_obj,
-                                const py::object& threads_obj) {
+                                const py::object& threads_obj, const py::object& part_obj) {
   const unsigned threads = checked_threads(threads_obj);
   const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w");
   const py::array sv = any_layout_array<float>(s_obj, "s");
-  const Contract contract = parse_contract(contract_name);
+  const ContractPart contract = resolve_contract_part(contract_name, part_obj);
   const ref::Arch arch = parse_arch_arg(arch_name);
   require_ndim(av, 2, "a", "[M, >=K] (BF16 bits)");
   require_ndim(wv, 2, "w", "[N, K] (E4M3 codes)");
@@ -88,6 +96,7 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
 
   const ref::GemmView v = ref::gemm_view(a.data(), static_cast<std::size_t>(a_stride), w.data(), s.data(), m, n, k);
   if (const char* problem = ref::gemm_view_problem(v)) throw py::value_error(problem);
+  require_defined(contract, v, "this output");
   if (static_cast<double>(m) * static_cast<double>(c_stride) > 9.0e18)
     throw py::value_error("M * c_row_stride = " + std::to_string(m) + " * " + std::to_string(c_stride) +
                           " is too large");
@@ -96,8 +105,11 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
   std::uint16_t* pc = c.mutable_data();
   {
     py::gil_scoped_release unlocked;
-    if (contract == Contract::canonical) ref::gemm_canonical(v, arch, pc, static_cast<std::size_t>(c_stride), threads);
-    else ref::gemm_gemv(v, pc, static_cast<std::size_t>(c_stride), threads);
+    const std::size_t pitch = static_cast<std::size_t>(c_stride);
+    if (contract.legacy && !contract.gemv) ref::gemm_canonical(v, arch, pc, pitch, threads);
+    else if (contract.legacy) ref::gemm_gemv(v, pc, pitch, threads);
+    else if (contract.gemv) ref::gemm_conventions(contract.conventions.gemv, v, pc, pitch, threads);
+    else ref::gemm_conventions(contract.conventions.tc, v, arch, pc, pitch, threads);
   }
   return c;
 }
@@ -107,7 +119,7 @@ py::array_t<std::uint16_t> gemm(const py::object& a_obj, const py::object& w_obj
 // 51,200 columns without materialising W. element(view, m) gets a one-column view of column j.
 template <class Out, class Element>
 py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj, unsigned threads,
-                            Element element_of) {
+                            Element element_of, const ContractPart* defined_under = nullptr) {
   const py::array av = any_layout_array<std::uint16_t>(a_obj, "a");
   const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_rows");
   const py::array sv = any_layout_array<float>(s_obj, "s_rows");
@@ -133,6 +145,12 @@ py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, co
   const std::uint8_t* pw = w.data();
   const float* ps = s.data();
   const std::size_t a_stride = static_cast<std::size_t>(a.shape(1));
+  if (defined_under != nullptr)
+    for (std::uint32_t j = 0; j < cols; ++j)
+      require_defined(*defined_under,
+                      ref::gemm_view(pa, a_stride, pw + std::size_t{j} * k, ps + std::size_t{j} * (k / ref::kKStep), m,
+                                     1, k),
+                      "column " + std::to_string(j));
   {
     py::gil_scoped_release unlocked;
     ref::parallel_for(cols, threads, [&](std::uint32_t j) {
@@ -147,13 +165,30 @@ py::array_t<Out> per_column(const py::object& a_obj, const py::object& w_obj, co
 
 py::array_t<std::uint16_t> gemm_columns(const py::object& a, const py::object& w, const py::object& s,
                                         const std::string& contract_name, const std::string& arch_name,
-                                        const py::object& threads_obj) {
+                                        const py::object& threads_obj, const py::object& part_obj) {
   const unsigned threads = checked_threads(threads_obj);
-  const Contract contract = parse_contract(contract_name);
+  const ContractPart contract = resolve_contract_part(contract_name, part_obj);
   const ref::Arch arch = parse_arch_arg(arch_name);
-  return per_column<std::uint16_t>(a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) {
-    return element(contract, arch, v, i, 0);
-  });
+  return per_column<std::uint16_t>(
+      a, w, s, threads, [&](const ref::GemmView& v, std::uint32_t i) { return element(contract, arch, v, i, 0); },
+      &contract);
+}
+
+// Selected columns' FP32 accumulators before the BF16 rounding under a contract's part: the audit's
+// accumulation bound for the contract its tiers are held to (NUMERICS.md 2.4).
+py::array_t<std::uint32_t> contract_acc_columns(const py::object& a, const py::object& w, const py::object& s,
+                                                const std::string& contract_name, const py::object& part_obj,
+                                                const std::string& arch_name, const py::object& threads_obj) {
+  const unsigned threads = checked_threads(threads_obj);
+  const ContractPart cp = resolve_contract_part(contract_name, part_obj);
+  const ref::Arch arch = parse_arch_arg(arch_name);
+  return per_column<std::uint32_t>(
+      a, w, s, threads,
+      [&](const ref::GemmView& v, std::uint32_t i) {
+        return cp.gemv ? ref::gemv_conv_acc_bits(cp.conventions.gemv, v, i, 0)
+                       : ref::tc_acc_bits(cp.conventions.tc, v, arch, i, 0);
+      },
+      &cp);
 }
 
 // The canonical fold's FP32 accumulator before the final BF16 rounding (NUMERICS.md 2.1), per
@@ -229,12 +264,19 @@ void bind_contract(py::module_& m) {
         py::arg("arch") = "sm90",
         "One output's canonical fold step by step: dict(p: uint32 [K/128] each step's partial, acc: uint32 [K/128] "
         "the FP32 accumulator after each step), FP32 bits");
+  // `part` comes last, so that every existing call (positional arguments included) keeps its meaning.
   m.def("gemm", &gemm, py::arg("a"), py::arg("w"), py::arg("s"), py::arg("contract") = "canonical",
         py::arg("arch") = "sm90", py::arg("a_row_stride") = py::none(), py::arg("c_row_stride") = py::none(),
-        py::arg("threads") = 0, "C (BF16 bits, uint16 [M, c_row_stride]) under a contract of NUMERICS.md 2");
+        py::arg("threads") = 0, py::arg("part") = py::none(),
+        "C (BF16 bits, uint16 [M, c_row_stride]) under a contract (NUMERICS.md 2): 'canonical' (2.1), 'gemv' "
+        "(2.2), or a library name / the text form of 2.4 with part='tc' or part='gemv'");
   m.def("gemm_columns", &gemm_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
         py::arg("contract") = "canonical", py::arg("arch") = "sm90", py::arg("threads") = 0,
+        py::arg("part") = py::none(),
         "Selected output columns (BF16 bits, uint16 [M, columns]); each column brings its W row and S row");
+  m.def("contract_acc_columns", &contract_acc_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
+        py::arg("contract"), py::arg("part"), py::arg("arch") = "sm90", py::arg("threads") = 0,
+        "Selected columns' FP32 accumulators (bits, uint32 [M, columns]) under a contract's part");
   m.def("canonical_acc_columns", &canonical_acc_columns, py::arg("a"), py::arg("w_rows"), py::arg("s_rows"),
         py::arg("arch") = "sm90", py::arg("threads") = 0,
         "The canonical fold's FP32 accumulator (bits, uint32 [M, columns]) before the BF16 rounding");

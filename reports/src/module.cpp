@@ -8,6 +8,7 @@
 namespace w8a16::py_bind {
 void bind_numerics(pybind11::module_& m);
 void bind_contract(pybind11::module_& m);
+void bind_conventions(pybind11::module_& m);
 void bind_golden(pybind11::module_& m);
 void bind_exact(pybind11::module_& m);
 void bind_case(pybind11::module_& m);
@@ -23,6 +24,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__commit__") = w8a16::kGitCommit;
   w8a16::py_bind::bind_numerics(m);
   w8a16::py_bind::bind_contract(m);
+  w8a16::py_bind::bind_conventions(m);
   w8a16::py_bind::bind_golden(m);
   w8a16::py_bind::bind_exact(m);
   w8a16::py_bind::bind_case(m);

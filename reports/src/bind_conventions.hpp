@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// How a binding's `contract` / `part` arguments name one part of a contract (NUMERICS.md 2.4):
+// shared by bind_contract.cpp (gemm, gemm_columns) and bind_conventions.cpp.
+#pragma once
+#include <string>
+
+#include "arrays.hpp"
+#include "w8a16/reference/conventions.hpp"
+
+namespace w8a16::py_bind {
+
+struct ContractPart {
+  ref::Conventions conventions;
+  bool gemv = false;    // the GEMV part (2.2's fields), else the tensor-core tiers' (2.1's)
+  bool legacy = false;  // the canonical value: the callers keep contract.hpp's fast paths and bytes
+};
+
+// contract: "canonical", "gemv" (canonical's GEMV part: the two names of every call before
+// contracts were data), a library name or the text form. part: "tc", "gemv" or None (only for
+// "canonical" -> tc and "gemv" -> gemv). ValueError / TypeError naming what is wrong.
+ContractPart resolve_contract_part(const std::string& contract, const py::object& part);
+
+}  // namespace w8a16::py_bind
