@@ -44,6 +44,8 @@ from ._core import (  # noqa: E402,F401  (re-exported API)
 )
 
 from .compare import Comparison, Mismatch, compare  # noqa: E402,F401  (a device output against the contract)
+# Batch invariance of a Python kernel; the name is the function (invariance.replay rides on it).
+from .invariance import InvarianceResult, invariance  # noqa: E402,F401
 
 CONTRACTS = ("canonical", "gemv")
 ARCHS = ("sm90", "sm80")
