@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Batch invariance of three GPU GEMMs through w8a16check.invariance: the Triton W8A16 kernel of this
+# folder with split_k = 1 and split_k = 4, and cuBLAS BF16 through torch.nn.functional.linear on W
+# dequantized once to BF16. Prints a table (each verdict's PASS/FAIL and the first M where it
+# breaks) and writes JSON. On the GPU machine, from the repository root:
+#
+#   PYTHONPATH=reports/python python3 examples/triton/run_invariance.py --json invariance-triton.json
+#
+# The machine's python3 (3.12, with torch and Triton) cannot load our _core (built for the venv's
+# 3.11). The invariance verdicts need numpy alone, so when `import w8a16check` fails this script
+# loads reports/python/w8a16check/invariance.py by its path, as a module of its own, and says so;
+# the package itself is not changed (it still needs _core, as everywhere else). The contract
+# verdict needs _core: --contract works only where `import w8a16check` does.
+import argparse
+import importlib.util
+import json
+import pathlib
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+INVARIANCE_PY = REPO / "reports" / "python" / "w8a16check" / "invariance.py"
+
+
+def load_invariance(log=print):
+    """w8a16check.invariance, or the same function from invariance.py by path where _core is missing."""
+    try:
+        import w8a16check
+        return w8a16check.invariance
+    except ImportError as e:
+        log(f"note: `import w8a16check` failed ({e}); loading {INVARIANCE_PY.relative_to(REPO)} by path "
+            "(the invariance verdicts need numpy alone; no contract verdict)")
+    spec = importlib.util.spec_from_file_location("w8a16check_invariance", INVARIANCE_PY)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module.invariance
+
+
+def kernels():
+    import torch
+    import torch.nn.functional as F
+
+    sys.path.insert(0, str(HERE))
+    from w8a16_triton import dequantize_bf16, w8a16_gemm
+
+    cache = {}
+
+    def cublas(a, w, s):
+        # W dequantized once per (W, S) and kept: the timing-free stand-in for serving BF16 weights.
+        key = (w.data_ptr(), s.data_ptr())
+        if key not in cache:
+            cache.clear()
+            cache[key] = dequantize_bf16(w, s)
+        return F.linear(a, cache[key])
+
+    return {
+        "triton split_k=1": lambda a, w, s: w8a16_gemm(a, w, s, split_k=1),
+        "triton split_k=4": lambda a, w, s: w8a16_gemm(a, w, s, split_k=4),
+        "cublas bf16 (F.linear)": cublas,
+    }, torch
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--n", type=int, default=4096)
+    p.add_argument("--k", type=int, default=4096)
+    p.add_argument("--m-max", type=int, default=130, help="M from 1 to this (default 130)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--contract", default=None, help="also the contract verdict (needs w8a16check._core)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds a call may take before it is a hang")
+    p.add_argument("--json", default="invariance-triton.json")
+    args = p.parse_args(argv)
+
+    invariance = load_invariance()
+    fns, torch = kernels()
+    if not torch.cuda.is_available():
+        print("no CUDA device: nothing to run", file=sys.stderr)
+        return 77
+    device = torch.cuda.get_device_name(0)
+    print(f"device: {device}; torch {torch.__version__}; N={args.n} K={args.k} M 1..{args.m_max}")
+    rows, out = [], {"device": device, "torch": torch.__version__, "n": args.n, "k": args.k,
+                     "m_max": args.m_max, "seed": args.seed, "kernels": {}}
+    try:
+        import triton
+        out["triton"] = triton.__version__
+    except ImportError:
+        pass
+    for name, fn in fns.items():
+        t0 = time.time()
+        r = invariance(fn, args.n, args.k, m_values=range(1, args.m_max + 1), seed=args.seed,
+                       contract=args.contract, backend="torch", device="cuda", timeout=args.timeout)
+        secs = time.time() - t0
+        print(r.explain())
+        d = r.to_dict()
+        d["seconds"] = round(secs, 2)
+        out["kernels"][name] = d
+        rows.append((name, r, secs))
+    verdicts = ["run-to-run", "batch"] + (["contract"] if args.contract else [])
+    print()
+    print(f"{'kernel':<24}" + "".join(f"{v:<26}" for v in verdicts) + "seconds")
+    for name, r, secs in rows:
+        cells = []
+        for v in verdicts:
+            vd = r.verdicts[v]
+            cells.append("invariant" if vd.passed and v != "contract" else "PASS" if vd.passed
+                         else f"FAIL from M={vd.first.m}" + (f" ({vd.first.position})" if vd.first else ""))
+        print(f"{name:<24}" + "".join(f"{c[:25]:<26}" for c in cells) + f"{secs:.1f}")
+    pathlib.Path(args.json).write_text(json.dumps(out, indent=1))
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

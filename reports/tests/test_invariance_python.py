@@ -1,0 +1,313 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# w8a16check.invariance (invariance.py): kernels stand-ins in float32 numpy, each breaking batch
+# invariance one way, must FAIL on their own verdict at the M where they break; an invariant one must
+# PASS; bad callables must raise, never pass. Raw bits throughout.
+import importlib.util
+import os
+import pathlib
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import w8a16check
+from w8a16check import _core
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+N, K = 16, 256
+inv_module = sys.modules["w8a16check.invariance"]  # the package's name `invariance` is the function
+
+
+# ---- stand-ins: exact FP32 products (power-of-two scales, E4M3 x BF16 fits FP32), then an order ----
+
+def decode_e4m3(codes):
+    c = codes.astype(np.int32)
+    e, m = (c >> 3) & 15, c & 7
+    v = np.where(e == 0, m * 2.0**-9, (1 + m / 8) * np.exp2(e - 7.0))
+    v = np.where((c & 0x7F) == 0x7F, np.nan, v)
+    return np.where(c & 0x80, -v, v).astype(np.float32)
+
+
+def products(a, w, s):
+    af = (np.ascontiguousarray(a).astype(np.uint32) << 16).view(np.float32)
+    n = w.shape[0]
+    wd = decode_e4m3(w) * np.repeat(np.repeat(s, 128, 0)[:n], 128, 1)
+    return af[:, None, :] * wd[None, :, :]
+
+
+def sequential(p):
+    """FP32 sum over K in index order, every (row, column) alike."""
+    acc = np.zeros(p.shape[:2], np.float32)
+    for i in range(p.shape[2]):
+        acc += p[:, :, i]
+    return acc
+
+
+def to_bf16(acc):
+    u = acc.astype(np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(acc), np.uint16(0x7FFF), r)
+
+
+def rotated(p, offsets):
+    k = p.shape[2]
+    idx = (np.arange(k)[None, :] + np.asarray(offsets)[:, None]) % k
+    return np.take_along_axis(p, idx[:, None, :], axis=2)
+
+
+def invariant(a, w, s):  # the same FP32 order for every row, whatever M
+    return to_bf16(sequential(products(a, w, s)))
+
+
+def split_k_by_m(a, w, s):  # K cut into ceil(M/8) pieces, their FP32 partials summed
+    p = products(a, w, s)
+    pieces = min(-(-a.shape[0] // 8), p.shape[2])
+    cut = np.linspace(0, p.shape[2], pieces + 1).astype(int)
+    acc = np.zeros(p.shape[:2], np.float32)
+    for i in range(pieces):
+        acc += sequential(p[:, :, cut[i]:cut[i + 1]])
+    return to_bf16(acc)
+
+
+def row_order(a, w, s):  # the K order rotated by the row's index in the call
+    p = products(a, w, s)
+    return to_bf16(sequential(rotated(p, (np.arange(a.shape[0]) % 4) * (p.shape[2] // 4))))
+
+
+class Nondeterministic:  # a random association per call (never the previous call's)
+    def __init__(self):
+        self.last, self.rng = 0, random.SystemRandom()
+
+    def __call__(self, a, w, s):
+        p = products(a, w, s)
+        self.last = self.rng.choice([q for q in range(4) if q != self.last])
+        return to_bf16(sequential(rotated(p, np.full(a.shape[0], self.last * (p.shape[2] // 4)))))
+
+
+def tier_switch(a, w, s):  # another association above M = 16
+    p = products(a, w, s)
+    if a.shape[0] <= 16:
+        return to_bf16(sequential(p))
+    return to_bf16(sequential(rotated(p, np.full(a.shape[0], p.shape[2] // 2))))
+
+
+def canonical(a, w, s):
+    return _core.gemm(np.ascontiguousarray(a), w, s, contract="canonical")
+
+
+# ---- verdicts ----
+
+def test_an_invariant_kernel_passes_and_is_named_wrong_against_canonical():
+    r = w8a16check.invariance(invariant, N, K, contract="canonical")
+    assert r.ms == list(range(1, 131))
+    assert r.verdicts["run-to-run"].passed and r.verdicts["batch"].passed, r.explain()
+    assert r.verdicts["batch"].comparisons > 3 * 130  # front, back, seeded, reversed, interleaved, padded
+    c = r.verdicts["contract"]
+    assert not c.passed and not r and r.first_failure.verdict == "contract" and r.first_failure.m == 1
+    assert "canonical" in r.first_failure.against
+    want = _core.gemm(inv_module.operands(N, K, 0)[0].reshape(1, K), *inv_module.operands(N, K, 0)[1:])
+    assert r.first_failure.want == int(want[0, r.first_failure.column])
+    # Without a contract: the invariance verdicts alone, truthy.
+    assert w8a16check.invariance(invariant, N, K, m_values=range(1, 20))
+
+
+def test_the_canonical_emulation_passes_every_verdict():
+    r = w8a16check.invariance(canonical, N, K, contract="canonical", edges=[200])
+    assert r, r.explain()
+    assert {199, 200, 201} <= set(r.ms)
+    assert all(v.asked and v.passed for v in r.verdicts.values())
+
+
+@pytest.mark.parametrize("fn, m_values, verdict, first_m", [
+    (split_k_by_m, None, "batch", 9),
+    (row_order, range(1, 40), "batch", 2),
+    (tier_switch, None, "batch", 17),
+])
+def test_each_control_fails_its_verdict_at_its_m(fn, m_values, verdict, first_m):
+    r = w8a16check.invariance(fn, N, K, m_values=m_values)
+    assert not r and r.verdicts["run-to-run"].passed, r.explain()
+    v = r.verdicts[verdict]
+    assert not v.passed and v.first.m == first_m and v.failing_ms[0] == first_m, r.explain()
+    assert r.first_failure is v.first and v.first.got != v.first.want
+    assert str(first_m) in r.explain() and "FAIL" in r.explain()
+    if fn is row_order:  # M = 2: the needle at the back (row 1) is the first rotated row
+        assert v.first.position == "back" and v.first.row == 1
+
+
+def test_a_nondeterministic_kernel_fails_run_to_run_at_m_1():
+    r = w8a16check.invariance(Nondeterministic(), N, K, m_values=range(1, 6))
+    v = r.verdicts["run-to-run"]
+    assert not r and not v.passed and v.first.m == 1 and "repeated" in v.first.position, r.explain()
+    assert r.first_failure.verdict == "run-to-run"
+
+
+def test_repeats_1_does_not_ask_run_to_run():
+    r = w8a16check.invariance(Nondeterministic(), N, K, m_values=[1, 2], repeats=1, positions=("front",))
+    assert not r.verdicts["run-to-run"].asked
+
+
+def test_reference_callable_is_the_contract():
+    def ref(needle, w, s):
+        return invariant(needle.reshape(1, -1), w, s)[0]
+    assert w8a16check.invariance(invariant, N, K, m_values=range(1, 10), reference=ref)
+    r = w8a16check.invariance(tier_switch, N, K, m_values=range(1, 10), reference=lambda n_, w, s: canonical(
+        n_.reshape(1, -1), w, s)[0])
+    assert r.verdicts["batch"].passed and not r.verdicts["contract"].passed
+
+
+def test_positions_each_catch_a_layout_dependence():
+    def pitch_dependent(a, w, s):  # a kernel that takes another path for a padded A
+        c = invariant(a, w, s)
+        return c if a.flags.c_contiguous else c ^ np.uint16(1)
+    r = w8a16check.invariance(pitch_dependent, N, K, m_values=[1, 2, 3], positions=("padded",))
+    # M = 2: numpy calls a one-row view C-contiguous whatever its pitch, so this kernel breaks from 2.
+    assert not r and r.first_failure.position.startswith("padded") and r.first_failure.m == 2
+    assert w8a16check.invariance(pitch_dependent, N, K, m_values=[1, 2, 3],
+                                 positions=("front", "back", "seeded", "reversed", "interleaved"))
+
+
+# ---- save and replay ----
+
+def test_a_saved_failure_replays(tmp_path):
+    r = w8a16check.invariance(split_k_by_m, N, K, m_values=range(1, 12))
+    path = r.save(tmp_path / "split.npz")
+    again = w8a16check.invariance.replay(path, split_k_by_m)
+    assert not again and again.first_failure.m == 9 and again.first_failure.verdict == "batch"
+    assert again.first_failure.column == r.first_failure.column and again.first_failure.got == r.first_failure.got
+    assert w8a16check.invariance.replay(path, invariant)  # the fixed kernel passes the same call
+    c = w8a16check.invariance(invariant, N, K, m_values=[1], contract="canonical")
+    cpath = c.save(tmp_path / "contract.npz")
+    assert not w8a16check.invariance.replay(cpath, invariant) and w8a16check.invariance.replay(cpath, canonical)
+    nd = w8a16check.invariance(Nondeterministic(), N, K, m_values=[1])
+    assert not w8a16check.invariance.replay(nd.save(tmp_path / "nd.npz"), Nondeterministic())
+    with pytest.raises(ValueError, match="nothing failed"):
+        w8a16check.invariance(invariant, N, K, m_values=[1]).save(tmp_path / "none.npz")
+
+
+# ---- bad input: an error naming the call, never a truthy result ----
+
+def test_bad_callables_raise_naming_the_call():
+    def raises(a, w, s):
+        if a.shape[0] == 3:
+            raise ZeroDivisionError("boom")
+        return invariant(a, w, s)
+    with pytest.raises(RuntimeError, match=r"M=3.*ZeroDivisionError: boom"):
+        w8a16check.invariance(raises, N, K, m_values=range(1, 5))
+    with pytest.raises(ValueError, match=r"M=1.*shape \(1, 15\)"):
+        w8a16check.invariance(lambda a, w, s: invariant(a, w, s)[:, :15], N, K, m_values=[1])
+    with pytest.raises(TypeError, match="dtype float32"):
+        w8a16check.invariance(lambda a, w, s: invariant(a, w, s).astype(np.float32), N, K, m_values=[1])
+    with pytest.raises(TypeError, match="not a numpy array"):
+        w8a16check.invariance(lambda a, w, s: invariant(a, w, s).tolist(), N, K, m_values=[1])
+    with pytest.raises(ValueError, match="NaN in every element"):
+        w8a16check.invariance(lambda a, w, s: np.full((a.shape[0], N), 0x7FC0, np.uint16), N, K, m_values=[1])
+    with pytest.raises(ValueError, match="zero in every element"):
+        w8a16check.invariance(lambda a, w, s: np.zeros((a.shape[0], N), np.uint16), N, K, m_values=[1])
+    with pytest.raises(TypeError, match="callable"):
+        w8a16check.invariance(None, N, K)
+
+
+def test_writes_to_inputs_are_refused():
+    def writes_a_padding(a, w, s):
+        if a.base is not None and a.base.shape[1] > a.shape[1]:
+            a.base.setflags(write=True)
+            a.base[:, -1] = 0
+        return invariant(a, w, s)
+    with pytest.raises(RuntimeError, match="wrote into A"):
+        w8a16check.invariance(writes_a_padding, N, K, m_values=[1, 2])
+
+    def writes_w(a, w, s):
+        w.setflags(write=True)
+        w[0, 0] ^= 1  # a toggle: even calls put it back, so W is checked after every call
+        return invariant(a, w, s)
+    with pytest.raises(RuntimeError, match=r"M=1.*wrote into W or S"):
+        w8a16check.invariance(writes_w, N, K, m_values=[1, 2])
+
+    def writes_through_numpy(a, w, s):
+        a[0, 0] = 0  # read-only: numpy refuses, and that is fn raising
+        return invariant(a, w, s)
+    with pytest.raises(RuntimeError, match=r"M=1.*raised ValueError"):
+        w8a16check.invariance(writes_through_numpy, N, K, m_values=[1])
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(m_values=[]), ValueError, "M range is empty"),
+    (dict(m_values=[0, 1]), ValueError, ">= 1"),
+    (dict(m_values=[1.5]), TypeError, "integers"),
+    (dict(positions=("middle",)), ValueError, "positions"),
+    (dict(contract="canonical", reference=invariant), ValueError, "not both"),
+    (dict(contract="no-such-contract", m_values=[1]), ValueError, "no-such-contract"),
+    (dict(backend="cupy"), ValueError, "backend"),
+    (dict(repeats=0), ValueError, "repeats"),
+    (dict(timeout=-1), ValueError, "timeout"),
+])
+def test_bad_arguments(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        w8a16check.invariance(invariant, N, K, **kwargs)
+
+
+def test_bad_shapes():
+    with pytest.raises(ValueError, match="multiple of 128"):
+        w8a16check.invariance(invariant, N, 200)
+    with pytest.raises(ValueError, match="n must be"):
+        w8a16check.invariance(invariant, 0, K)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        w8a16check.invariance(invariant, 16.0, K)
+
+
+def test_a_hang_is_bounded_by_the_timeout():
+    def hangs(a, w, s):
+        time.sleep(30)  # a daemon thread: left sleeping, never joined
+    t = time.time()
+    with pytest.raises(TimeoutError, match=r"M=1.*0\.2 s"):
+        w8a16check.invariance(hangs, N, K, m_values=[1], timeout=0.2)
+    assert time.time() - t < 5
+    assert w8a16check.invariance(invariant, N, K, m_values=[1, 2], timeout=30)
+
+
+# ---- without _core; torch; Triton ----
+
+def test_invariance_runs_where_core_is_missing(tmp_path):
+    """The runner's path for a GPU machine whose Python cannot load _core: invariance.py by its path."""
+    code = ("import runpy, numpy as np\n"
+            "g = runpy.run_path('examples/triton/run_invariance.py', run_name='not_main')\n"
+            "inv = g['load_invariance'](log=lambda s: None)\n"
+            "def f(a, w, s): return np.tile((np.asarray(a)[:, :16].astype(np.uint32) | 1).astype(np.uint16), 1)\n"
+            "r = inv(f, 16, 128, m_values=range(1, 5))\n"
+            "assert r, r.explain()\n"
+            "try:\n"
+            "    inv(f, 16, 128, m_values=[1], contract='canonical'); print('NO ERROR')\n"
+            "except RuntimeError as e:\n"
+            "    print('contract needs _core:', 'w8a16check._core' in str(e))\n")
+    env = dict(os.environ, W8A16_BUILD_DIR=str(tmp_path), PYTHONPATH=str(REPO / "reports" / "python"))
+    p = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "contract needs _core: True" in p.stdout
+
+
+def test_torch_backend():
+    torch = pytest.importorskip("torch", reason="torch is not installed here: the torch backend is not exercised")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: the torch backend's CUDA path is not exercised")
+
+    def fn(a, w, s):  # the invariant stand-in on host bits, returned as a CUDA bfloat16 tensor
+        c = invariant(a.view(torch.int16).cpu().numpy().view(np.uint16), w.cpu().numpy(), s.cpu().numpy())
+        return torch.from_numpy(c.view(np.int16)).cuda().view(torch.bfloat16)
+    assert w8a16check.invariance(fn, N, K, m_values=range(1, 5), backend="torch")
+
+
+def test_triton_example():
+    pytest.importorskip("triton", reason="triton is not installed here: examples/triton is run on a GPU machine "
+                        "(examples/README.md)")
+    torch = pytest.importorskip("torch", reason="torch is not installed here")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: the Triton kernel cannot run")
+    spec = importlib.util.spec_from_file_location("w8a16_triton", REPO / "examples" / "triton" / "w8a16_triton.py")
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    r = w8a16check.invariance(lambda a, w, s: kernel.w8a16_gemm(a, w, s, split_k=1), 256, 512,
+                              m_values=range(1, 20), backend="torch")
+    assert r.verdicts["run-to-run"].passed and r.verdicts["batch"].passed, r.explain()
