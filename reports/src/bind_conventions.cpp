@@ -24,6 +24,13 @@ ref::Arch parse_arch_arg(const std::string& text);
 
 namespace {
 
+template <class T>
+py::list to_list(const std::vector<T>& v) {
+  py::list out;
+  for (const T& x : v) out.append(x);
+  return out;
+}
+
 std::string library_names() {
   std::string out;
   for (const ref::Conventions& c : ref::conventions_library()) out += (out.empty() ? "" : ", ") + c.name;
@@ -184,7 +191,12 @@ py::dict candidate_dict(const props::IdentifyCandidate& c) {
   d["name"] = c.name;
   d["description"] = c.description;
   d["part"] = c.gemv ? "gemv" : "tc";
-  d["text"] = ref::format_conventions(c.conventions);
+  // The text form needs a one-word name: a candidate's name is a chain of library names or its
+  // description, so the text names the first library value it equals, else "custom".
+  ref::Conventions named = c.conventions;
+  const std::string first = c.name.substr(0, c.name.find(' '));
+  named.name = ref::find_conventions(first) != nullptr ? first : "custom";
+  d["text"] = ref::format_conventions(named);
   return d;
 }
 
@@ -267,15 +279,15 @@ py::dict match_candidates(const std::string& part, const py::list& probes, const
   py::list keeps;
   for (std::size_t i : m.keeps) keeps.append(cands[i].name);
   d["keeps"] = keeps;
-  d["keep_indices"] = m.keeps;
+  d["keep_indices"] = to_list(m.keeps);
   d["nearest"] = m.keeps.empty() ? py::object(py::str(cands[m.nearest].name)) : py::object(py::none());
   d["nearest_index"] = m.nearest;
-  d["nearest_differ"] = m.nearest_differ;
+  d["nearest_differ"] = to_list(m.nearest_differ);
   d["nearest_total"] = m.nearest_total;
   // Per probe the output's elements (match_candidates counts the guard rows too; none can differ here).
   std::vector<std::uint64_t> elements;
   for (const golden::Case& c : cases) elements.push_back(std::uint64_t{c.m} * c.n);
-  d["elements"] = elements;
+  d["elements"] = to_list(elements);
   return d;
 }
 

@@ -44,6 +44,9 @@ from ._core import (  # noqa: E402,F401  (re-exported API)
 )
 
 from .compare import Comparison, Mismatch, compare  # noqa: E402,F401  (a device output against the contract)
+from .contract import (  # noqa: E402,F401  (the contract as data, NUMERICS.md 2.4)
+    Contract, contract_library, describe, emulate, format_contract, load_contract, parse_contract)
+from .identify import Identification, identify  # noqa: E402,F401  (which contract a callable keeps)
 # Batch invariance of a Python kernel; the name is the function (invariance.replay rides on it).
 from .invariance import InvarianceResult, invariance  # noqa: E402,F401
 

@@ -20,6 +20,11 @@ strided) is copied, and the record says so.
 The expected bytes come from the C++ emulator (``_core.gemm``), the same code as ``w8a16check
 verify``: the canonical fold (2.1) for the tensor-core entry points, the GEMV order (2.2) for
 ``gemv_batch*``. The result is truthy only when every byte of C matches.
+
+``contract=`` holds the output to another value of the family (NUMERICS.md 2.4): a library name
+(``"seed-skinny"``), a file of the text form, the text itself or a ``Contract``; the entry point
+decides which part (``tc`` or ``gemv``). Without it the bytes and the result are the canonical ones,
+as before. ``Comparison.contract_name`` and ``.part`` say what the output was held to.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
+from . import contract as _contract
 from . import operands as _operands
 
 # golden/include/w8a16/golden/case_inputs.hpp kAPaddingBits: a NaN in A's unread pitch tail, so a
@@ -151,7 +157,7 @@ class Mismatch:
 class Comparison:
     """What compare() found. Truthy only when every byte of C matches the contract."""
     entry: str
-    contract: str                 # "canonical" (NUMERICS.md 2.1) or "gemv" (2.2)
+    contract: str                 # "canonical" (NUMERICS.md 2.1) or "gemv" (2.2); with contract=, its name
     m: int
     n: int
     k: int
@@ -164,6 +170,10 @@ class Comparison:
     fold: dict | None = field(default=None, repr=False)  # the first mismatch's fold (see explain)
     diverging_step: int | None = None  # the 128-K step where the device's fold first differs (launch=)
     diagnosis: list = field(default_factory=list)
+    contract_name: str = "canonical"  # the contract held to (NUMERICS.md 2.4): a library name or a file's
+    part: str = "tc"                  # its part: "tc" (the tensor-core tiers) or "gemv", from the entry point
+    contract_description: str = ""    # the part's fields, one line (with contract= only)
+    trace: dict | None = field(default=None, repr=False)  # the first mismatch's trace under the contract
     _operands: tuple = field(default=(), repr=False)
 
     def __bool__(self) -> bool:
@@ -183,8 +193,11 @@ class Comparison:
     def explain(self) -> str:
         """A report like `w8a16check repro`'s: the verdict, the first difference, its fold step by
         step (canonical: p_s, S and acc after each 128-K step) and what the produced bits look like."""
-        lines = [f"{'PASS' if self else 'FAIL'}: {self.entry} ({self.contract} contract, NUMERICS.md "
-                 f"{'2.1' if self.contract == 'canonical' else '2.2'}), m={self.m} n={self.n} k={self.k}: "
+        if self.contract_description:
+            held = f"{self.contract_name} contract, {self.part}: {self.contract_description}, NUMERICS.md 2.4"
+        else:
+            held = f"{self.contract} contract, NUMERICS.md {'2.1' if self.contract == 'canonical' else '2.2'}"
+        lines = [f"{'PASS' if self else 'FAIL'}: {self.entry} ({held}), m={self.m} n={self.n} k={self.k}: "
                  f"{self.mismatches} of {self.m * self.n} elements differ"]
         if self.first is None:
             return lines[0]
@@ -205,6 +218,7 @@ class Comparison:
                 lines.append(f"    step {i:3d}: p = 0x{p:08x} ({_f32(p):<13g}) S = 0x{sc:08x} ({_f32(sc):<13g}) "
                              f"acc = 0x{acc:08x} ({_f32(acc):g})")
             lines.append(f"    bf16_rne(acc) = 0x{int(f['want']):04x}")
+        lines.extend(_trace_lines(self))
         for d in self.diagnosis:
             lines.append(f"  {d}")
         return "\n".join(lines)
@@ -226,6 +240,34 @@ class Comparison:
         p = os.fspath(path)
         return (f"w8a16check run-operands --backend {backend} --entry {self.entry} --in {shlex.quote(p)} "
                 f"--out {shlex.quote(p + '.out')} --check")
+
+
+def _trace_lines(r: "Comparison") -> list:
+    """The first mismatch under a contract that is not canonical, from conventions.hpp's traces:
+    per fold point (tc) or per lane and warp (gemv), the FP32 values the contract forms."""
+    t = r.trace
+    if not t or r.first is None:
+        return []
+    at = f"C[{r.first.row}][{r.first.col}]"
+    if t["part"] == "tc":
+        lines = [f"{r.contract_name} fold of {at} (tc), scale row {r.first.col // 128}:"]
+        acc = t["fold_acc"]
+        parts = t["window_partials"]
+        for i in range(len(acc)):
+            if len(acc) > 24 and 8 <= i < len(acc) - 8:
+                if i == 8:
+                    lines.append(f"    ... {len(acc) - 16} fold points ...")
+                continue
+            p = int(parts[8 * i + 7]) if len(parts) >= 8 * (i + 1) else None
+            ptxt = f"p = 0x{p:08x} ({_f32(p):<13g}) " if p is not None else ""
+            lines.append(f"    fold {i:3d}: {ptxt}acc = 0x{int(acc[i]):08x} ({_f32(int(acc[i])):g})")
+    else:
+        lanes = t["lane_acc"]
+        lines = [f"{r.contract_name} GEMV of {at}: {len(lanes)} lanes, warp sums "
+                 + ", ".join(f"0x{int(x):08x} ({_f32(int(x)):g})" for x in t["warp_sum"])]
+        lines.append("    lane sums: " + " ".join(f"0x{int(x):08x}" for x in lanes[:8]) + (" ..." if len(lanes) > 8 else ""))
+    lines.append(f"    bf16_rne(acc = 0x{int(t['acc']):08x}) = 0x{int(t['want']):04x}")
+    return lines
 
 
 def _f32(bits: int) -> float:
@@ -251,7 +293,7 @@ def _entry_info(entry: str, m: int, n: int, k: int, a_row_stride: int, c_row_str
 
 
 def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_stride: int | None = None,
-            launch=None, threads: int = 0) -> Comparison:
+            launch=None, threads: int = 0, contract=None) -> Comparison:
     """C from a device against the contract's bytes for `entry`, bit for bit.
 
     c: the device's output, BF16 bits [M, N]; a: BF16 bits [M, K]; w: E4M3 codes [N, K]; s: FP32
@@ -265,8 +307,12 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     W and S as contiguous prefixes) and `diverging_step` is the first 128-K step whose prefix
     output differs from the contract's. Without it, the fold of the first mismatch is the
     emulator's, step by step (explain()).
+    contract: None (canonical: 2.1 or 2.2 by the entry point, the bytes compare always gave), or a
+    library name, a file path, the text form or a Contract (NUMERICS.md 2.4): the entry point's part
+    of it ("tc" or "gemv") gives the expected bytes, and explain() shows its trace.
     Returns a Comparison, truthy only when every byte matches; nothing given is modified.
     """
+    held = None if contract is None else _contract.load_contract(contract)
     cb = _bits(c, "c", "bf16")
     ab = _bits(a, "a", "bf16")
     wb = _bits(w, "w", "e4m3")
@@ -314,15 +360,25 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     a_c = np.ascontiguousarray(ab)
     w_c = np.ascontiguousarray(wb)
     s_c = np.ascontiguousarray(sb)
-    want = _core.gemm(a_c, w_c, s_c, contract=contract, threads=threads)
+    part = "gemv" if contract == "gemv" else "tc"
+    if held is None:
+        want = _core.gemm(a_c, w_c, s_c, contract=contract, threads=threads)
+    else:
+        spec = _contract._core_spec(held)
+        want = _core.gemm(a_c, w_c, s_c, contract=spec, part=part, threads=threads)
+        contract = held.name
     got = np.ascontiguousarray(cb)
     differ = got != want
     count = int(np.count_nonzero(differ))
     result = Comparison(entry=info["entry"], contract=contract, m=m, n=n, k=k, a_row_stride=pitches["a"],
                         c_row_stride=pitches["c"], layout=layout, mismatches=count, first=None, expected=want,
+                        contract_name=held.name if held is not None else "canonical", part=part,
+                        contract_description=held.describe(part) if held is not None else "",
                         _operands=(a_c, w_c, s_c))
     if count == 0:
         return result
+    if held is not None:
+        return _diagnose_held(result, got, want, held, spec, part, launch, ab, w_c, s_c)
     r, col = (int(i) for i in np.unravel_index(int(np.argmax(differ)), differ.shape))
     g, e = int(got[r, col]), int(want[r, col])
     result.first = Mismatch(r, col, g, e, bf16_ulp(g, e))
@@ -351,7 +407,39 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     return result
 
 
-def _diverging_step(launch, a_view, w_c, s_c, r, col, contract, fold) -> int | None:
+def _diagnose_held(result, got, want, held, spec, part, launch, a_view, w_c, s_c) -> Comparison:
+    """The diagnostics of compare() under a contract given by contract=: the first mismatch's trace
+    under it (conventions.hpp), which other library value's part the produced bits match, and the
+    misplaced-write checks."""
+    a_c, _, _ = result._operands
+    m, n = want.shape
+    r, col = (int(i) for i in np.unravel_index(int(np.argmax(got != want)), want.shape))
+    g, e = int(got[r, col]), int(want[r, col])
+    result.first = Mismatch(r, col, g, e, bf16_ulp(g, e))
+    a_row, w_row, s_row = a_c[r], w_c[col], s_c[col // 128]
+    try:
+        result.trace = _contract.trace(a_row, w_row, s_row, spec, part)
+    except ValueError as err:  # a contract that does not define this output says so
+        result.diagnosis.append(f"no trace: {err}")
+    for other in _contract.library_names():
+        if other == held.name:
+            continue
+        bits = int(_core.gemm_columns(a_row[None, :], w_row[None, :], s_row[None, :], contract=other, part=part)[0, 0])
+        if bits == g:
+            result.diagnosis.append(f"produced matches {other}'s {part} part (0x{bits:04X}): another contract ran?")
+            break
+    row_hits = np.nonzero((want[r] == g) & (np.arange(n) != col))[0]
+    if row_hits.size:
+        result.diagnosis.append(f"produced equals the expected C[{r}][{int(row_hits[0])}]: a write landed in the wrong column?")
+    col_hits = np.nonzero((want[:, col] == g) & (np.arange(m) != r))[0]
+    if col_hits.size:
+        result.diagnosis.append(f"produced equals the expected C[{int(col_hits[0])}][{col}]: a write landed in the wrong row?")
+    if launch is not None:
+        result.diverging_step = _diverging_step(launch, a_view, w_c, s_c, r, col, "held", None, (spec, part))
+    return result
+
+
+def _diverging_step(launch, a_view, w_c, s_c, r, col, contract, fold, held=None) -> int | None:
     """The first 128-K step whose prefix output at (r, col) differs on the device: the kernel run
     over K' = 128 (s + 1) computes the fold's first s + 1 steps (acc starts at +0 in both contracts),
     so the first prefix that differs names the step where the device's fold first went another way.
@@ -364,7 +452,10 @@ def _diverging_step(launch, a_view, w_c, s_c, r, col, contract, fold) -> int | N
         if got.ndim != 2 or got.shape[0] <= r or got.shape[1] <= col:
             raise ValueError(f"launch(...) returned shape {got.shape}, want (M, N) = "
                              f"({a_view.shape[0]}, {w_c.shape[0]})")
-        if contract == "canonical":
+        if held is not None:  # a contract given by contract=: its prefix output, emulated whole
+            want = int(_core.gemm_columns(np.ascontiguousarray(a_view[r:r + 1, :kk]), w_c[col:col + 1, :kk],
+                                          s_c[col // 128:col // 128 + 1, :s + 1], contract=held[0], part=held[1])[0, 0])
+        elif contract == "canonical":
             want = int(_core.round_bf16(np.array([fold["acc"][s]], np.uint32))[0])
         else:
             want = int(_core.gemm_columns(np.ascontiguousarray(a_view[r:r + 1, :kk]), w_c[col:col + 1, :kk],

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# The contract as data from Python (docs/NUMERICS.md 2.4): the library and the text form round-trip,
+# compare(contract=) holds an output to the named contract, and identify() names exactly the
+# candidates a stand-in keeps. Raw bits, no tolerances; small shapes so the file runs in seconds.
+import numpy as np
+import pytest
+
+import w8a16check as w
+from w8a16check import _core
+
+
+def _operands(m=16, n=64, k=256, dist="fold_ties", seed=3):
+    d = _core.case_inputs(f"case/1 w8a16_gemm_pipelined m={m} n={n} k={k} a_row_stride={k} c_row_stride={n} "
+                          f"dist={dist} seed=0x{seed:x} gen=1")
+    return np.ascontiguousarray(d["a"][:, :k]), d["w"], d["s"]
+
+
+def test_library_round_trips():
+    lib = w.contract_library()
+    assert [c.name for c in lib][:4] == ["canonical", "seed-tile", "seed-skinny", "seed-rows"]
+    for c in lib:
+        again = w.parse_contract(c.text)
+        assert again.text == c.text and again.tc == c.tc and again.gemv == c.gemv
+        assert w.format_contract(c.name) == c.text
+        assert w.load_contract(c.name).library
+    skinny = w.load_contract("seed-skinny")
+    assert skinny.tc["nan"] == "zero" and skinny.tc["fold"] == "mul-add"
+    assert w.describe("seed-skinny", "tc") == _core.describe_contract("seed-skinny", "tc")
+
+
+def test_file_and_text(tmp_path):
+    text = "contract = mine\nbase = seed-tile\ntc.fold = mul-add\n"
+    f = tmp_path / "mine.contract"
+    f.write_text(text)
+    from_file, from_text = w.load_contract(str(f)), w.load_contract(text)
+    assert from_file.text == from_text.text and from_file.name == "mine"
+    assert from_file.tc == w.load_contract("seed-skinny").tc
+
+
+@pytest.mark.parametrize("text, line", [("tc.nan = propagate\ntc.fold = bogus\n", "line 2"),
+                                        ("# c\ntc.nan = zero\ntc.nan = zero\n", "line 3"),
+                                        ("gemv.lanes = 48\n", "line 1"),
+                                        ("tc.k-order = 0 1 2\n", "line 1"),
+                                        ("nope = 1\n", "line 1")])
+def test_bad_text_names_the_line(text, line):
+    with pytest.raises(ValueError, match=line):
+        w.parse_contract(text)
+
+
+def test_unknown_name_and_bad_part():
+    with pytest.raises(ValueError, match="library name"):
+        w.load_contract("seed-nothing")
+    a, q, s = _operands(m=2, n=8, k=128)
+    with pytest.raises(ValueError, match="part"):
+        _core.gemm(a, q, s, contract="seed-tile")
+    with pytest.raises(ValueError, match="part"):
+        w.emulate(a, q, s, contract="seed-tile", part="both")
+
+
+def test_legacy_calls_keep_their_bytes():
+    a, q, s = _operands(m=4, n=16, k=256, dist="every_special")
+    assert np.array_equal(_core.gemm(a, q, s), w.emulate(a, q, s, "canonical", "tc"))
+    assert np.array_equal(_core.gemm(a, q, s, contract="gemv"), w.emulate(a, q, s, "canonical", "gemv"))
+    assert np.array_equal(_core.gemm(a, q, s, "canonical", "sm90", None, None, 1), _core.gemm(a, q, s))
+
+
+def test_compare_holds_to_the_named_contract():
+    a, q, s = _operands()
+    skinny = w.emulate(a, q, s, contract="seed-skinny", part="tc")
+    assert not np.array_equal(skinny, w.emulate(a, q, s))  # the probe tells the two apart
+    canonical = w.compare(skinny, a, q, s, "gemm_pipelined")
+    assert not canonical and canonical.contract_name == "canonical" and canonical.contract == "canonical"
+    held = w.compare(skinny, a, q, s, "gemm_pipelined", contract="seed-skinny")
+    assert held and held.contract_name == "seed-skinny" and held.part == "tc"
+    assert "seed-skinny contract, tc:" in held.explain()
+    # Canonical bytes held to seed-skinny fail, and explain() shows seed-skinny's fold.
+    wrong = w.compare(w.emulate(a, q, s), a, q, s, "gemm_pipelined", contract="seed-skinny")
+    assert not wrong and "seed-skinny fold of C[" in wrong.explain()
+    assert any("canonical's tc part" in d for d in wrong.diagnosis)
+    # contract="canonical" is exactly the default.
+    same = w.compare(skinny, a, q, s, "gemm_pipelined", contract="canonical")
+    assert same.mismatches == canonical.mismatches and np.array_equal(same.expected, canonical.expected)
+
+
+def test_compare_gemv_part():
+    a, q, s = _operands(m=4, n=16, k=256)
+    c = w.emulate(a, q, s, contract="seed-tile", part="gemv")
+    r = w.compare(c, a, q, s, "gemv_batch4_strided", contract="seed-tile")
+    assert r and r.part == "gemv"
+    bad = c.copy()
+    bad[1, 2] ^= 1
+    r = w.compare(bad, a, q, s, "gemv_batch4_strided", contract="seed-tile")
+    assert r.mismatches == 1 and "seed-tile GEMV of C[1][2]" in r.explain()
+
+
+def _stand_in(text, part):
+    return lambda a, q, s: w.emulate(a, q, s, contract=text, part=part)
+
+
+def _tc_candidate(pred):
+    return next(c for c in _core.identify_candidates("tc") if pred(w.parse_contract(c["text"]).tc))
+
+
+# One stand-in per field alternative of the tensor-core part, and the library values.
+TC_STAND_INS = {
+    "canonical": lambda tc: tc == w.load_contract("canonical").tc,
+    "seed-skinny": lambda tc: tc == w.load_contract("seed-skinny").tc,
+    "seed-rows": lambda tc: tc == w.load_contract("seed-rows").tc,
+    "nan=finite": lambda tc: tc["nan"] == "finite" and tc["fold"] == "fma" and tc["bias"] == 0
+    and tc["k-order"] == "contiguous",
+    "fold=prescale": lambda tc: tc["nan"] == "propagate" and tc["fold"] == "prescale" and tc["bias"] == 0
+    and tc["k-order"] == "contiguous",
+    "bias=60": lambda tc: tc["nan"] == "propagate" and tc["fold"] == "fma" and tc["bias"] == 60
+    and tc["k-order"] == "contiguous",
+    "k-order": lambda tc: tc["nan"] == "propagate" and tc["fold"] == "fma" and tc["bias"] == 0
+    and tc["k-order"] != "contiguous",
+}
+
+
+@pytest.mark.parametrize("label", list(TC_STAND_INS))
+def test_identify_names_each_tc_stand_in_exactly(label):
+    cand = _tc_candidate(TC_STAND_INS[label])
+    r = w.identify(_stand_in(cand["text"], "tc"), n=128, k=256)
+    assert r and r.keeps == [cand["name"]], r.explain()
+    assert r.candidates == 36 and r.nearest is None
+
+
+def test_identify_names_both_gemv_trees():
+    r = w.identify(_stand_in("seed-tile", "gemv"), n=16, k=4096, m_values=(1,), entry_kind="gemv")
+    assert r, r.explain()
+    desc = w.describe("seed-tile", "gemv")
+    assert any(k == desc or "seed-tile" in k for k in r.keeps)
+    # Never one tree picked: every kept candidate's other tree is kept too.
+    names = set(r.keeps)
+    for c in _core.identify_candidates("gemv"):
+        if c["name"] in names:
+            twin = c["description"].replace("tree=xor", "tree=down") if "tree=xor" in c["description"] \
+                else c["description"].replace("tree=down", "tree=xor")
+            assert any(twin == d["description"] and d["name"] in names for d in _core.identify_candidates("gemv"))
+    assert sum("tree=down" in d["description"] for d in _core.identify_candidates("gemv") if d["name"] in names) >= 1
+
+
+def test_identify_refuses_a_planted_bug():
+    good = _stand_in("seed-skinny", "tc")
+
+    def planted(a, q, s):
+        c = good(a, q, s)
+        c[0, 5] ^= 0x0001  # one element one bit off, in every probe
+        return c
+
+    r = w.identify(planted, n=128, k=256)
+    assert not r and r.keeps == []
+    assert r.nearest == "seed-skinny"
+    assert r.nearest_differ == [1] * len(r.probes) and r.nearest_total == len(r.probes)
+    assert "KEEPS NONE (nearest: seed-skinny" in r.explain()
+
+
+def test_identify_bad_callables():
+    def raises(a, q, s):
+        raise ZeroDivisionError("boom")
+
+    with pytest.raises(RuntimeError, match=r"fn\(a, w, s\) on probe 0 .*raised ZeroDivisionError: boom"):
+        w.identify(raises, n=8, k=128)
+    with pytest.raises(ValueError, match=r"fn\(a, w, s\) on probe 0 .*returned shape \(8, 1\)"):
+        w.identify(lambda a, q, s: np.zeros((q.shape[0], a.shape[0]), np.uint16), n=8, k=128, m_values=(1,))
+    with pytest.raises(TypeError, match=r"fn\(a, w, s\) on probe 0 .*float32"):
+        w.identify(lambda a, q, s: np.zeros((a.shape[0], q.shape[0]), np.float32), n=8, k=128)
+    with pytest.raises(ValueError, match="NaN in every element"):
+        w.identify(lambda a, q, s: np.full((a.shape[0], q.shape[0]), 0x7FC0, np.uint16), n=8, k=128)
+    with pytest.raises(TypeError, match="callable"):
+        w.identify(None, n=8, k=128)
+    with pytest.raises(ValueError, match="multiple of 128"):
+        w.identify(_stand_in("canonical", "tc"), n=8, k=100)
