@@ -104,8 +104,10 @@ def main(argv=None) -> int:
         cells = []
         for v in verdicts:
             vd = r.verdicts[v]
-            cells.append("invariant" if vd.passed and v != "contract" else "PASS" if vd.passed
-                         else f"FAIL from M={vd.first.m}" + (f" ({vd.first.position})" if vd.first else ""))
+            if vd.passed:
+                cells.append("invariant" if v != "contract" else "PASS")
+            else:
+                cells.append(f"FAIL from M={vd.first.m}" if vd.first else "FAIL: nothing compared")
         print(f"{name:<24}" + "".join(f"{c[:25]:<26}" for c in cells) + f"{secs:.1f}")
     pathlib.Path(args.json).write_text(json.dumps(out, indent=1))
     print(f"wrote {args.json}")
