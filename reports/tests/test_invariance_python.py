@@ -149,6 +149,18 @@ def test_repeats_1_does_not_ask_run_to_run():
     assert not r.verdicts["run-to-run"].asked
 
 
+def test_named_contracts_where_the_bindings_have_them():
+    try:
+        _core.gemm(np.zeros((1, 128), np.uint16), np.zeros((1, 128), np.uint8), np.ones((1, 1), np.float32),
+                   contract="seed-tile", part="tc")
+    except (TypeError, ValueError) as e:
+        pytest.skip(f"this _core has no named contracts: {e}")
+    with pytest.raises(ValueError, match="seed-tile"):  # a named contract needs its part
+        w8a16check.invariance(canonical, N, K, m_values=[1], contract="seed-tile")
+    r = w8a16check.invariance(canonical, N, K, m_values=[1, 2], contract="seed-tile", contract_part="tc")
+    assert r.verdicts["contract"].asked and r.verdicts["contract"].comparisons == 1
+
+
 def test_reference_callable_is_the_contract():
     def ref(needle, w, s):
         return invariant(needle.reshape(1, -1), w, s)[0]

@@ -338,12 +338,17 @@ def _load_core():
                            "invariance verdicts alone") from e
 
 
-def _contract_row(core, name, needle, w, s):
+def _contract_row(core, name, needle, w, s, part):
+    # Named contracts (NUMERICS.md 2.4) need part='tc' or 'gemv' and came with newer bindings: pass
+    # part only when asked, so an older _core (canonical and gemv alone) still serves those two.
+    kwargs = {} if part is None else {"part": part}
     try:
-        c = core.gemm(needle.reshape(1, -1), w, s, contract=name)
+        c = core.gemm(needle.reshape(1, -1), w, s, contract=name, **kwargs)
+    except TypeError as e:
+        raise ValueError(f"invariance: contract_part={part!r} needs newer w8a16check._core bindings: {e}") from e
     except ValueError as e:
-        # Named contracts beyond canonical/gemv come with newer bindings; say which this one knows.
-        raise ValueError(f"invariance: contract={name!r} is not one this w8a16check._core emulates: {e}") from e
+        raise ValueError(f"invariance: contract={name!r} is not one this w8a16check._core emulates as asked "
+                         f"(contract_part={part!r}): {e}") from e
     return np.asarray(c)[0, :w.shape[0]].astype(np.uint16)
 
 
@@ -385,13 +390,15 @@ def _orders(m: int):
 
 def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIONS, seed: int = 0,
                contract: str | None = None, reference=None, repeats: int = 2, backend: str = "numpy",
-               device: str | None = None, timeout: float | None = None) -> InvarianceResult:
+               device: str | None = None, timeout: float | None = None,
+               contract_part: str | None = None) -> InvarianceResult:
     """Holds ``fn(a, w, s) -> c`` to batch invariance (module docstring): raw bits, no tolerance.
 
     n, k: the shape (K a positive multiple of 128). m_values: the row counts (default 1..130);
     edges: M values where the caller's kernel changes its dispatch, each swept at -1, 0, +1.
     positions: a subset of POSITIONS for the batch verdict. contract: a contract name for
-    ``_core.gemm`` ("canonical", "gemv", or a named one where the bindings have it); reference:
+    ``_core.gemm`` ("canonical", "gemv", or a named one where the bindings have it, with
+    ``contract_part`` "tc" or "gemv": which part of the named contract fn stands for); reference:
     ``reference(needle uint16 [K], w, s) -> uint16 [N]`` instead. repeats: runs of each call for
     run-to-run (>= 2; 1 skips that verdict). backend "numpy": fn gets uint16 [M, K] (a read-only
     view), uint8 [N, K], float32 and returns uint16/int16 [M, N]; "torch": CUDA tensors (``device``),
@@ -478,7 +485,7 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
                 raise ValueError(f"invariance: reference returned {want.dtype} {want.shape}, not uint16 [{n}]")
             want, against = want.reshape(n).view(np.uint16), "the reference callable"
         else:
-            want, against = _contract_row(_load_core(), contract, needle, w, s), f"the emulator under {contract}"
+            want, against = _contract_row(_load_core(), contract, needle, w, s, contract_part), f"the emulator under {contract}"
         v = verdicts["contract"]
         v.comparisons += 1
         diff = np.flatnonzero(ref != want)
