@@ -171,3 +171,38 @@ def test_identify_bad_callables():
         w.identify(None, n=8, k=128)
     with pytest.raises(ValueError, match="multiple of 128"):
         w.identify(_stand_in("canonical", "tc"), n=8, k=100)
+
+
+def test_audit_names_the_contract(tmp_path):
+    from w8a16check import audit, report
+    out = tmp_path / "audit"
+    audit.main(["--out", str(out), "--shapes", "256x256", "--rows", "1", "--dists", "activation", "--columns", "4",
+                "--contract", "seed-skinny"])
+    summary = __import__("json").loads((out / "summary.json").read_text())
+    assert summary["contract"]["name"] == "seed-skinny"
+    assert "Tiers held to contract <b>seed-skinny</b>" in (out / "report.html").read_text()
+    # Without --contract the page names canonical (the rest of the page is as before).
+    c = w.load_contract("canonical")
+    summary["contract"] = {"name": "canonical", "source": "library", "tc": c.tc_description,
+                           "gemv": c.gemv_description}
+    assert "Tiers held to contract <b>canonical</b>" in report._contract_html(summary)[0]
+
+
+def test_audit_tiers_follow_the_contract():
+    from w8a16check import audit
+    rows, cols = np.arange(2), np.arange(4)
+    held = audit.evaluate("wide", 8, 256, rows, cols, w.load_contract("seed-rows"))
+    base = audit.evaluate("wide", 8, 256, rows, cols)
+    a, q, s = base["a"], base["w"], base["s"]
+    assert np.array_equal(held["out"]["canonical"], _core.gemm_columns(a, q, s, contract="seed-rows", part="tc"))
+    assert np.array_equal(held["out"]["gemv"], _core.gemm_columns(a, q, s, contract="seed-rows", part="gemv"))
+    assert np.array_equal(base["out"]["canonical"], _core.gemm_columns(a, q, s, contract="canonical"))
+
+
+def test_audit_refuses_a_bad_contract(tmp_path, capsys):
+    from w8a16check import audit
+    bad = tmp_path / "bad.contract"
+    bad.write_text("tc.nan = propagate\ntc.fold = bogus\n")
+    with pytest.raises(SystemExit) as ex:
+        audit.main(["--out", str(tmp_path / "o"), "--contract", str(bad)])
+    assert ex.value.code == 2 and "line 2" in capsys.readouterr().err

@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from . import _core, _paths, bounds, data, order, provenance, stats, recordings as recordings_mod
+from . import contract as _contract_mod
 
 
 SHAPES = ((12288, 2048), (2048, 4096), (8192, 2048), (10240, 5120), (51200, 5120), (5120, 25600))
@@ -44,13 +45,21 @@ def ulp_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.abs(ordinal_bf16(x) - ordinal_bf16(y))
 
 
-def evaluate(dist: str, seed: int, k: int, rows: np.ndarray, cols: np.ndarray) -> dict:
+def evaluate(dist: str, seed: int, k: int, rows: np.ndarray, cols: np.ndarray, contract=None) -> dict:
     """Both contracts' BF16 outputs and FP32 accumulators, the exact value and sigma for outputs
-    rows x cols ([M, C] arrays), all computed by the C++ (_core)."""
+    rows x cols ([M, C] arrays), all computed by the C++ (_core). contract (--contract, NUMERICS.md
+    2.4): None for canonical (2.1 and 2.2); else a Contract whose tc part stands in the "canonical"
+    column (the tensor-core tiers) and whose gemv part in the "gemv" column."""
     a, w, s = data.operands(dist, seed, k, rows, cols)
-    out = {c: _core.gemm_columns(a, w, s, contract=c) for c in CONTRACTS}
-    acc = {"canonical": _core.canonical_acc_columns(a, w, s).view(np.float32),  # before the BF16 rounding
-           "gemv": _core.gemv_acc_columns(a, w, s).view(np.float32)}
+    if contract is None or contract.text == _contract_mod.load_contract("canonical").text:
+        out = {c: _core.gemm_columns(a, w, s, contract=c) for c in CONTRACTS}
+        acc = {"canonical": _core.canonical_acc_columns(a, w, s).view(np.float32),  # before the BF16 rounding
+               "gemv": _core.gemv_acc_columns(a, w, s).view(np.float32)}
+    else:
+        spec = _contract_mod._core_spec(contract)
+        parts = {"canonical": "tc", "gemv": "gemv"}
+        out = {c: _core.gemm_columns(a, w, s, contract=spec, part=parts[c]) for c in CONTRACTS}
+        acc = {c: _core.contract_acc_columns(a, w, s, spec, parts[c]).view(np.float32) for c in CONTRACTS}
     x, x_bf16 = _core.exact_columns(a, w, s)
     # sigma = sum_k |a_k w_k S| in float64 from the exact operand values (decoded by the C++), one
     # output at a time along K (numpy's pairwise sum): the same bits whichever rows and columns are
@@ -150,10 +159,10 @@ def measure(ev: dict, n_total: int, k: int, dist: str, seed: int, rows, cols) ->
 
 
 def audit_config(n_total: int, k: int, m: int, dist: str, seed: int, columns: int,
-                 evaluate_fn=None) -> tuple[dict, dict]:
+                 evaluate_fn=None, contract=None) -> tuple[dict, dict]:
     cols = data.sample_columns(seed, n_total, k, columns)
     rows = np.arange(m)
-    ev = (evaluate_fn or evaluate)(dist, seed, k, rows, cols)
+    ev = evaluate_fn(dist, seed, k, rows, cols) if evaluate_fn else evaluate(dist, seed, k, rows, cols, contract)
     return measure(ev, n_total, k, dist, seed, rows, cols)
 
 
@@ -228,9 +237,12 @@ def data_evidence(recordings=None, order_root=None) -> dict:
 
 
 def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, recordings=None,
-        order_root=None, evaluate_fn=None) -> dict:
+        order_root=None, evaluate_fn=None, contract=None) -> dict:
     """The whole audit; writes out_dir/summary.json and out_dir/report.html. evaluate_fn replaces
-    `evaluate` (same arguments and result): tests plant errors through it into the whole pipeline."""
+    `evaluate` (same arguments and result): tests plant errors through it into the whole pipeline.
+    contract: what the tiers are held to (a library name, file, text or Contract; default canonical):
+    its tc part gives the tensor-core column, its gemv part the GEMV column (NUMERICS.md 2.4)."""
+    held = _contract_mod.load_contract("canonical" if contract is None else contract)
     from . import report  # matplotlib is needed only to write the report
 
     t0 = time.time()
@@ -242,7 +254,7 @@ def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, r
         hists[dist] = {}
         for n_total, k in shapes:
             for m in rows:
-                res, extra = audit_config(n_total, k, m, dist, seed, columns, evaluate_fn)
+                res, extra = audit_config(n_total, k, m, dist, seed, columns, evaluate_fn, held)
                 configs.append(res)
                 for name, h in extra["hist"].items():
                     hists[dist][name] = hists[dist].get(name, 0) + h
@@ -257,6 +269,9 @@ def run(out_dir: str, shapes, rows, dists, seed: int, columns: int, log=print, r
         "version": provenance.package_version(),
         "provenance": provenance.describe(device_recordings, device_order),
         "seed": seed,
+        # What the tiers were held to (NUMERICS.md 2.4): canonical unless --contract named another.
+        "contract": {"name": held.name, "source": held.source, "tc": held.tc_description,
+                     "gemv": held.gemv_description, "text": held.text},
         "columns_per_shape": columns,
         "sampling": "output columns sampled per shape (n = 0 and N-1 always included), all M rows; "
                     "each sampled column computed in full (all K)",
@@ -468,6 +483,9 @@ def main(argv=None) -> int:
     p.add_argument("--recordings", nargs="+", metavar="PATH",
                    help=".rec files or folders of device recordings (default golden/recordings)")
     p.add_argument("--order-dir", help="folder of device order recordings (default golden/order)")
+    p.add_argument("--contract", metavar="NAME|FILE",
+                   help="the contract the tiers are held to (NUMERICS.md 2.4): a library name "
+                        "(canonical, seed-tile, seed-skinny, seed-rows) or a file of the text form; default canonical")
     p.add_argument("--replay", nargs=6, metavar=("N", "K", "DIST", "SEED", "M_ROW", "N_COL"))
     args = p.parse_args(argv)
     if args.replay:
@@ -496,13 +514,15 @@ def main(argv=None) -> int:
         for d in dists:
             if d not in data.DISTRIBUTIONS:
                 raise ValueError(f"--dists: unknown distribution {d!r} (known: {', '.join(data.DISTRIBUTIONS)})")
+        if args.contract is not None:
+            _contract_mod.load_contract(args.contract)  # a bad name or file stops here, naming the line
         check_inputs(args.recordings, args.order_dir)
         check_out_dir(args.out)
     except ValueError as exc:
         p.error(str(exc))
     try:
         summary = run(args.out, shapes, rows, dists, args.seed, args.columns, recordings=args.recordings,
-                      order_root=args.order_dir)
+                      order_root=args.order_dir, contract=args.contract)
     except OSError as exc:  # the report's folder filled up or went away after the check above
         print(f"{p.prog}: error: {exc}", file=sys.stderr)
         return 2

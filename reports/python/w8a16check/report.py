@@ -396,6 +396,19 @@ def _dist_row(s: dict, dist: str) -> list:
             f"{max(x['gemv']['acc_ratio']['max'] for x in shapes):.3g}"]
 
 
+def _contract_html(s: dict) -> list:
+    """The line naming the contract the tiers were held to (--contract, NUMERICS.md 2.4); a summary
+    written before contracts were data has none and gets no line."""
+    c = s.get("contract")
+    if not c:
+        return []
+    src = "" if c["source"] in ("library", "") else f" from <code>{e(c['source'])}</code>"
+    return [f"<p class='small' id='contract'>Tiers held to contract <b>{e(c['name'])}</b>{src} "
+            f"(NUMERICS.md 2.4): tensor-core tiers <code>{e(c['tc'])}</code>; GEMV <code>{e(c['gemv'])}</code>. "
+            + ("" if c["name"] == "canonical" else " The a priori bounds are the canonical orders' (2.1, 2.2).")
+            + "</p>"]
+
+
 def render_html(s: dict) -> str:
     t = s["totals"]
     spec = figures.specs(s)
@@ -482,5 +495,6 @@ def render_html(s: dict) -> str:
             f"<p class='small'>{t['outputs']:,} outputs; seed {s['seed']}; MMA policy <code>{e(s['mma_policy']['name'])}"
             f"</code> ({e(s['mma_policy']['evidence'])}); {s['seconds']} s. {e(s['sampling'])}: "
             f"{s['columns_per_shape']} columns per shape, M in {e(str(s['rows']))}.</p>",
+            *_contract_html(s),
             _verdict_html(s)]
     return "\n".join(head + sections + ["</body></html>"])
