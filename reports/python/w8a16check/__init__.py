@@ -80,16 +80,17 @@ def mma(a, b, c, arch: str = "sm90", threads: int = 0) -> np.ndarray:
 
 
 def gemm(a, w, s, contract: str = "canonical", a_row_stride=None, c_row_stride=None,
-         arch: str = "sm90", threads: int = 0) -> np.ndarray:
+         arch: str = "sm90", threads: int = 0, part=None) -> np.ndarray:
     """C = A x dequant(W, S)^T as BF16 bits (uint16 [M, c_row_stride]) under a contract.
 
     a: uint16 [M, L] BF16 bits, read as M rows of pitch a_row_stride (default L) from its flat
     buffer, the first K of each; w: uint8 [N, K] E4M3 codes; s: float32 [ceil(N/128), K/128].
     contract: "canonical" (NUMERICS.md 2.1, every tensor-core tier) or "gemv" (2.2). Columns of
-    C past N (when c_row_stride > N) are left 0: the contract writes nothing else.
+    C past N (when c_row_stride > N) are left 0: the contract writes nothing else. part ("tc" or
+    "gemv") with any other contract of NUMERICS.md 2.4 (a library name or the text form).
     """
     return _core.gemm(a, w, s, contract=contract, arch=arch, a_row_stride=a_row_stride,
-                      c_row_stride=c_row_stride, threads=threads)
+                      c_row_stride=c_row_stride, threads=threads, part=part)
 
 
 def exact(a, w, s, threads: int = 0):
