@@ -42,7 +42,8 @@ nlohmann::json verdict_json(const props::EntryVerdict& ev) {
     for (std::size_t i = 0; i < bv.probes.size(); ++i) {
       nlohmann::json p;
       p["case"] = golden::format_case(bv.probes[i]);
-      p["data"] = std::string(golden::distribution_name(bv.probes[i].dist));
+      p["data"] = i < bv.probe_data.size() ? bv.probe_data[i]
+                                           : std::string(golden::distribution_name(bv.probes[i].dist));
       if (i < bv.match.elements.size()) {
         p["elements"] = bv.match.elements[i];
         p["outside_changed"] = bv.match.outside[i];
@@ -52,6 +53,14 @@ nlohmann::json verdict_json(const props::EntryVerdict& ev) {
       probes.push_back(p);
     }
     b["probes"] = probes;
+    // Groups the split search's budget left together (identify.hpp): a limit of the probes.
+    nlohmann::json unsplit = nlohmann::json::array();
+    for (const auto& g : bv.unsplit) {
+      nlohmann::json names = nlohmann::json::array();
+      for (std::size_t i : g) names.push_back(cands[i].name);
+      unsplit.push_back(names);
+    }
+    b["unsplit"] = unsplit;
     if (bv.keeps.empty() && bv.error.empty()) {
       b["nearest"] = {{"name", cands[bv.match.nearest].name},
                       {"description", cands[bv.match.nearest].description},
@@ -108,7 +117,8 @@ int run_identify(const IdentifyArgs& a) {
   std::printf(
       "candidates: %zu tensor-core (nan x fold x bias 0/60 x k-order contiguous/seed-rows; fold period step: "
       "period end is defined only for per-channel scales), %zu GEMV (nan x lanes 32/64 x chunk 8/16/32 x "
-      "scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named together)\n",
+      "scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named together; GEMV "
+      "probes are added from the seed until the candidates' emulated bytes split every other pair)\n",
       props::tc_candidates().size(), props::gemv_candidates().size());
   std::vector<props::EntryProbes> plan = props::identify_plan(backend->registry(), backend->limits(), wanted, a.seed);
   if (!bodies.empty()) {

@@ -43,7 +43,8 @@ Probes probes_of(EntryPoint e, device::Body b) {
     p.cases.push_back(ip.c);
     golden::CaseInputs in;
     std::string why;
-    EXPECT_TRUE(golden::regenerate_inputs(ip.c, &in, &why)) << why;
+    if (ip.inputs) in = *ip.inputs;  // the GEMV split probes' operands, built by the plan
+    else EXPECT_TRUE(golden::regenerate_inputs(ip.c, &in, &why)) << why;
     p.inputs.push_back(std::move(in));
   }
   return p;
@@ -102,38 +103,116 @@ TEST(Identify, ProbesTellEveryTensorCoreCandidateApartOnTheRowTileStrips) {
   expect_tc_separated(EntryPoint::gemm_pipelined_m32_strided, device::Body::tc_rows_strip);
 }
 
-// The GEMV: every candidate named with its twin of the other tree, and with nothing else.
-TEST(Identify, ProbesTellEveryGemvCandidateApartButTheTwoTrees) {
-  const Probes p = probes_of(EntryPoint::gemv_batch4_strided, device::Body::gemv_strip);
-  ASSERT_GE(p.cases.size(), 5u);
+// The candidates identify must name together for x: x and its twin of the other tree.
+std::vector<std::size_t> twins_of(std::size_t x) {
   const auto& cands = gemv_candidates();
-  // Every xor-tree candidate (its down twin is the same emulation but for the tree, which the
-  // loop's `want` holds): 72 emulations of 14 probes.
-  for (std::size_t x = 0; x < cands.size(); x += 2) {
+  std::vector<std::size_t> want;
+  for (std::size_t y = 0; y < cands.size(); ++y)
+    if (always_equal(cands[x], cands[y])) want.push_back(y);
+  return want;
+}
+
+// A seeded subset of the GEMV candidates that holds every value of every field.
+std::vector<std::size_t> gemv_subset() {
+  const auto& cands = gemv_candidates();
+  std::vector<std::size_t> pick;
+  std::uint64_t st = 0x5eed;
+  for (std::size_t i = 0; i < 12; ++i) {
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    pick.push_back(static_cast<std::size_t>(st >> 33) % cands.size());
+  }
+  // Every field value once at least: walk the fields and add the first candidate missing one.
+  for (std::size_t y = 0; y < cands.size(); ++y) {
+    const ref::GemvConventions& g = cands[y].conventions.gemv;
+    auto held = [&](auto field) {
+      for (std::size_t p : pick)
+        if (field(cands[p].conventions.gemv) == field(g)) return true;
+      return false;
+    };
+    if (!held([](const ref::GemvConventions& c) { return static_cast<int>(c.nan); }) ||
+        !held([](const ref::GemvConventions& c) { return static_cast<int>(c.lanes); }) ||
+        !held([](const ref::GemvConventions& c) { return static_cast<int>(c.chunk); }) ||
+        !held([](const ref::GemvConventions& c) { return static_cast<int>(c.scale); }) ||
+        !held([](const ref::GemvConventions& c) { return static_cast<int>(c.mac); }) ||
+        !held([](const ref::GemvConventions& c) { return static_cast<int>(c.tree); }))
+      pick.push_back(y);
+  }
+  std::sort(pick.begin(), pick.end());
+  pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
+  return pick;
+}
+
+// The GEMV: the plan's probes split every pair of the 144 candidates but the two trees (NUMERICS.md
+// 2.4), with nothing left to the split search's budget; and a kernel keeping one candidate of a
+// seeded subset that holds every field value is named with its twin and nothing else.
+void expect_gemv_separated(EntryPoint e) {
+  const Probes p = probes_of(e, device::Body::gemv_strip);
+  ASSERT_GE(p.cases.size(), 8u);
+  const EntryProbes& ep = plan_for(e);
+  ASSERT_EQ(ep.unsplit.size(), ep.bodies.size());
+  for (const auto& u : ep.unsplit) EXPECT_TRUE(u.empty());
+  const auto& cands = gemv_candidates();
+  std::vector<const golden::CaseInputs*> in;
+  for (const auto& i : p.inputs) in.push_back(&i);
+  const auto groups = candidate_groups(cands, p.cases, in);
+  ASSERT_EQ(groups.size(), cands.size() / 2);
+  for (const auto& g : groups) EXPECT_EQ(g, twins_of(g.front())) << cands[g.front()].name;
+  for (std::size_t x : gemv_subset()) {
     std::vector<std::vector<std::uint16_t>> produced;
     for (std::size_t i = 0; i < p.cases.size(); ++i) produced.push_back(emulate(cands[x], p.cases[i], p.inputs[i]));
     const BodyMatch m = match_with(cands, p, produced);
-    std::vector<std::size_t> want;
-    for (std::size_t y = 0; y < cands.size(); ++y) {
-      ref::GemvConventions g = cands[y].conventions.gemv;
-      g.tree = cands[x].conventions.gemv.tree;
-      if (g == cands[x].conventions.gemv) want.push_back(y);
-    }
-    ASSERT_EQ(want.size(), 2u);
-    // The candidate and its twin tree are always named (identify never refuses the truth) ...
-    for (std::size_t y : want) EXPECT_NE(std::find(m.keeps.begin(), m.keeps.end(), y), m.keeps.end()) << cands[x].name;
-    // ... and the NaN decode is always told apart. Today's probes leave a known gap, which this
-    // pins so that closing it shows: on the few rows of a GEMV the golden generators' data (fold
-    // ties built for 128-K steps) does not always tell lanes, chunk, scale and mac apart, so
-    // identify names several GEMV candidates of one NaN decode (never guessing one of them).
-    for (std::size_t y : m.keeps) {
-      const ref::GemvConventions& gx = cands[x].conventions.gemv;
-      const ref::GemvConventions& gy = cands[y].conventions.gemv;
-      const bool known_gap = gx.nan == gy.nan;
-      EXPECT_TRUE(std::find(want.begin(), want.end(), y) != want.end() || known_gap)
-          << cands[x].name << " also named " << cands[y].name;
-    }
+    EXPECT_EQ(m.keeps, twins_of(x)) << cands[x].name;
   }
+}
+TEST(Identify, ProbesTellEveryGemvCandidateApartButTheTwoTreesAtBatch4) {
+  expect_gemv_separated(EntryPoint::gemv_batch4_strided);
+}
+TEST(Identify, ProbesTellEveryGemvCandidateApartButTheTwoTreesAtBatch16) {
+  expect_gemv_separated(EntryPoint::gemv_batch16_strided);
+}
+
+// The split operands are a function of the shape and seed (a run replays), and with no probe that
+// splits a group the search reports the group rather than naming one of it.
+TEST(Identify, GemvSplitOperandsReplayAndAnUnsplitGroupIsReported) {
+  const golden::Case c = probes_of(EntryPoint::gemv_batch4_strided, device::Body::gemv_strip).cases.back();
+  const golden::CaseInputs x = gemv_split_inputs(c, 7), y = gemv_split_inputs(c, 7), z = gemv_split_inputs(c, 8);
+  EXPECT_EQ(x.a_bits, y.a_bits);
+  EXPECT_EQ(x.w_e4m3, y.w_e4m3);
+  EXPECT_NE(x.a_bits, z.a_bits);
+  const EntryProbes& a = plan_for(EntryPoint::gemv_batch4_strided);
+  const device::SimBackend sim;
+  const EntryProbes b = identify_plan(sim.registry(), sim.limits(), {EntryPoint::gemv_batch4_strided}, 0x1de7).front();
+  ASSERT_EQ(a.probes.size(), b.probes.size());
+  for (std::size_t i = 0; i < a.probes.size(); ++i) {
+    EXPECT_EQ(a.probes[i].c, b.probes[i].c);
+    EXPECT_EQ(a.probes[i].data, b.probes[i].data);
+  }
+  // The distributions' probes alone leave groups (the gap the split probes close), and the text
+  // names a group left by a spent budget as one the probes could not tell apart.
+  Probes fixed;
+  for (const IdentifyProbe& ip : a.probes)
+    if (!ip.inputs) {
+      fixed.cases.push_back(ip.c);
+      golden::CaseInputs in;
+      std::string why;
+      ASSERT_TRUE(golden::regenerate_inputs(ip.c, &in, &why)) << why;
+      fixed.inputs.push_back(std::move(in));
+    }
+  std::vector<const golden::CaseInputs*> in;
+  for (const auto& i : fixed.inputs) in.push_back(&i);
+  EXPECT_LT(candidate_groups(gemv_candidates(), fixed.cases, in).size(), gemv_candidates().size() / 2);
+  EntryVerdict ev;
+  BodyVerdict bv;
+  bv.body = device::Body::gemv_strip;
+  bv.gemv = true;
+  bv.keeps = {gemv_candidates()[0].name, gemv_candidates()[1].name, gemv_candidates()[2].name};
+  bv.match.keeps = {0, 1, 2};
+  bv.match.elements = {1};
+  bv.unsplit = {{0, 1, 2, 3}};
+  ev.bodies.push_back(bv);
+  const std::string text = identify_text({ev});
+  EXPECT_NE(text.find("the probes could not tell these apart"), std::string::npos) << text;
+  EXPECT_NE(text.find("budget ran out"), std::string::npos) << text;
 }
 
 TEST(Identify, APlantedBugIsNamedNoCandidateAndTheNearestCountsItsElements) {
@@ -231,23 +310,30 @@ TEST(IdentifySim, EachGemvFieldsAlternativeIsNamedWithItsTwinTree) {
     const std::vector<std::string> want = x == ref::describe(ref::canonical_conventions().gemv)
                                               ? std::vector<std::string>{"canonical", d}
                                               : std::vector<std::string>{x, d};
-    // Both trees named; any further name only within the known gap (one NaN decode, see
-    // ProbesTellEveryGemvCandidateApartButTheTwoTrees): the NaN alternatives are named exactly.
-    const std::vector<std::string>& keeps = v[0].bodies[0].keeps;
-    for (const std::string& w : want) EXPECT_NE(std::find(keeps.begin(), keeps.end(), w), keeps.end()) << text;
-    const std::string nan_word = std::string("nan=") + (c.gemv.nan == ref::NanCodes::zero     ? "zero"
-                                                        : c.gemv.nan == ref::NanCodes::finite ? "finite"
-                                                                                              : "propagate");
-    for (const std::string& k : keeps)
-      EXPECT_TRUE(k == "canonical" ? c.gemv.nan == ref::NanCodes::propagate : k.find(nan_word) != std::string::npos)
-          << text << ": " << k;
-    if (c.gemv.nan != ref::NanCodes::propagate) {
-      EXPECT_EQ(keeps, want) << text;
-    }
+    // Both trees named, and nothing else: the split probes tell every other pair apart.
+    EXPECT_EQ(v[0].bodies[0].keeps, want) << text;
+    EXPECT_TRUE(v[0].bodies[0].unsplit.empty()) << text;
   }
   const auto v = identify_on_sim("gemv_strip=seed-tile", EntryPoint::gemv_batch16_strided, {device::Body::gemv_strip});
   ASSERT_EQ(v[0].bodies[0].keeps.size(), 2u);
   EXPECT_EQ(v[0].bodies[0].keeps[1], "seed-tile = seed-skinny = seed-rows");
+}
+
+// A stand-in keeping each GEMV candidate of a seeded subset holding every field value: identify on
+// the simulation names it with its twin tree and nothing else, through the launcher and the plan.
+TEST(IdentifySim, EveryGemvCandidateOfASeededSubsetIsNamedExactly) {
+  const auto& cands = gemv_candidates();
+  for (std::size_t x : gemv_subset()) {
+    ref::Conventions c = cands[x].conventions;
+    c.name.clear();
+    const auto v = identify_on_sim("gemv_strip=" + conv_file("cand", ref::format_conventions(c)),
+                                   EntryPoint::gemv_batch4_strided, {device::Body::gemv_strip});
+    ASSERT_EQ(v[0].bodies.size(), 1u);
+    std::vector<std::string> want;
+    for (std::size_t y : twins_of(x)) want.push_back(cands[y].name);
+    EXPECT_EQ(v[0].bodies[0].keeps, want) << cands[x].name;
+    EXPECT_TRUE(v[0].ok());
+  }
 }
 
 TEST(IdentifySim, TheSkinnyBodysTierBreakIsNamed) {

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,11 +50,38 @@ const std::vector<IdentifyCandidate>& gemv_candidates();
 // every_special.
 const std::vector<golden::Distribution>& identify_distributions();
 
-// One probe: a case that the plan runs on `body`.
+// One probe: a case that the plan runs on `body`. Its operands are the case's distribution
+// regenerated from its seed, or (inputs set) operands the plan built to split candidates that the
+// distributions leave together: gemv_split_inputs from the seed in `data`, a function of the plan's
+// seed alone, so a run replays.
 struct IdentifyProbe {
   golden::Case c;
   device::Body body = device::Body::gemm128_tile;
+  std::shared_ptr<const golden::CaseInputs> inputs;  // null: golden::regenerate_inputs(c)
+  std::string data;                                  // what the operands are, for reports
 };
+
+// The GEMV probes that split candidates (NUMERICS.md 2.4, "The GEMV"): the case's shape with
+// operands built from `seed` so that lane partition, chunk width, scale placement and fma versus
+// mul-add round differently and show in BF16. Scales with every mantissa bit set at random (a
+// product with them is inexact); small random products; in every A row pairs of spikes +X, -X at
+// two K of one scale block (the same code in every W row there), so a lane that holds a spike adds
+// its later chunks' small terms at the spike's ulp and the spike cancels in the end, leaving the
+// rounding errors of which lane took which chunk, when, and how; and in every fourth W row one NaN
+// code, where the three NaN decodes differ (NaN, 0, +-480 times a sizeable A).
+golden::CaseInputs gemv_split_inputs(const golden::Case& shape, std::uint64_t seed);
+
+// Candidates grouped by their emulated bytes on the given operands, raw bits: two candidates share
+// a group exactly when no compared element tells them apart. max_elements > 0 compares that many
+// elements per probe, spread over the output (a group may then be split further by the rest).
+// Equivalent candidates (the GEMV's two trees) are emulated once.
+std::vector<std::vector<std::size_t>> candidate_groups(const std::vector<IdentifyCandidate>& candidates,
+                                                       const std::vector<golden::Case>& cases,
+                                                       const std::vector<const golden::CaseInputs*>& inputs,
+                                                       std::size_t max_elements = 0, unsigned threads = 0);
+// True for two candidates that no data tells apart (NUMERICS.md 2.4: the GEMV's xor and down trees
+// give lane 0 the same sum): never a gap of the probes.
+bool always_equal(const IdentifyCandidate& x, const IdentifyCandidate& y);
 // Per entry point: each body its dispatch reaches on this registry (coverage's expected cells) with
 // its probes: per distribution the cheapest case of the coverage plan aimed at one of the body's cells.
 struct EntryProbes {
@@ -61,6 +89,10 @@ struct EntryProbes {
   std::vector<device::Body> bodies;    // in Body order
   std::vector<IdentifyProbe> probes;   // grouped by body, in the same order
   std::vector<std::string> unreached;  // cells no aimed shape reaches
+  // Per GEMV body (in `bodies` order, empty for a tensor-core body): the groups of candidates
+  // (indices into gemv_candidates) that the split search's budget ran out before telling apart,
+  // always-equal twins aside. Empty when every pair that can be told apart is.
+  std::vector<std::vector<std::vector<std::size_t>>> unsplit;
 };
 std::vector<EntryProbes> identify_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,
                                        const std::vector<golden::EntryPoint>& entries, std::uint64_t seed);
@@ -87,6 +119,8 @@ struct BodyMatch {
   std::vector<std::uint64_t> outside;   // per probe: padding or guard-row elements not left as the sentinel
 };
 // Matches the probes against every candidate, raw bits, no tolerance. threads = 0: every core.
+// Every candidate is first compared on a few elements of each probe, and only those that pass are
+// emulated on every element; the nearest of a body that keeps none is searched over all.
 BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, const std::vector<ProbeRun>& probes,
                            unsigned threads = 0);
 
@@ -94,6 +128,8 @@ BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, con
 struct BodyVerdict {
   device::Body body = device::Body::gemm128_tile;
   std::vector<golden::Case> probes;
+  std::vector<std::string> probe_data;            // per probe: its distribution, or the split operands' seed
+  std::vector<std::vector<std::size_t>> unsplit;  // EntryProbes::unsplit of this body
   std::string error;  // a probe that did not run (refused, HANG, FAULT, another body): no verdict
   BodyMatch match;
   std::vector<std::string> keeps;  // candidate names
