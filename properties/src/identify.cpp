@@ -461,7 +461,31 @@ BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, con
       for (std::uint64_t b = best.load(); count < b && !best.compare_exchange_weak(b, count);) {}
     });
   };
-  full(passed);
+  // The survivors (the kept candidate, as a rule) as whole outputs: gemm_conventions takes the
+  // reference's fast paths for the canonical values and splits the elements over the threads.
+  for (std::size_t ci = 0; ci < candidates.size(); ++ci) {
+    if (!passed[ci]) continue;
+    std::uint64_t count = outside_total;
+    for (std::size_t pi = 0; pi < np; ++pi) {
+      const golden::Case& c = probes[pi].c;
+      const std::vector<std::uint16_t>& got = *probes[pi].produced;
+      std::vector<std::uint16_t> want(std::size_t{c.m} * c.c_row_stride, 0);
+      if (candidates[ci].gemv)
+        ref::gemm_conventions(candidates[ci].conventions.gemv, views[pi], want.data(), c.c_row_stride, threads);
+      else
+        ref::gemm_conventions(candidates[ci].conventions.tc, views[pi], ref::Arch::sm90, want.data(), c.c_row_stride,
+                              threads);
+      std::uint64_t differ = m.outside[pi];
+      for (std::uint32_t r = 0; r < c.m; ++r)
+        for (std::uint32_t col = 0; col < c.n; ++col) {
+          const std::size_t at = std::size_t{r} * c.c_row_stride + col;
+          differ += at >= got.size() || got[at] != want[at];
+        }
+      per_probe[ci][pi] = differ;
+      count += differ - m.outside[pi];
+    }
+    total[ci] = count;
+  }
   bool kept = false;
   for (std::size_t ci = 0; ci < candidates.size(); ++ci) kept = kept || total[ci] == 0;
   if (!kept) {
