@@ -320,7 +320,11 @@ bool parse_conventions(std::string_view text, Conventions* out, std::string* err
 
 std::string format_conventions(const Conventions& c) {
   std::ostringstream o;
-  o << "contract = " << (c.name.empty() ? "custom" : c.name) << "\n";
+  // A name is one word (parse_conventions' rule); a description or a list of names is kept as a
+  // comment, so that the text always parses back.
+  const bool one_word = !c.name.empty() && c.name.find_first_of(" \t,=#") == std::string::npos;
+  if (!one_word && !c.name.empty()) o << "# " << c.name << "\n";
+  o << "contract = " << (one_word ? c.name : "custom") << "\n";
   o << "tc.nan = " << nan_name(c.tc.nan) << "\n";
   o << "tc.fold = " << fold_name(c.tc.fold) << "\n";
   o << "tc.period = " << period_name(c.tc.period) << "\n";

@@ -213,6 +213,16 @@ TEST(Conventions, AFileThatNamesNoContractIsCalledByTheLibraryValueItEquals) {
   EXPECT_EQ(c.name, "canonical");
 }
 
+TEST(Conventions, ANameThatIsNoWordIsWrittenAsACommentSoTheTextParsesBack) {
+  ref::Conventions c = *ref::find_conventions("seed-tile");
+  c.name = "seed-tile = seed-skinny";
+  ref::Conventions back;
+  std::string error;
+  ASSERT_TRUE(ref::parse_conventions(ref::format_conventions(c), &back, &error)) << error;
+  EXPECT_TRUE(back.same_numerics(c));
+  EXPECT_EQ(back.name, "custom");
+}
+
 TEST(Conventions, TheLibraryStartsWithTheCanonicalValueAndNamesAreUnique) {
   const auto& lib = ref::conventions_library();
   ASSERT_FALSE(lib.empty());
