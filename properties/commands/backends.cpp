@@ -8,6 +8,7 @@
 
 #include "report_files.hpp"
 #include "w8a16/device/module_abi.hpp"
+#include "w8a16/properties/case_runner.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/sim_backend.hpp"
 #if W8A16_HAVE_CUDA
@@ -153,6 +154,21 @@ bool check_module(const device::Backend& backend, const std::vector<device::Entr
   (void)error;
   return true;
 #endif
+}
+
+std::vector<golden::EntryPoint> entries_the_module_holds(const device::KernelRegistry& registry,
+                                                         const std::string& command) {
+  std::vector<golden::EntryPoint> held;
+  for (golden::EntryPoint e : golden::kAllEntryPoints) {
+    bool present = true;
+    for (device::KernelId id : device::required_kernels(props::to_device_entry(e)))
+      present = present && registry.resolve(id);
+    if (present) held.push_back(e);
+    else
+      std::printf("%s: note: %s left out: the module lacks its kernels\n", command.c_str(),
+                  std::string(golden::entry_point_name(e)).c_str());
+  }
+  return held;
 }
 
 }  // namespace w8a16::cli

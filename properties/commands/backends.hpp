@@ -31,6 +31,12 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
 // the command asked for a GPU and this machine has none, else the usage error (2) naming it.
 int backend_refused(const std::string& command, const std::string& error, bool no_gpu);
 
+// Every entry point whose kernels the registry holds, in kAllEntryPoints' order; each one left out
+// is noted on stdout ("COMMAND: note: ... left out: the module lacks its kernels"): a module without
+// an sm_90a cubin lacks the packed entry's symbols (docs/KERNEL_ABI.md 1.2).
+std::vector<golden::EntryPoint> entries_the_module_holds(const device::KernelRegistry& registry,
+                                                         const std::string& command);
+
 // What the case subcommands launch cases through (properties/launcher.hpp). On a GPU: a worker
 // process of this binary per GPU (`launch-worker`), so that a kernel that hangs, faults or
 // crashes is its case's failure and nothing else; on the simulation this process, unless

@@ -97,17 +97,7 @@ int run_identify(const IdentifyArgs& a) {
   if (!backend) return backend_refused("identify", error, no_gpu);
   // By default every entry point the module holds; one asked for by name must be there
   // (docs/KERNEL_ABI.md 1.2: a module without an sm_90a cubin lacks the packed entry's symbols).
-  if (wanted.empty()) {
-    for (golden::EntryPoint e : golden::kAllEntryPoints) {
-      bool present = true;
-      for (device::KernelId id : device::required_kernels(props::to_device_entry(e)))
-        present = present && backend->registry().resolve(id);
-      if (present) wanted.push_back(e);
-      else
-        std::printf("identify: note: %s left out: the module lacks its kernels\n",
-                    std::string(golden::entry_point_name(e)).c_str());
-    }
-  }
+  if (wanted.empty()) wanted = entries_the_module_holds(backend->registry(), "identify");
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : wanted) entries.push_back(props::to_device_entry(e));
   if (!check_module(*backend, entries, &error)) return usage(error);

@@ -154,17 +154,7 @@ int run_invariance(const InvarianceArgs& a) {
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
   if (!backend) return backend_refused("invariance", error, no_gpu);
   opt.backend_name = std::string(backend->name()) == "simulation" ? "sim" : "cuda";
-  if (wanted.empty()) {
-    for (golden::EntryPoint e : golden::kAllEntryPoints) {
-      bool present = true;
-      for (device::KernelId id : device::required_kernels(props::to_device_entry(e)))
-        present = present && backend->registry().resolve(id);
-      if (present) wanted.push_back(e);
-      else
-        std::printf("invariance: note: %s left out: the module lacks its kernels\n",
-                    std::string(golden::entry_point_name(e)).c_str());
-    }
-  }
+  if (wanted.empty()) wanted = entries_the_module_holds(backend->registry(), "invariance");
   opt.entries = wanted;
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : wanted) entries.push_back(props::to_device_entry(e));

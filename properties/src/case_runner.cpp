@@ -65,7 +65,7 @@ OperandView operand_view(const golden::CaseInputs& in) {
 }
 
 Launched launch_case(device::Backend& backend, const golden::Case& c, const OperandView& in,
-                     const std::function<void(const device::Plan&)>& before_execute) {
+                     const std::function<void(const device::Plan&)>& before_execute, const ViewOffsets& offsets) {
   Launched r;
   // gemm_packed_strided takes W repacked by the launch layer (NUMERICS.md 2.3).
   std::vector<std::uint8_t> packed;
@@ -74,9 +74,16 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
     packed = device::pack_weights(in.w, c.n, c.k);
     w_host = packed.data();
   }
-  const std::size_t a_bytes = in.a_count * 2, w_bytes = w_host == in.w ? in.w_count : packed.size(),
+  // A behind `offsets.a` elements of padding bits, C behind `offsets.c` sentinel elements: with
+  // offsets the kernel sees views that start inside their allocations.
+  std::vector<std::uint16_t> a_front(offsets.a, golden::kAPaddingBits);
+  a_front.insert(a_front.end(), in.a, in.a + in.a_count);
+  const std::uint16_t* a_host = offsets.a ? a_front.data() : in.a;
+  const std::size_t a_bytes = (in.a_count + offsets.a) * 2, w_bytes = w_host == in.w ? in.w_count : packed.size(),
                     s_bytes = in.s_count * 4;
-  std::vector<std::uint16_t> c_init = golden::guarded_sentinel_output(c);
+  std::vector<std::uint16_t> c_init(offsets.c, golden::kOutputSentinelBits);
+  const std::vector<std::uint16_t> c_view = golden::guarded_sentinel_output(c);
+  c_init.insert(c_init.end(), c_view.begin(), c_view.end());
   const std::size_t c_bytes = c_init.size() * 2;
   auto a = backend.allocate(a_bytes, &r.status);
   if (!a) return r;
@@ -86,14 +93,16 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
   if (!s) return r;
   auto out = backend.allocate(c_bytes, &r.status);
   if (!out) return r;
-  if (!(r.status = a->upload(in.a, a_bytes)).ok()) return r;
+  if (!(r.status = a->upload(a_host, a_bytes)).ok()) return r;
   if (!(r.status = w->upload(w_host, w_bytes)).ok()) return r;
   if (!(r.status = s->upload(in.s, s_bytes)).ok()) return r;
   if (!(r.status = out->upload(c_init.data(), c_bytes)).ok()) return r;
   // Launcher::launch's path (plan_launch, then execute) over the case's registry.
   const CaseRegistry registry(backend.registry(), c.without);
-  const device::Planned planned = device::plan_launch(case_call(c, registry, a->address(), w->address(), s->address(),
-                                                                out->address()),
+  const device::Planned planned = device::plan_launch(case_call(c, registry,
+                                                                a->address() + 2 * device::DevPtr{offsets.a},
+                                                                w->address(), s->address(),
+                                                                out->address() + 2 * device::DevPtr{offsets.c}),
                                                       registry, backend.limits());
   if (planned.ok()) {
     r.planned = true;
@@ -106,9 +115,17 @@ Launched launch_case(device::Backend& backend, const golden::Case& c, const Oper
   const device::Status sync = backend.synchronize();
   if (r.status.ok() || sync.code == device::Errc::context_lost) r.status = sync;
   // C comes back even after a failed launch: "an error changes nothing" is checked on it.
-  r.c_bits.assign(c_init.size(), 0);
-  const device::Status down = out->download(r.c_bits.data(), c_bytes);
+  std::vector<std::uint16_t> all(c_init.size(), 0);
+  const device::Status down = out->download(all.data(), c_bytes);
   if (r.status.ok()) r.status = down;
+  // Elements before C's view must still be the sentinel: a kernel that writes there ignores C's
+  // pointer.
+  bool before_ok = true;
+  for (std::uint32_t i = 0; i < offsets.c; ++i) before_ok = before_ok && all[i] == golden::kOutputSentinelBits;
+  r.c_bits.assign(all.begin() + offsets.c, all.end());
+  if (!before_ok && r.status.ok())
+    r.status = device::Status::error(device::Errc::backend_error,
+                                     "an element before C's view changed (the kernel wrote outside its output)");
   return r;
 }
 

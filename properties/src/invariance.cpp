@@ -56,78 +56,22 @@ std::uint64_t mix(std::uint64_t x) {
 
 // ---- launching ---------------------------------------------------------------------------------
 
-Launched launch_case_at(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
-                        const ViewOffsets& off, const std::function<void(const device::Plan&)>& before_execute) {
-  if (off.none()) return launch_case(backend, c, in, before_execute);
-  Launched r;
-  std::vector<std::uint8_t> packed;
-  const std::uint8_t* w_host = in.w_e4m3.data();
-  std::size_t w_bytes = in.w_e4m3.size();
-  if (c.entry == golden::EntryPoint::gemm_packed_strided) {
-    packed = device::pack_weights(in.w_e4m3.data(), c.n, c.k);
-    w_host = packed.data(), w_bytes = packed.size();
-  }
-  // A behind `off.a` elements of padding bits, C behind `off.c` sentinel elements: the kernel sees
-  // views that start inside their allocations.
-  std::vector<std::uint16_t> a_host(off.a, golden::kAPaddingBits);
-  a_host.insert(a_host.end(), in.a_bits.begin(), in.a_bits.end());
-  const std::vector<std::uint16_t> c_view = golden::guarded_sentinel_output(c);
-  std::vector<std::uint16_t> c_host(off.c, golden::kOutputSentinelBits);
-  c_host.insert(c_host.end(), c_view.begin(), c_view.end());
-  auto a = backend.allocate(a_host.size() * 2, &r.status);
-  if (!a) return r;
-  auto w = backend.allocate(w_bytes, &r.status);
-  if (!w) return r;
-  auto s = backend.allocate(in.s_f32.size() * 4, &r.status);
-  if (!s) return r;
-  auto out = backend.allocate(c_host.size() * 2, &r.status);
-  if (!out) return r;
-  if (!(r.status = a->upload(a_host.data(), a_host.size() * 2)).ok()) return r;
-  if (!(r.status = w->upload(w_host, w_bytes)).ok()) return r;
-  if (!(r.status = s->upload(in.s_f32.data(), in.s_f32.size() * 4)).ok()) return r;
-  if (!(r.status = out->upload(c_host.data(), c_host.size() * 2)).ok()) return r;
-  const CaseRegistry registry(backend.registry(), c.without);
-  const device::Planned planned = device::plan_launch(case_call(c, registry, a->address() + 2 * device::DevPtr{off.a},
-                                                                w->address(), s->address(),
-                                                                out->address() + 2 * device::DevPtr{off.c}),
-                                                      registry, backend.limits());
-  if (planned.ok()) {
-    r.planned = true;
-    r.plan = planned.plan;
-    if (before_execute) before_execute(planned.plan);
-    r.status = backend.execute(planned.plan);
-  } else {
-    r.status = planned.status;
-  }
-  const device::Status sync = backend.synchronize();
-  if (r.status.ok() || sync.code == device::Errc::context_lost) r.status = sync;
-  std::vector<std::uint16_t> all(c_host.size(), 0);
-  const device::Status down = out->download(all.data(), all.size() * 2);
-  if (r.status.ok()) r.status = down;
-  // Elements before the view must still be the sentinel: a kernel that writes there ignores C's
-  // pointer. Such a write makes the launch's C differ where the comparison looks (row 0).
-  bool before_ok = true;
-  for (std::uint32_t i = 0; i < off.c; ++i) before_ok = before_ok && all[i] == golden::kOutputSentinelBits;
-  r.c_bits.assign(all.begin() + off.c, all.end());
-  if (!before_ok && r.status.ok())
-    r.status = device::Status::error(device::Errc::backend_error,
-                                     "an element before C's view changed (the kernel wrote outside its output)");
-  return r;
-}
-
 Launched BackendInvarianceLauncher::launch(const golden::Case& c, const golden::CaseInputs& in,
                                            const ViewOffsets& offsets) {
   if (offsets.none()) return cases_.launch(c, in);
   // In this process, under the same deadline as the case launchers' (a hang ends the process through
   // the hang handler, which reports it).
   std::unique_ptr<DeadlineGuard> guard;
-  return launch_case_at(backend_, c, in, offsets, [&](const device::Plan& p) {
-    const double deadline = deadline_policy().seconds(c, backend_.name());
-    guard = std::make_unique<DeadlineGuard>(HangReport{c, p, deadline,
-                                                       "HANG: " + golden::format_case(c) + " (views at A+" +
-                                                           std::to_string(offsets.a) + ", C+" +
-                                                           std::to_string(offsets.c) + ")\n  " + launch_text(p)});
-  });
+  return launch_case(
+      backend_, c, in,
+      [&](const device::Plan& p) {
+        const double deadline = deadline_policy().seconds(c, backend_.name());
+        guard = std::make_unique<DeadlineGuard>(HangReport{c, p, deadline,
+                                                           "HANG: " + golden::format_case(c) + " (views at A+" +
+                                                               std::to_string(offsets.a) + ", C+" +
+                                                               std::to_string(offsets.c) + ")\n  " + launch_text(p)});
+      },
+      offsets);
 }
 
 // ---- dispatch ----------------------------------------------------------------------------------

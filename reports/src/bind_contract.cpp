@@ -218,25 +218,8 @@ py::array_t<std::uint32_t> gemv_acc_columns(const py::object& a, const py::objec
 py::dict canonical_fold(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj,
                         const std::string& arch_name) {
   const ref::Arch arch = parse_arch_arg(arch_name);
-  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a_row");
-  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_row");
-  const py::array sv = any_layout_array<float>(s_obj, "s_row");
-  require_ndim(av, 1, "a_row", "[K] (BF16 bits)");
-  require_ndim(wv, 1, "w_row", "[K] (E4M3 codes)");
-  require_ndim(sv, 1, "s_row", "[K/128] (FP32 scales)");
-  const py::ssize_t k = wv.shape(0);
-  if (k <= 0 || k % ref::kKStep != 0)
-    throw py::value_error("w_row: K = " + std::to_string(k) + " must be a positive multiple of 128");
-  if (av.shape(0) != k)
-    throw py::value_error("a_row has " + std::to_string(av.shape(0)) + " elements, w_row K = " + std::to_string(k));
-  if (sv.shape(0) != k / ref::kKStep)
-    throw py::value_error("s_row must have K/128 = " + std::to_string(k / ref::kKStep) + " elements, got " +
-                          shape_str(sv));
-  auto a = contiguous<std::uint16_t>(av, "a_row");
-  auto w = contiguous<std::uint8_t>(wv, "w_row");
-  auto s = contiguous<float>(sv, "s_row");
-  const ref::GemmView v = ref::gemm_view(a.data(), static_cast<std::size_t>(k), w.data(), s.data(), 1, 1,
-                                         checked_u32(k, "K"));
+  const RowOperands r = row_operands(a_obj, w_obj, s_obj);
+  const ref::GemmView v = ref::gemm_view(r.a.data(), r.k, r.w.data(), r.s.data(), 1, 1, r.k);
   const std::uint32_t steps = v.k_steps();
   auto p = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "p");
   auto acc = new_array<std::uint32_t>({static_cast<py::ssize_t>(steps)}, "acc");

@@ -109,36 +109,6 @@ std::string describe_contract(const std::string& spec, const std::string& part) 
   return parse_part(part, "part") ? ref::describe(c.gemv) : ref::describe(c.tc);
 }
 
-struct RowOperands {
-  py::array_t<std::uint16_t, py::array::c_style> a;
-  py::array_t<std::uint8_t, py::array::c_style> w;
-  py::array_t<float, py::array::c_style> s;
-  std::uint32_t k = 0;
-};
-
-RowOperands row_operands(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj) {
-  RowOperands r;
-  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a_row");
-  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_row");
-  const py::array sv = any_layout_array<float>(s_obj, "s_row");
-  require_ndim(av, 1, "a_row", "[K] (BF16 bits)");
-  require_ndim(wv, 1, "w_row", "[K] (E4M3 codes)");
-  require_ndim(sv, 1, "s_row", "[K/128] (FP32 scales)");
-  const py::ssize_t k = wv.shape(0);
-  if (k <= 0 || k % ref::kKStep != 0)
-    throw py::value_error("w_row: K = " + std::to_string(k) + " must be a positive multiple of 128");
-  if (av.shape(0) != k)
-    throw py::value_error("a_row has " + std::to_string(av.shape(0)) + " elements, w_row K = " + std::to_string(k));
-  if (sv.shape(0) != k / ref::kKStep)
-    throw py::value_error("s_row must have K/128 = " + std::to_string(k / ref::kKStep) + " elements, got " +
-                          shape_str(sv));
-  r.a = contiguous<std::uint16_t>(av, "a_row");
-  r.w = contiguous<std::uint8_t>(wv, "w_row");
-  r.s = contiguous<float>(sv, "s_row");
-  r.k = checked_u32(k, "K");
-  return r;
-}
-
 template <class T>
 py::array_t<T> vec_array(const std::vector<T>& v, const char* what) {
   auto out = new_array<T>({static_cast<py::ssize_t>(v.size())}, what);
@@ -350,6 +320,29 @@ void bind_conventions(py::module_& m) {
         "Probes [(a, w, s, c)] against every candidate of a part, raw bits: dict of keeps (names), keep_indices, "
         "nearest (None when some candidate keeps), nearest_index, nearest_differ (per probe), nearest_total, "
         "elements (per probe)");
+}
+
+RowOperands row_operands(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj) {
+  RowOperands r;
+  const py::array av = any_layout_array<std::uint16_t>(a_obj, "a_row");
+  const py::array wv = any_layout_array<std::uint8_t>(w_obj, "w_row");
+  const py::array sv = any_layout_array<float>(s_obj, "s_row");
+  require_ndim(av, 1, "a_row", "[K] (BF16 bits)");
+  require_ndim(wv, 1, "w_row", "[K] (E4M3 codes)");
+  require_ndim(sv, 1, "s_row", "[K/128] (FP32 scales)");
+  const py::ssize_t k = wv.shape(0);
+  if (k <= 0 || k % ref::kKStep != 0)
+    throw py::value_error("w_row: K = " + std::to_string(k) + " must be a positive multiple of 128");
+  if (av.shape(0) != k)
+    throw py::value_error("a_row has " + std::to_string(av.shape(0)) + " elements, w_row K = " + std::to_string(k));
+  if (sv.shape(0) != k / ref::kKStep)
+    throw py::value_error("s_row must have K/128 = " + std::to_string(k / ref::kKStep) + " elements, got " +
+                          shape_str(sv));
+  r.a = contiguous<std::uint16_t>(av, "a_row");
+  r.w = contiguous<std::uint8_t>(wv, "w_row");
+  r.s = contiguous<float>(sv, "s_row");
+  r.k = checked_u32(k, "K");
+  return r;
 }
 
 }  // namespace w8a16::py_bind

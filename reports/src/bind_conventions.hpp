@@ -20,4 +20,14 @@ struct ContractPart {
 // "canonical" -> tc and "gemv" -> gemv). ValueError / TypeError naming what is wrong.
 ContractPart resolve_contract_part(const std::string& contract, const py::object& part);
 
+// One output's operands as contiguous rows: A's row [K], W's row [K], its scale row [K/128]; any
+// layout in, ValueError / TypeError naming the argument for a wrong dimension or length.
+struct RowOperands {
+  py::array_t<std::uint16_t, py::array::c_style> a;
+  py::array_t<std::uint8_t, py::array::c_style> w;
+  py::array_t<float, py::array::c_style> s;
+  std::uint32_t k = 0;
+};
+RowOperands row_operands(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj);
+
 }  // namespace w8a16::py_bind

@@ -65,11 +65,21 @@ OperandView operand_view(const golden::CaseInputs& in);
 // nothing and C comes back as the sentinel.
 // before_execute, when given, is called with the plan right before it executes (the launchers
 // start a launch's deadline there).
+// With offsets, A and C are views that start `offsets` elements into their allocations (A's
+// front holds padding bits, C's the sentinel, which must be left as it is); C comes back from its
+// view's start. A's offset keeps 16-byte rows (a multiple of 8); C's may be any (kernels store C
+// one BF16 at a time, docs/KERNEL_ABI.md 3).
+struct ViewOffsets {
+  std::uint32_t a = 0, c = 0;
+  bool none() const { return a == 0 && c == 0; }
+};
 Launched launch_case(device::Backend& backend, const golden::Case& c, const OperandView& in,
-                     const std::function<void(const device::Plan&)>& before_execute = {});
+                     const std::function<void(const device::Plan&)>& before_execute = {},
+                     const ViewOffsets& offsets = {});
 inline Launched launch_case(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
-                            const std::function<void(const device::Plan&)>& before_execute = {}) {
-  return launch_case(backend, c, operand_view(in), before_execute);
+                            const std::function<void(const device::Plan&)>& before_execute = {},
+                            const ViewOffsets& offsets = {}) {
+  return launch_case(backend, c, operand_view(in), before_execute, offsets);
 }
 
 // The plan launch_case would make for c on a backend with this registry and these limits

@@ -38,14 +38,6 @@ namespace w8a16::props {
 
 class CaseLauncher;
 
-// Elements before A's first row and before C's first row in their allocations: a view at another
-// base. A's must keep 16-byte rows (a multiple of 8), C's may be any (kernels store C one BF16 at a
-// time, docs/KERNEL_ABI.md 3).
-struct ViewOffsets {
-  std::uint32_t a = 0, c = 0;
-  bool none() const { return a == 0 && c == 0; }
-};
-
 // What the sweep launches through. C comes back as launch_case gives it: [m + guard rows]
 // [c_row_stride], the sentinel wherever no output belongs, starting at C's view.
 class InvarianceLauncher {
@@ -53,11 +45,6 @@ class InvarianceLauncher {
   virtual ~InvarianceLauncher() = default;
   virtual Launched launch(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets) = 0;
 };
-
-// launch_case with views at offsets: A, W, S and C allocated with `offsets` elements in front.
-Launched launch_case_at(device::Backend& backend, const golden::Case& c, const golden::CaseInputs& in,
-                        const ViewOffsets& offsets,
-                        const std::function<void(const device::Plan&)>& before_execute = {});
 
 // The CLI's launcher: views at offset 0 through a CaseLauncher (a worker process per GPU, so a
 // hang or fault is that launch's failure), other views in this process on the backend under the
