@@ -87,7 +87,7 @@ nlohmann::json entry_json(const props::EntryInvariance& e) {
   nlohmann::json verdicts = nlohmann::json::object();
   for (const props::InvarianceVerdict& v : e.verdicts) {
     nlohmann::json vj;
-    vj["verdict"] = !v.asked ? "NOT ASKED" : v.pass() ? "PASS" : "FAIL";
+    vj["verdict"] = !v.asked ? "NOT ASKED" : !v.applicable() ? "N/A" : v.pass() ? "PASS" : "FAIL";
     vj["compared"] = v.comparisons;
     vj["failures"] = v.failures;
     vj["failing_ms"] = v.failing_ms;

@@ -205,6 +205,7 @@ std::string hex4(std::uint16_t bits) {
 }
 
 std::string invariance_row_text(const props::InvarianceVerdict& iv) {
+  if (!iv.applicable()) return "n/a (one body and no twin entry point: nothing to compare)";
   if (iv.failures == 0)
     return iv.comparisons ? "PASS (" + std::to_string(iv.comparisons) + " compared)" : "FAIL (compared nothing)";
   const props::InvarianceFailure& f = iv.first;
@@ -256,7 +257,7 @@ nlohmann::json invariance_json(const VerifyResult& v) {
         row["ms"] = e.ms;
         row["edges_crossed"] = e.edges_crossed;
         row["compared"] = iv.comparisons;
-        row["verdict"] = iv.pass() ? "PASS" : "FAIL";
+        row["verdict"] = !iv.applicable() ? "N/A" : iv.pass() ? "PASS" : "FAIL";
         row["text"] = invariance_row_text(iv);
         if (iv.has_failure)
           row["first_failure"] = {{"m", iv.first.m},
@@ -288,6 +289,7 @@ std::string junit_invariance(const VerifyResult& v, std::size_t* tests, std::siz
         body += std::string("  <testcase classname=\"verify.invariance.") + props::invariance_kind_name(k) +
                 "\" name=\"" + std::string(golden::entry_point_name(e.entry)) + "\">\n";
         std::string why = iv.pass() ? "" : invariance_row_text(iv);
+        const bool skipped = !iv.applicable() && why.empty();
         if (first && k == props::InvarianceKind::batch && v.invariance.hung)
           why += (why.empty() ? "" : "; ") + std::string("a launch hung: ") + v.invariance.hang;
         first = first && k != props::InvarianceKind::batch;
@@ -296,6 +298,7 @@ std::string junit_invariance(const VerifyResult& v, std::size_t* tests, std::siz
           body += "    <failure message=\"" + xml_text(why) + "\">" + xml_text(iv.first.what + "\n" + iv.first.replay) +
                   "</failure>\n";
         }
+        if (skipped) body += "    <skipped message=\"" + xml_text(invariance_row_text(iv)) + "\"/>\n";
         body += "    <system-out>" + std::to_string(iv.comparisons) + " rows compared at M " +
                 std::to_string(e.ms.size()) + " values</system-out>\n  </testcase>\n";
       }

@@ -221,15 +221,20 @@ bool InvarianceReport::pass(InvarianceKind k) const {
   for (const ShapeInvariance& s : shapes)
     for (const EntryInvariance& e : s.entries) {
       const InvarianceVerdict& v = e.verdicts[static_cast<int>(k)];
-      if (!v.asked) continue;
+      if (!v.asked || !v.applicable()) continue;
       if (v.failures != 0) return false;
       any = any || v.comparisons > 0;
     }
-  // Asked but compared nothing anywhere: a FAIL (a sweep that compared nothing proves nothing).
-  bool asked = false;
+  // Asked and applicable somewhere but compared nothing anywhere: a FAIL (a sweep that compared
+  // nothing proves nothing). A tier verdict that applies nowhere (every entry point one body, no
+  // twin) is n/a, not a pass of anything: its line says so.
+  bool applies = false;
   for (const ShapeInvariance& s : shapes)
-    for (const EntryInvariance& e : s.entries) asked = asked || e.verdicts[static_cast<int>(k)].asked;
-  return !asked || any;
+    for (const EntryInvariance& e : s.entries) {
+      const InvarianceVerdict& v = e.verdicts[static_cast<int>(k)];
+      applies = applies || (v.asked && v.applicable());
+    }
+  return !applies || any;
 }
 
 bool InvarianceReport::pass() const {
@@ -618,6 +623,7 @@ struct Sweep {
         }
       for (TierRow& t : cls) {
         if (cls.size() < 2) break;  // one body alone at this M: nothing to compare
+        ++t.ei->verdicts[static_cast<int>(InvarianceKind::tier)].alternatives;
         const std::string against = best_who + (best_n > 1 ? " and " + std::to_string(best_n - 1) + " more" : "") +
                                     " (the plurality of " + std::to_string(cls.size()) + " at this M)";
         Call named = t.call;
@@ -699,6 +705,7 @@ std::string verdict_line(const InvarianceVerdict& v) {
   std::snprintf(head, sizeof head, "%-11s ", invariance_kind_name(v.kind));
   std::string t = head;
   if (!v.asked) return t + "not asked";
+  if (!v.applicable()) return t + "n/a (one body and no twin entry point at every M: nothing to compare)";
   if (v.comparisons == 0 && v.failures == 0) return t + "FAIL: compared nothing";
   if (v.failures == 0) return t + "PASS (" + std::to_string(v.comparisons) + " compared)";
   std::vector<std::string> ms;
@@ -749,12 +756,19 @@ std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& 
     }
     std::string first;
     std::uint32_t first_m = 0;
+    bool applies = false;
     for (const ShapeInvariance& s : r.shapes)
       for (const EntryInvariance& e : s.entries) {
         const InvarianceVerdict& v = e.verdicts[static_cast<int>(k)];
+        applies = applies || v.applicable();
         if (v.has_failure && (first.empty() || v.first.m < first_m))
           first_m = v.first.m, first = std::string(golden::entry_point_name(e.entry)) + " at " + failure_text(v.first);
       }
+    if (!applies && !r.hung) {
+      t += std::string("  ") + invariance_kind_name(k) +
+           ": n/a (every entry point swept has one body and no twin: nothing to compare)\n";
+      continue;
+    }
     t += std::string("  ") + invariance_kind_name(k) + ": " + (r.pass(k) ? "PASS" : "FAIL");
     if (k == InvarianceKind::contract) t += " (contract: " + options.contract.describe() + ")";
     if (!first.empty()) t += ": first " + first;

@@ -150,7 +150,7 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
       for (const ShapeInvariance& s : inv.shapes)
         for (const EntryInvariance& e : s.entries) {
           const InvarianceVerdict& iv = e.verdicts[static_cast<int>(k)];
-          compared = compared || iv.comparisons > 0;
+          compared = compared || iv.comparisons > 0 || !iv.applicable();
           if (iv.failures == 0) continue;
           const InvarianceFailure& f = iv.first;
           std::string msg = std::string(golden::entry_point_name(e.entry)) + ": " + invariance_kind_name(k) +

@@ -169,8 +169,13 @@ struct InvarianceVerdict {
   std::vector<std::uint32_t> failing_ms;  // in order, each once
   bool has_failure = false;
   InvarianceFailure first;
-  // Not asked: no verdict. Asked: PASS when something was compared and nothing differed.
-  bool pass() const { return !asked || (comparisons > 0 && failures == 0); }
+  // Tier: the M values at which this entry point's row met another body or entry point. None means
+  // the entry point has one body and no twin in the sweep at every M: nothing to compare, the
+  // verdict does not apply (n/a), which is not a failure to compare.
+  std::uint64_t alternatives = 0;
+  bool applicable() const { return kind != InvarianceKind::tier || alternatives > 0 || failures > 0; }
+  // Not asked or not applicable: no verdict. Asked: PASS when something was compared and nothing differed.
+  bool pass() const { return !asked || !applicable() || (comparisons > 0 && failures == 0); }
 };
 
 struct EntryInvariance {
