@@ -211,10 +211,11 @@ TEST(InvarianceCli, AHangIsReportedNeverAPass) {
 // point, 8..10 swept for both). --no-save: the failing cases stay out of the data folder.
 TEST(InvarianceCli, VerifyQuickGainsBatchAndTierRows) {
   const fs::path dir = fresh_dir("verify");
-  const std::string cmd = "'" + std::string(W8A16_CLI_PATH) +
-                          "' verify --quick --backend sim --entry gemm_pipelined --entry gemm_packed_strided --no-recordings "
-                          "--no-save --json '" +
-                          (dir / "v.json").string() + "' --junit '" + (dir / "v.xml").string() + "'";
+  const std::string
+      cmd = "'" + std::string(W8A16_CLI_PATH) +
+            "' verify --quick --backend sim --entry gemm_pipelined --entry gemm_packed_strided --no-recordings "
+            "--no-save --json '" +
+            (dir / "v.json").string() + "' --junit '" + (dir / "v.xml").string() + "'";
   CliRun r = run_process("cd '" + dir.string() + "' && " + cmd);
   EXPECT_TRUE(has(r.output, "invariance at the dispatch edges")) << r.output;
   nlohmann::json j = read_json(dir / "v.json");
