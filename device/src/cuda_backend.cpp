@@ -305,6 +305,7 @@ CudaBackend::~CudaBackend() {
   Current current(*context_);
   for (const auto& [stream, w] : workspaces_)
     if (w.ptr) drv_->cuMemFree(static_cast<CUdeviceptr>(w.ptr));
+  if (concurrent_stream_) drv_->cuStreamDestroy(reinterpret_cast<CUstream>(concurrent_stream_));
   if (module_) drv_->cuModuleUnload(static_cast<CUmodule>(module_));
 }  // then context_ releases the primary context
 
@@ -413,6 +414,28 @@ Status CudaBackend::execute(const Plan& p) {
   const CUresult r = drv_->cuLaunchKernel(f, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
                                           p.dynamic_smem, reinterpret_cast<CUstream>(p.stream), args, nullptr);
   return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, std::string("cuLaunchKernel ") + p.kernel_name, r);
+}
+
+Stream CudaBackend::concurrent_stream(Status* status) {
+  if (concurrent_stream_) {
+    if (status) *status = Status::success();
+    return concurrent_stream_;
+  }
+  // cuStreamCreate is one of the timing functions: loaded with the rest, but absent on a driver
+  // that lacks any of them (cuda_driver.hpp).
+  if (!drv_->cuStreamCreate || !drv_->cuStreamDestroy) {
+    if (status) *status = Status::error(Errc::backend_error, "this driver lacks cuStreamCreate or cuStreamDestroy");
+    return 0;
+  }
+  Current current(*context_);
+  CUstream s = nullptr;
+  if (const CUresult r = drv_->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS) {
+    if (status) *status = driver_error(drv_, "cuStreamCreate(CU_STREAM_NON_BLOCKING)", r);
+    return 0;
+  }
+  concurrent_stream_ = reinterpret_cast<Stream>(s);
+  if (status) *status = Status::success();
+  return concurrent_stream_;
 }
 
 Status CudaBackend::synchronize() {

@@ -2,6 +2,7 @@
 // Backend choice for the case subcommands.
 #include "backends.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -154,6 +155,21 @@ bool check_module(const device::Backend& backend, const std::vector<device::Entr
   (void)error;
   return true;
 #endif
+}
+
+bool parse_entry_args(const std::vector<std::string>& names, std::vector<golden::EntryPoint>* entries,
+                      std::string* error) {
+  entries->clear();
+  for (const std::string& name : names) {
+    golden::EntryPoint e;
+    const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
+    if (!golden::parse_entry_point(full, &e)) {
+      *error = "unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)";
+      return false;
+    }
+    if (std::find(entries->begin(), entries->end(), e) == entries->end()) entries->push_back(e);
+  }
+  return true;
 }
 
 std::vector<golden::EntryPoint> entries_the_module_holds(const device::KernelRegistry& registry,

@@ -31,6 +31,11 @@ std::unique_ptr<device::Backend> make_backend(const std::string& kind, std::stri
 // the command asked for a GPU and this machine has none, else the usage error (2) naming it.
 int backend_refused(const std::string& command, const std::string& error, bool no_gpu);
 
+// The entry points named by --entry, with or without the "w8a16_" prefix, each once in the order
+// given; false with *error ("unknown --entry ...") for a name that is none.
+bool parse_entry_args(const std::vector<std::string>& names, std::vector<golden::EntryPoint>* entries,
+                      std::string* error);
+
 // Every entry point whose kernels the registry holds, in kAllEntryPoints' order; each one left out
 // is noted on stdout ("COMMAND: note: ... left out: the module lacks its kernels"): a module without
 // an sm_90a cubin lacks the packed entry's symbols (docs/KERNEL_ABI.md 1.2).

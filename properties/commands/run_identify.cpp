@@ -74,13 +74,8 @@ nlohmann::json verdict_json(const props::EntryVerdict& ev) {
 
 int run_identify(const IdentifyArgs& a) {
   std::vector<golden::EntryPoint> wanted;
-  for (const std::string& name : a.entries) {
-    golden::EntryPoint e;
-    const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
-    if (!golden::parse_entry_point(full, &e))
-      return usage("unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)");
-    if (std::find(wanted.begin(), wanted.end(), e) == wanted.end()) wanted.push_back(e);
-  }
+  std::string error;
+  if (!parse_entry_args(a.entries, &wanted, &error)) return usage(error);
   std::vector<device::Body> bodies;
   for (const std::string& name : a.bodies) {
     bool found = false;
@@ -90,7 +85,7 @@ int run_identify(const IdentifyArgs& a) {
       return usage("unknown --body " + golden::quote(name) +
                    " (e.g. m32_skinny; device/include/w8a16/device/bodies.def)");
   }
-  std::string error, note;
+  std::string note;
   if (!begin_report(a.json.get(), &error)) return usage(error);
   bool no_gpu = false;
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);

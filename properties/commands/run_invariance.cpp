@@ -141,13 +141,7 @@ int run_invariance(const InvarianceArgs& a) {
   opt.save_dir = a.save_dir;
   if (!props::parse_contract_args(a.contract, &opt.contract, &error)) return usage(error);
   std::vector<golden::EntryPoint> wanted;
-  for (const std::string& name : a.entries) {
-    golden::EntryPoint e;
-    const std::string full = name.rfind("w8a16_", 0) == 0 ? name : "w8a16_" + name;
-    if (!golden::parse_entry_point(full, &e))
-      return usage("unknown --entry " + golden::quote(name) + " (e.g. gemm_pipelined_m32_strided)");
-    if (std::find(wanted.begin(), wanted.end(), e) == wanted.end()) wanted.push_back(e);
-  }
+  if (!parse_entry_args(a.entries, &wanted, &error)) return usage(error);
   if (!begin_report(a.json.get(), &error)) return usage(error);
   std::string note;
   bool no_gpu = false;
@@ -164,8 +158,6 @@ int run_invariance(const InvarianceArgs& a) {
               static_cast<unsigned long long>(opt.seed));
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
   std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
-  if (opt.backend_name == "cuda")
-    std::printf("note: run-to-run repeats each call on one stream; it does not yet load another stream meanwhile\n");
   const auto cases = make_launcher(*backend, a.module, 0, false);
   props::BackendInvarianceLauncher launcher(*cases, *backend);
   const props::InvarianceReport report = props::run_invariance(launcher, opt, backend->registry(), backend->limits(),
@@ -185,6 +177,7 @@ int run_invariance(const InvarianceArgs& a) {
     j["contract"] = opt.contract.describe();
     j["verdict"] = pass ? "PASS" : "FAIL";
     j["launches"] = report.launches;
+    j["run_to_run"] = report.run_to_run_how;
     j["hung"] = report.hung;
     if (!report.hang.empty()) j["stopped"] = report.hang;
     nlohmann::json needles = nlohmann::json::array();

@@ -56,22 +56,90 @@ std::uint64_t mix(std::uint64_t x) {
 
 // ---- launching ---------------------------------------------------------------------------------
 
+BackendInvarianceLauncher::BackendInvarianceLauncher(CaseLauncher& cases, device::Backend& backend)
+    : cases_(cases), backend_(backend) {
+  device::Status st;
+  stream_ = backend_.concurrent_stream(&st);
+  has_stream_ = st.ok();
+  no_stream_ = st.message;
+}
+
+BackendInvarianceLauncher::~BackendInvarianceLauncher() = default;
+
 Launched BackendInvarianceLauncher::launch(const golden::Case& c, const golden::CaseInputs& in,
                                            const ViewOffsets& offsets) {
   if (offsets.none()) return cases_.launch(c, in);
-  // In this process, under the same deadline as the case launchers' (a hang ends the process through
-  // the hang handler, which reports it).
+  return in_process(c, in, offsets, "views at A+" + std::to_string(offsets.a) + ", C+" + std::to_string(offsets.c));
+}
+
+// In this process, under the same deadline as the case launchers' (a hang ends the process through
+// the hang handler, which reports it).
+Launched BackendInvarianceLauncher::in_process(const golden::Case& c, const golden::CaseInputs& in,
+                                               const ViewOffsets& offsets, const std::string& what,
+                                               const std::function<void(const device::Plan&)>& before) {
   std::unique_ptr<DeadlineGuard> guard;
   return launch_case(
       backend_, c, in,
       [&](const device::Plan& p) {
+        if (before) before(p);
         const double deadline = deadline_policy().seconds(c, backend_.name());
-        guard = std::make_unique<DeadlineGuard>(HangReport{c, p, deadline,
-                                                           "HANG: " + golden::format_case(c) + " (views at A+" +
-                                                               std::to_string(offsets.a) + ", C+" +
-                                                               std::to_string(offsets.c) + ")\n  " + launch_text(p)});
+        guard = std::make_unique<DeadlineGuard>(HangReport{
+            c, p, deadline, "HANG: " + golden::format_case(c) + " (" + what + ")\n  " + launch_text(p)});
       },
       offsets);
+}
+
+std::string BackendInvarianceLauncher::busy_stream_text() const {
+  if (!has_stream_) return "";
+  return std::to_string(kLoadLaunches) +
+         " launches of the same entry point at the same M over N = K = " + std::to_string(kLoadExtent) +
+         " queued on a second stream right before the call";
+}
+
+device::Status BackendInvarianceLauncher::queue_load(const golden::Case& c) {
+  golden::Case load = c;
+  load.n = load.k = kLoadExtent;
+  load.a_row_stride = load.k;
+  load.c_row_stride = load.n;
+  const bool packed = c.entry == golden::EntryPoint::gemm_packed_strided;
+  const std::size_t bytes[4] = {std::size_t{load.m} * load.k * 2,
+                                packed ? device::packed_weight_bytes(load.n, load.k) : std::size_t{load.n} * load.k,
+                                std::size_t{(load.n + 127) / 128} * (load.k / 128) * 4,
+                                std::size_t{load.m} * load.n * 2};
+  device::Status st;
+  for (int i = 0; i < 4; ++i)
+    if (!load_[i] || load_[i]->size() < bytes[i])
+      if (!(load_[i] = backend_.allocate(bytes[i], &st))) return st;
+  const CaseRegistry registry(backend_.registry(), load.without);
+  device::Call call = case_call(load, registry, load_[0]->address(), load_[1]->address(), load_[2]->address(),
+                                load_[3]->address());
+  call.args.stream = stream_;
+  const device::Planned planned = device::plan_launch(call, registry, backend_.limits());
+  if (!planned.ok()) return planned.status;
+  for (int i = 0; i < kLoadLaunches; ++i)
+    if (!(st = backend_.execute(planned.plan)).ok()) return st;
+  return device::Status::success();
+}
+
+Launched BackendInvarianceLauncher::launch_beside_load(const golden::Case& c, const golden::CaseInputs& in) {
+  if (!has_stream_) {
+    Launched l;
+    l.status = device::Status::error(device::Errc::backend_error, "no second stream: " + no_stream_);
+    return l;
+  }
+  // Once alone first, in this process: the call's own first-use costs (its workspace on stream 0,
+  // the kernel's shared-memory opt-in) are paid before the load is queued, so nothing the call does
+  // at launch waits for the load to drain.
+  Launched warm = in_process(c, in, {}, "alone, in this process");
+  if (!warm.status.ok()) return warm;
+  device::Status load_status;
+  Launched l = in_process(c, in, {}, "beside a load on a second stream",
+                          [&](const device::Plan&) { load_status = queue_load(c); });
+  if (l.status.ok() && !load_status.ok()) {
+    l.status = load_status;
+    l.status.message = "the load on the second stream: " + load_status.message;
+  }
+  return l;
 }
 
 // ---- dispatch ----------------------------------------------------------------------------------
@@ -437,23 +505,43 @@ struct Sweep {
     }
   }
 
+  // The call again, compared with its first run over all of C: once as it ran, and where the
+  // launcher has a second stream once more beside a load there (a GPU that is busy schedules the
+  // call's CTAs in another order; a result that follows arrival order changes with it).
   void repeat(EntryInvariance& ei, const Call& call, const Launched& first) {
     Launched again;
     if (!run(ei, InvarianceKind::run_to_run, call, &again)) return;
+    if (!same_run(ei, call, first, again, "repeated")) return;
+    if (launcher.busy_stream_text().empty() || !call.offsets.none()) return;
+    report.launches += 2;  // the call alone in this process, then beside the load
+    Launched beside = launcher.launch_beside_load(call.c, *call.in);
+    if (!beside.status.ok()) {
+      InvarianceFailure f;
+      f.m = call.c.m, f.position = call.position + ", repeated beside a load on a second stream";
+      f.what = call_text(call.c);
+      f.error = beside.status.message;
+      fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
+      return;
+    }
+    same_run(ei, call, first, beside, "repeated beside a load on a second stream");
+  }
+  bool same_run(EntryInvariance& ei, const Call& call, const Launched& first, const Launched& again,
+                const std::string& how) {
     InvarianceVerdict& v = ei.verdicts[static_cast<int>(InvarianceKind::run_to_run)];
     ++v.comparisons;
     for (std::size_t i = 0; i < first.c_bits.size() && i < again.c_bits.size(); ++i)
       if (first.c_bits[i] != again.c_bits[i]) {
         InvarianceFailure f;
-        f.m = call.c.m, f.position = call.position + ", repeated";
+        f.m = call.c.m, f.position = call.position + ", " + how;
         f.row = static_cast<std::uint32_t>(i / call.c.c_row_stride);
         f.column = static_cast<std::uint32_t>(i % call.c.c_row_stride);
         f.got = again.c_bits[i], f.want = first.c_bits[i];
         f.against = "the first run of the same call";
         f.what = call_text(call.c);
         fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
-        return;
+        return false;
       }
+    return true;
   }
 
   void contract(EntryInvariance& ei, const Call& one, const golden::CaseInputs& in,
@@ -640,6 +728,9 @@ InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOp
                                 const device::KernelRegistry& registry, const device::DeviceLimits& limits,
                                 const std::function<void(const std::string&)>& progress) {
   InvarianceReport report;
+  const std::string busy = launcher.busy_stream_text();
+  report.run_to_run_how = busy.empty() ? "each call repeated once, alone (this backend runs one launch at a time)"
+                                       : "each call repeated alone, then beside a load: " + busy;
   Sweep sweep{launcher, options, registry, limits, report, progress};
   for (const InvarianceShape& shape : options.shapes) {
     ShapeInvariance si;
@@ -771,6 +862,7 @@ std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& 
     }
     t += std::string("  ") + invariance_kind_name(k) + ": " + (r.pass(k) ? "PASS" : "FAIL");
     if (k == InvarianceKind::contract) t += " (contract: " + options.contract.describe() + ")";
+    if (k == InvarianceKind::run_to_run && !r.run_to_run_how.empty()) t += " (" + r.run_to_run_how + ")";
     if (!first.empty()) t += ": first " + first;
     else if (!r.pass(k)) t += r.hung ? ": a launch hung" : ": compared nothing";
     t += "\n";

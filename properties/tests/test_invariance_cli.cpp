@@ -83,6 +83,8 @@ TEST(InvarianceCli, CanonicalSimulationKeepsEveryVerdictAndNamesTheEdges) {
   EXPECT_TRUE(has(s.run.output, "edges crossed: 17, 33")) << s.run.output;
   EXPECT_TRUE(has(s.run.output, "forced for the tier verdict")) << s.run.output;
   EXPECT_TRUE(has(s.run.output, "  contract: PASS (contract: canonical)")) << s.run.output;
+  // One launch at a time: no second stream to load, and the report says so.
+  EXPECT_TRUE(has(s.json["run_to_run"].get<std::string>(), "repeated once, alone")) << s.json["run_to_run"];
   // The GEMVs sweep their own rows only.
   const nlohmann::json* g4 = entry(s.json, "gemv_batch4_strided");
   ASSERT_NE(g4, nullptr);

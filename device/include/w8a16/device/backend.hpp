@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "w8a16/device/kernels.hpp"
 #include "w8a16/device/limits.hpp"
@@ -38,6 +39,13 @@ class Backend {
   virtual Status execute(const Plan& plan) = 0;
   // Waits for everything launched so far (a no-op on the host backends).
   virtual Status synchronize() = 0;
+  // A second stream whose launches may run concurrently with those of stream 0 (the CUDA backend:
+  // a non-blocking stream, created on first use and owned by the backend). The host backends run
+  // one launch at a time and have none: an error, and the caller says so rather than pretending.
+  virtual Stream concurrent_stream(Status* status) {
+    if (status) *status = Status::error(Errc::backend_error, std::string(name()) + " runs one launch at a time");
+    return 0;
+  }
 };
 
 }  // namespace w8a16::device

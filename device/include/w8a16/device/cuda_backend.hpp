@@ -61,6 +61,9 @@ class CudaBackend final : public Backend {
   // needs more, flags zero), and a kernel_uses_tma kernel its tensor maps, encoded here.
   Status execute(const Plan& plan) override;
   Status synchronize() override;
+  // cuStreamCreate(CU_STREAM_NON_BLOCKING) on first use: it does not synchronise with stream 0 (the
+  // legacy default stream), so a launch there overlaps the launches of stream 0.
+  Stream concurrent_stream(Status* status) override;
 
   CudaDeviceInfo device_info() const { return info_; }
 
@@ -95,6 +98,7 @@ class CudaBackend final : public Backend {
   std::map<Stream, Workspace> workspaces_;
   std::mutex workspaces_mutex_;
   Status workspace_for(Stream stream, std::uint64_t bytes, std::uint64_t* ptr);
+  Stream concurrent_stream_ = 0;
   std::string module_source_ = "embedded";
   std::size_t module_bytes_ = 0;
   bool abi_checked_ = false;

@@ -44,19 +44,46 @@ class InvarianceLauncher {
  public:
   virtual ~InvarianceLauncher() = default;
   virtual Launched launch(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets) = 0;
+  // The same call while another stream keeps the GPU busy (run-to-run's second repeat). Only where
+  // busy_stream_text() is not empty.
+  virtual Launched launch_beside_load(const golden::Case& c, const golden::CaseInputs& in) {
+    Launched l;
+    l.status = device::Status::error(device::Errc::backend_error, "this launcher has no second stream");
+    (void)c, (void)in;
+    return l;
+  }
+  // What launch_beside_load runs beside the call, for the report; "" when it cannot.
+  virtual std::string busy_stream_text() const { return ""; }
 };
 
 // The CLI's launcher: views at offset 0 through a CaseLauncher (a worker process per GPU, so a
-// hang or fault is that launch's failure), other views in this process on the backend under the
-// launch deadline (a hang there ends the process through the hang handler, never as a PASS).
+// hang or fault is that launch's failure), other views and the calls beside a load in this process
+// on the backend under the launch deadline (a hang there ends the process through the hang handler,
+// never as a PASS).
 class BackendInvarianceLauncher final : public InvarianceLauncher {
  public:
-  BackendInvarianceLauncher(CaseLauncher& cases, device::Backend& backend) : cases_(cases), backend_(backend) {}
+  BackendInvarianceLauncher(CaseLauncher& cases, device::Backend& backend);
+  ~BackendInvarianceLauncher() override;
   Launched launch(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets) override;
+  // The load: the call's entry point and M over N = K = kLoadExtent (its own operands, uninitialised,
+  // its own output), kLoadLaunches times on the backend's concurrent stream, queued right before the
+  // call on stream 0: the kernel under test starts on a GPU that is busy, and its CTAs land on SMs as
+  // the load's free them, a schedule that atomics or any order set by arrival shows.
+  Launched launch_beside_load(const golden::Case& c, const golden::CaseInputs& in) override;
+  std::string busy_stream_text() const override;
+  static constexpr std::uint32_t kLoadExtent = 16384;
+  static constexpr int kLoadLaunches = 4;
 
  private:
+  Launched in_process(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets,
+                      const std::string& what, const std::function<void(const device::Plan&)>& before = {});
+  device::Status queue_load(const golden::Case& c);
   CaseLauncher& cases_;
   device::Backend& backend_;
+  bool has_stream_ = false;
+  std::string no_stream_;  // why not, when the backend has none
+  device::Stream stream_ = 0;
+  std::unique_ptr<device::Buffer> load_[4];  // A, W, S, C of the load, grown as M needs
 };
 
 // ---- dispatch ----------------------------------------------------------------------------------
@@ -192,6 +219,8 @@ struct ShapeInvariance {
 struct InvarianceReport {
   std::vector<ShapeInvariance> shapes;
   std::uint64_t launches = 0;
+  // How run-to-run repeated each call: alone only, or also beside a load on a second stream.
+  std::string run_to_run_how;
   bool hung = false;  // a launch passed its deadline: the sweep stopped there
   std::string hang;
   bool pass() const;
