@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Batch invariance of three GPU GEMMs through w8a16check.invariance: the Triton W8A16 kernel of this
 # folder with split_k = 1 and split_k = 4, and cuBLAS BF16 through torch.nn.functional.linear on W
-# dequantized once to BF16. Prints a table (each verdict's PASS/FAIL and the first M where it
-# breaks) and writes JSON. On the GPU machine, from the repository root:
+# dequantized once to BF16; then split_k = 1 again with split_k = 4 as its tier (the tier verdict:
+# the same kernel on its other split, C held to split_k = 1's bit for bit at every M). Prints a table
+# (each verdict's PASS/FAIL and the first M where it breaks) and writes JSON. On the GPU machine,
+# from the repository root:
 #
 #   PYTHONPATH=reports/python python3 examples/triton/run_invariance.py --json invariance-triton.json
 #
@@ -87,28 +89,35 @@ def main(argv=None) -> int:
         out["triton"] = triton.__version__
     except ImportError:
         pass
-    for name, fn in fns.items():
+    # Each kernel alone (the rows docs/JOURNAL.md records), then split_k = 4 as a tier of split_k = 1:
+    # the same kernel on its other split, its C held to split_k = 1's bit for bit at every M.
+    runs = [(name, fn, {}) for name, fn in fns.items()]
+    runs.append(("triton split_k=1, tier 4", fns["triton split_k=1"],
+                 {"label": "split_k=1", "tiers": {"split_k=4": fns["triton split_k=4"]}}))
+    for name, fn, tier_kwargs in runs:
         t0 = time.time()
         r = invariance(fn, args.n, args.k, m_values=range(1, args.m_max + 1), seed=args.seed,
-                       contract=args.contract, backend="torch", device="cuda", timeout=args.timeout)
+                       contract=args.contract, backend="torch", device="cuda", timeout=args.timeout, **tier_kwargs)
         secs = time.time() - t0
         print(r.explain())
         d = r.to_dict()
         d["seconds"] = round(secs, 2)
         out["kernels"][name] = d
         rows.append((name, r, secs))
-    verdicts = ["run-to-run", "batch"] + (["contract"] if args.contract else [])
+    verdicts = ["run-to-run", "batch", "tier"] + (["contract"] if args.contract else [])
     print()
-    print(f"{'kernel':<24}" + "".join(f"{v:<26}" for v in verdicts) + "seconds")
+    print(f"{'kernel':<26}" + "".join(f"{v:<26}" for v in verdicts) + "seconds")
     for name, r, secs in rows:
         cells = []
         for v in verdicts:
             vd = r.verdicts[v]
-            if vd.passed:
-                cells.append("invariant" if v != "contract" else "PASS")
+            if not vd.asked:
+                cells.append("-")  # passed is true for a verdict not asked: not a result to print
+            elif vd.passed:
+                cells.append("invariant" if v not in ("tier", "contract") else "PASS")
             else:
                 cells.append(f"FAIL from M={vd.first.m}" if vd.first else "FAIL: nothing compared")
-        print(f"{name:<24}" + "".join(f"{c[:25]:<26}" for c in cells) + f"{secs:.1f}")
+        print(f"{name:<26}" + "".join(f"{c[:25]:<26}" for c in cells) + f"{secs:.1f}")
     pathlib.Path(args.json).write_text(json.dumps(out, indent=1))
     print(f"wrote {args.json}")
     return 0

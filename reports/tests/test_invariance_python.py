@@ -3,6 +3,7 @@
 # invariance one way, must FAIL on their own verdict at the M where they break; an invariant one must
 # PASS; bad callables must raise, never pass. Raw bits throughout.
 import importlib.util
+import json
 import os
 import pathlib
 import random
@@ -98,6 +99,25 @@ def canonical(a, w, s):
     return _core.gemm(np.ascontiguousarray(a), w, s, contract="canonical")
 
 
+# Tiers: the same kernel dispatched another way, held to fn's bytes (the tier verdict).
+
+def row_blocks(fn, rows):  # fn over blocks of `rows` rows: another BLOCK_M, the same bytes when fn is row-wise
+    return lambda a, w, s: np.concatenate([fn(a[i:i + rows], w, s) for i in range(0, a.shape[0], rows)])
+
+
+def halves_from_9(a, w, s):  # K summed as two FP32 halves from M = 9 (a split chosen by M), else invariant's
+    p = products(a, w, s)
+    if a.shape[0] < 9:
+        return to_bf16(sequential(p))
+    h = p.shape[2] // 2
+    return to_bf16(sequential(p[:, :, :h]) + sequential(p[:, :, h:]))
+
+
+def rotated_half(a, w, s):  # another association at every M
+    p = products(a, w, s)
+    return to_bf16(sequential(rotated(p, np.full(a.shape[0], p.shape[2] // 2))))
+
+
 # ---- verdicts ----
 
 def test_an_invariant_kernel_passes_and_is_named_wrong_against_canonical():
@@ -115,7 +135,8 @@ def test_an_invariant_kernel_passes_and_is_named_wrong_against_canonical():
 
 
 def test_the_canonical_emulation_passes_every_verdict():
-    r = w8a16check.invariance(canonical, N, K, contract="canonical", edges=[200])
+    r = w8a16check.invariance(canonical, N, K, contract="canonical", edges=[200],
+                              tiers={"64-row blocks": row_blocks(canonical, 64)})
     assert r, r.explain()
     assert {199, 200, 201} <= set(r.ms)
     assert all(v.asked and v.passed for v in r.verdicts.values())
@@ -199,6 +220,106 @@ def test_a_saved_failure_replays(tmp_path):
         w8a16check.invariance(invariant, N, K, m_values=[1]).save(tmp_path / "none.npz")
 
 
+# ---- tiers: other dispatches of the same kernel, each held to fn's bytes ----
+
+def test_a_tier_of_the_same_bytes_passes_on_every_call():
+    m_values = range(1, 20)
+    r = w8a16check.invariance(invariant, N, K, m_values=m_values, tiers={"8-row blocks": row_blocks(invariant, 8)})
+    v = r.verdicts["tier"]
+    assert r and v.asked and v.passed and v.failing_ms == [] and v.first is None, r.explain()
+    assert v.comparisons == 2 + 4 * 18  # M = 1: natural, padded; M > 1: natural, reversed, interleaved, padded
+    assert "tier        PASS (74 compared)" in r.explain() and "tiers '8-row blocks' against 'fn'" in r.explain()
+    # Every M's front call is held to it even where positions= leaves the batch verdict none.
+    tiers = [("8-row blocks", row_blocks(invariant, 8)), ("1-row blocks", row_blocks(invariant, 1))]
+    r = w8a16check.invariance(invariant, N, K, m_values=m_values, positions=("padded",), tiers=tiers)
+    assert r and r.verdicts["tier"].comparisons == 2 * 2 * 19, r.explain()  # 2 tiers, natural + padded, 19 Ms
+    for none in (None, {}, []):
+        r = w8a16check.invariance(invariant, N, K, m_values=[1, 2], tiers=none)
+        assert r and not r.verdicts["tier"].asked and r.verdicts["tier"].comparisons == 0
+        assert "tier        not asked" in r.explain() and r.tiers == []
+
+
+def test_a_tier_split_from_m_9_fails_at_m_9(tmp_path):
+    r = w8a16check.invariance(invariant, N, K, m_values=range(1, 20), tiers={"halves": halves_from_9},
+                              label="whole K")
+    v = r.verdicts["tier"]
+    assert not r and r.verdicts["batch"].passed and r.verdicts["run-to-run"].passed, r.explain()
+    assert v.first.m == 9 and v.failing_ms == list(range(9, 20)) and v.failures == 4 * 11, r.explain()
+    assert r.first_failure is v.first and v.first.position == "natural"
+    assert v.first.against == "tier 'halves' against 'whole K'"
+    # got is the tier's bits and want fn's, at the element named, of the A the failure saved.
+    with np.load(r.save(tmp_path / "halves.npz")) as z:
+        a = z["a"]
+    assert a.shape == (9, K)
+    assert v.first.got == int(halves_from_9(a, *inv_module.operands(N, K, 0)[1:])[v.first.row, v.first.column])
+    assert v.first.want == int(invariant(a, *inv_module.operands(N, K, 0)[1:])[v.first.row, v.first.column])
+    assert v.first.got != v.first.want
+
+
+def test_a_tier_that_differs_at_every_m_fails_at_the_first_m_swept():
+    r = w8a16check.invariance(invariant, N, K, tiers={"rotated": rotated_half})
+    v = r.verdicts["tier"]
+    assert not r and r.ms[0] == 1 and v.first.m == 1 and v.failing_ms == r.ms, r.explain()
+    assert v.first.position == "natural" and v.first.row == 0
+    r = w8a16check.invariance(invariant, N, K, m_values=range(5, 8), tiers={"rotated": rotated_half})
+    assert r.verdicts["tier"].first.m == 5 and r.verdicts["tier"].failing_ms == [5, 6, 7]
+    # A tier that writes no output is never a PASS: it differs from fn's (checked non-zero) bytes.
+    r = w8a16check.invariance(invariant, N, K, m_values=[1], tiers={"zeros": lambda a, w, s: np.zeros(
+        (a.shape[0], N), np.uint16)})
+    assert not r and r.verdicts["tier"].first.m == 1 and r.verdicts["tier"].first.got == 0
+
+
+def test_a_tier_in_the_json_form():
+    r = w8a16check.invariance(invariant, N, K, m_values=range(1, 12), tiers={"halves": halves_from_9},
+                              label="whole K")
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["pass"] is False and d["label"] == "whole K" and d["tiers"] == ["halves"]
+    t = d["verdicts"]["tier"]
+    assert t["asked"] is True and t["pass"] is False and t["failing_ms"] == [9, 10, 11]
+    assert t["comparisons"] == 2 + 4 * 10 and t["failures"] == 4 * 3
+    assert t["first"] == {"verdict": "tier", "m": 9, "position": "natural", "row": r.verdicts["tier"].first.row,
+                          "column": r.verdicts["tier"].first.column, "got": r.verdicts["tier"].first.got,
+                          "want": r.verdicts["tier"].first.want, "against": "tier 'halves' against 'whole K'",
+                          "error": ""}
+    d = json.loads(json.dumps(w8a16check.invariance(invariant, N, K, m_values=[1]).to_dict()))
+    assert d["verdicts"]["tier"] == {"asked": False, "pass": True, "comparisons": 0, "failures": 0,
+                                     "failing_ms": [], "first": None}
+    assert d["tiers"] == [] and d["label"] == "fn"
+
+
+def test_a_saved_tier_failure_replays_through_both_callables(tmp_path):
+    tiers = {"halves": halves_from_9}
+    r = w8a16check.invariance(invariant, N, K, m_values=range(1, 12), tiers=tiers)
+    path = r.save(tmp_path / "tier.npz")
+    assert r.first_failure.verdict == "tier"
+    again = w8a16check.invariance.replay(path, invariant, tiers=tiers)
+    f = again.first_failure
+    assert not again and f.verdict == "tier" and f.m == 9 and f.position == "natural", again.explain()
+    assert (f.row, f.column, f.got, f.want, f.against) == (r.first_failure.row, r.first_failure.column,
+                                                           r.first_failure.got, r.first_failure.want,
+                                                           r.first_failure.against)
+    assert again.tiers == ["halves"] and not again.verdicts["batch"].asked
+    assert w8a16check.invariance.replay(path, invariant, tiers={"halves": invariant})  # the tier fixed
+    assert w8a16check.invariance.replay(path, invariant, tiers=[("halves", row_blocks(invariant, 4))])
+    with pytest.raises(ValueError, match="tier 'halves'.*needs both"):
+        w8a16check.invariance.replay(path, invariant)
+    with pytest.raises(ValueError, match="tier 'halves'.*needs both"):
+        w8a16check.invariance.replay(path, invariant, tiers={"other": halves_from_9})
+
+    def strided_differs(a, w, s):  # another path for a padded A (a strided launch beside a contiguous one)
+        c = invariant(a, w, s)
+        return c if a.flags.c_contiguous else c ^ np.uint16(1)
+    r = w8a16check.invariance(invariant, N, K, m_values=[1, 2, 3], positions=("padded",),
+                              tiers={"strided": strided_differs})
+    # M = 1: numpy calls a one-row view C-contiguous whatever its pitch; the added front calls pass.
+    assert not r and r.verdicts["tier"].first.m == 2 and r.verdicts["tier"].failing_ms == [2, 3]
+    assert r.first_failure.position.startswith("padded (A pitch ")
+    path = r.save(tmp_path / "strided.npz")
+    again = w8a16check.invariance.replay(path, invariant, tiers={"strided": strided_differs})
+    assert not again and again.first_failure.position == r.first_failure.position  # replayed at the saved pitch
+    assert again.first_failure.got == r.first_failure.got and again.first_failure.want == r.first_failure.want
+
+
 # ---- bad input: an error naming the call, never a truthy result ----
 
 def test_bad_callables_raise_naming_the_call():
@@ -243,6 +364,49 @@ def test_writes_to_inputs_are_refused():
         return invariant(a, w, s)
     with pytest.raises(RuntimeError, match=r"M=1.*raised ValueError"):
         w8a16check.invariance(writes_through_numpy, N, K, m_values=[1])
+
+
+def test_bad_tiers_raise_naming_the_tier():
+    ok = row_blocks(invariant, 8)
+    for tiers, exc, match in [
+        ({"x": 3}, TypeError, "tier 'x' must be callable"),
+        ([("x", ok), ("x", invariant)], ValueError, "tier 'x' is named twice"),
+        ({"fn": ok}, ValueError, "tier 'fn' has fn's label"),
+        (ok, TypeError, "tiers must be a mapping"),
+        ("x", TypeError, "tiers must be a mapping"),
+        (3, TypeError, "tiers must be a mapping"),
+        ([ok], TypeError, r"tiers\[0\] must be a \(name, callable\) pair"),
+        ([("x", ok, 1)], TypeError, r"tiers\[0\] must be a \(name, callable\) pair"),
+        ({"": ok}, TypeError, "name must be a non-empty string"),
+        ({1: ok}, TypeError, "name must be a non-empty string"),
+    ]:
+        with pytest.raises(exc, match=match):
+            w8a16check.invariance(invariant, N, K, m_values=[1], tiers=tiers)
+    with pytest.raises(ValueError, match="tier 'k1' has fn's label"):
+        w8a16check.invariance(invariant, N, K, m_values=[1], label="k1", tiers={"k1": ok})
+    with pytest.raises(TypeError, match="label"):
+        w8a16check.invariance(invariant, N, K, m_values=[1], label="", tiers={"x": ok})
+
+    def raises_at_3(a, w, s):
+        if a.shape[0] == 3:
+            raise ZeroDivisionError("boom")
+        return invariant(a, w, s)
+    for tier, exc, match in [
+        (raises_at_3, RuntimeError, r"tier 't' at M=3 \(natural\) raised ZeroDivisionError: boom"),
+        (lambda a, w, s: invariant(a, w, s)[:, :15], ValueError, r"tier 't' at M=1 \(natural\).*shape \(1, 15\)"),
+        (lambda a, w, s: invariant(a, w, s).astype(np.float32), TypeError, r"tier 't' at M=1.*dtype float32"),
+        (lambda a, w, s: invariant(a, w, s).tolist(), TypeError, r"tier 't' at M=1.*not a numpy array"),
+        (lambda a, w: invariant(a, w, w), RuntimeError, r"tier 't' at M=1.*raised TypeError"),
+    ]:
+        with pytest.raises(exc, match=match):
+            w8a16check.invariance(invariant, N, K, m_values=range(1, 5), tiers={"t": tier})
+
+    def writes_w(a, w, s):
+        w.setflags(write=True)
+        w[0, 0] ^= 1
+        return invariant(a, w, s)
+    with pytest.raises(RuntimeError, match=r"tier 't' at M=1.*wrote into W or S"):
+        w8a16check.invariance(invariant, N, K, m_values=[1], tiers={"t": writes_w})
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
@@ -309,6 +473,11 @@ def test_torch_backend():
         c = invariant(a.view(torch.int16).cpu().numpy().view(np.uint16), w.cpu().numpy(), s.cpu().numpy())
         return torch.from_numpy(c.view(np.int16)).cuda().view(torch.bfloat16)
     assert w8a16check.invariance(fn, N, K, m_values=range(1, 5), backend="torch")
+    r = w8a16check.invariance(fn, N, K, m_values=range(1, 5), backend="torch", tiers={"again": fn})
+    assert r and r.verdicts["tier"].comparisons == 2 + 4 * 3, r.explain()
+    with pytest.raises(ValueError, match=r"tier 'on cpu' at M=1.*a tensor on cpu, not on cuda"):
+        w8a16check.invariance(fn, N, K, m_values=[1], backend="torch",
+                              tiers={"on cpu": lambda a, w, s: fn(a, w, s).cpu()})
 
 
 def test_triton_example():

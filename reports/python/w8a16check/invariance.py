@@ -11,6 +11,9 @@ and compares raw bits, never with a tolerance. Verdicts, each PASS or FAIL with 
   run-to-run  the same call repeated gives the same bytes, all of C (M = 1 and every M's call)
   batch       the needle at the front, the back and a seeded position of every M, also in reversed
               and interleaved row orders and in a row-padded view of A, gives its M = 1 bytes
+  tier        (only when asked: ``tiers={name: callable}``) each tier, the same kernel forced onto
+              another body, split, tile or layout, gives fn's bytes, all of C, on every call of the
+              batch sweep (one callable is one dispatch: its other dispatches are the caller's to name)
   contract    (only when asked: ``contract=NAME`` or ``reference=callable``) the M = 1 bytes equal
               the contract's (``_core.gemm`` emulation): "invariant but wrong" is its own verdict
 
@@ -26,11 +29,12 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-VERDICTS = ("run-to-run", "batch", "contract")
+VERDICTS = ("run-to-run", "batch", "tier", "contract")  # the C++ sweep's order
 # The batch verdict's calls: the needle's rows in natural order (front, back, seeded), the same rows
 # reversed and interleaved, and A as a view of a wider (row-padded) buffer.
 POSITIONS = ("front", "back", "seeded", "reversed", "interleaved", "padded")
@@ -91,10 +95,11 @@ class InvarianceResult:
     """Truthy only when every verdict asked for passes. ``verdicts``: name -> Verdict (each asked or
     not); ``first_failure``: the first failing verdict's first failure (in VERDICTS order), or None."""
 
-    def __init__(self, n, k, ms, seed, backend, verdicts, saved, contract_name=None):
+    def __init__(self, n, k, ms, seed, backend, verdicts, saved, contract_name=None, label="fn", tiers=()):
         self.n, self.k, self.ms, self.seed, self.backend = n, k, list(ms), seed, backend
         self.verdicts: dict[str, Verdict] = verdicts
         self.contract = contract_name
+        self.label, self.tiers = label, list(tiers)  # fn's name and its tiers' names (the tier verdict)
         self._saved = saved  # verdict -> the operands of its first failure (save/replay)
 
     def __bool__(self) -> bool:
@@ -115,7 +120,8 @@ class InvarianceResult:
     def explain(self) -> str:
         ms = _ms_text(self.ms)
         lines = [f"invariance N={self.n} K={self.k} M {ms} seed={self.seed} backend={self.backend}"
-                 + (f" contract={self.contract}" if self.contract else "")]
+                 + (f" contract={self.contract}" if self.contract else "")
+                 + (f" tiers {', '.join(map(repr, self.tiers))} against {self.label!r}" if self.tiers else "")]
         lines += ["  " + self.verdicts[name].line() for name in VERDICTS if name in self.verdicts]
         lines.append("  verdict: " + ("PASS" if self else "FAIL"))
         return "\n".join(lines)
@@ -124,7 +130,7 @@ class InvarianceResult:
 
     def to_dict(self) -> dict:
         return {"n": self.n, "k": self.k, "ms": self.ms, "seed": self.seed, "backend": self.backend,
-                "contract": self.contract, "pass": bool(self),
+                "contract": self.contract, "label": self.label, "tiers": self.tiers, "pass": bool(self),
                 "verdicts": {k: {"asked": v.asked, "pass": v.passed, "comparisons": v.comparisons,
                                  "failures": v.failures, "failing_ms": v.failing_ms,
                                  "first": asdict(v.first) if v.first else None}
@@ -132,7 +138,8 @@ class InvarianceResult:
 
     def save(self, path, verdict: str | None = None) -> str:
         """Writes the operands of a failure (the first failing verdict's, or ``verdict``'s) as an
-        npz that ``invariance.replay(path, fn)`` runs again. ValueError when nothing failed."""
+        npz that ``invariance.replay(path, fn)`` runs again (a tier's: ``replay(path, fn, tiers=...)``,
+        both callables). ValueError when nothing failed."""
         name = verdict or (self.first_failure.verdict if self.first_failure else None)
         if name is None or name not in self._saved:
             raise ValueError("invariance result: nothing failed" + (f" under {verdict}" if verdict else "")
@@ -140,7 +147,8 @@ class InvarianceResult:
         d = self._saved[name]
         meta = {"verdict": name, "m": d["m"], "position": d["position"], "pitch": d["pitch"],
                 "needle_rows": d["needle_rows"], "n": self.n, "k": self.k, "seed": self.seed,
-                "contract": self.contract, "failure": asdict(self.verdicts[name].first)}
+                "contract": self.contract, "label": self.label, "tier": d.get("tier"),
+                "failure": asdict(self.verdicts[name].first)}
         np.savez_compressed(path, a=d["rows"], needle=d["needle"], w=d["w"], s=d["s"], want=d["want"],
                             meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
         return str(path)
@@ -207,9 +215,9 @@ def _filler(seed: int, m: int, rows: int, k: int) -> np.ndarray:
 class _Caller:
     """Moves operands to the backend, calls fn, validates and converts its result to uint16 bits."""
 
-    def __init__(self, fn, n, k, w, s, backend, device, timeout):
+    def __init__(self, fn, n, k, w, s, backend, device, timeout, who="fn"):
         if not callable(fn):
-            raise TypeError(f"invariance: fn must be callable fn(a, w, s) -> c, got {type(fn).__name__}")
+            raise TypeError(f"invariance: {who} must be callable fn(a, w, s) -> c, got {type(fn).__name__}")
         if backend not in ("numpy", "torch"):
             raise ValueError(f"invariance: backend must be 'numpy' or 'torch', got {backend!r}")
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
@@ -377,6 +385,43 @@ def _m_list(m_values, edges):
     return sorted(ms)
 
 
+def _tier_list(tiers, label):
+    """``tiers`` as [(name, callable)]: a mapping name -> callable or a sequence of (name, callable)
+    pairs; [] for None or empty. Each name is a non-empty string, unique and not fn's ``label``,
+    since a failure names both sides by name."""
+    if isinstance(label, bool) or not isinstance(label, str) or not label:
+        raise TypeError(f"invariance: label (fn's name in the tier verdict) must be a non-empty string, got {label!r}")
+    if tiers is None:
+        return []
+    shape = "a mapping name -> callable or a sequence of (name, callable) pairs"
+    if isinstance(tiers, Mapping):
+        items = list(tiers.items())
+    elif isinstance(tiers, (str, bytes)) or callable(tiers):
+        raise TypeError(f"invariance: tiers must be {shape}, got {type(tiers).__name__}")
+    else:
+        try:
+            items = list(tiers)
+        except TypeError:
+            raise TypeError(f"invariance: tiers must be {shape}, got {type(tiers).__name__}") from None
+        for i, item in enumerate(items):
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise TypeError(f"invariance: tiers[{i}] must be a (name, callable) pair, got {item!r}")
+        items = [tuple(item) for item in items]
+    seen = set()
+    for name, f in items:
+        if isinstance(name, bool) or not isinstance(name, str) or not name:
+            raise TypeError(f"invariance: a tier's name must be a non-empty string, got {name!r}")
+        if name == label:
+            raise ValueError(f"invariance: tier {name!r} has fn's label ({label!r}): a failure would name "
+                             "the same kernel on both sides; rename the tier or pass label=")
+        if name in seen:
+            raise ValueError(f"invariance: tier {name!r} is named twice: a failure would not say which one")
+        seen.add(name)
+        if not callable(f):
+            raise TypeError(f"invariance: tier {name!r} must be callable fn(a, w, s) -> c, got {type(f).__name__}")
+    return items
+
+
 def _orders(m: int):
     """Row orders of one M: identity, reversed, interleaved (0, h, 1, h+1, ...)."""
     half = (m + 1) // 2
@@ -391,7 +436,7 @@ def _orders(m: int):
 def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIONS, seed: int = 0,
                contract: str | None = None, reference=None, repeats: int = 2, backend: str = "numpy",
                device: str | None = None, timeout: float | None = None,
-               contract_part: str | None = None) -> InvarianceResult:
+               contract_part: str | None = None, tiers=None, label: str = "fn") -> InvarianceResult:
     """Holds ``fn(a, w, s) -> c`` to batch invariance (module docstring): raw bits, no tolerance.
 
     n, k: the shape (K a positive multiple of 128). m_values: the row counts (default 1..130);
@@ -403,11 +448,16 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
     run-to-run (>= 2; 1 skips that verdict). backend "numpy": fn gets uint16 [M, K] (a read-only
     view), uint8 [N, K], float32 and returns uint16/int16 [M, N]; "torch": CUDA tensors (``device``),
     A as bfloat16, and returns a bfloat16/int16/uint16 tensor [M, N] on that device.
+    tiers: a mapping name -> callable, or a sequence of (name, callable) pairs, each called as fn is
+    (the same kernel forced onto another body, split, tile or layout): the tier verdict holds each
+    one's C to fn's, bit for bit, on every call of the batch sweep (at least every M's front call).
+    label: fn's name in that verdict ("fn" by default); no tier may take it.
 
-    Bad input (fn not callable, a shape, an empty M range, a result of the wrong type, dtype, shape
-    or device, NaN or zero in every element of the M = 1 result, an input written) raises
-    TypeError, ValueError or RuntimeError naming the call; fn's own exception is a RuntimeError
-    naming the call it raised in. A hang is bounded by ``timeout`` (TimeoutError) or the caller.
+    Bad input (fn or a tier not callable, a tier's name empty, repeated or fn's label, a shape, an
+    empty M range, a result of the wrong type, dtype, shape or device, NaN or zero in every element
+    of fn's M = 1 result, an input written) raises TypeError, ValueError or RuntimeError naming the
+    call (a tier's names the tier); fn's or a tier's own exception is a RuntimeError naming the call
+    it raised in. A hang is bounded by ``timeout`` (TimeoutError) or the caller.
     """
     for name, v in (("n", n), ("k", k), ("seed", seed), ("repeats", repeats)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
@@ -431,14 +481,19 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
     if contract is not None and not isinstance(contract, str):
         raise TypeError(f"invariance: contract must be a name, got {type(contract).__name__}")
     ms = _m_list(m_values, edges)
+    tier_items = _tier_list(tiers, label)
 
     needle, w, s = operands(n, k, seed)
     call = _Caller(fn, n, k, w, s, backend, device, timeout)
+    # Each tier its own copies of W and S, so that one that writes them is named, not fn.
+    tier_calls = [(name, _Caller(f, n, k, w, s, backend, device, timeout, who=f"tier {name!r}"))
+                  for name, f in tier_items]
     verdicts = {"run-to-run": Verdict("run-to-run", asked=repeats >= 2), "batch": Verdict("batch"),
+                "tier": Verdict("tier", asked=bool(tier_calls)),
                 "contract": Verdict("contract", asked=contract is not None or reference is not None)}
     saved: dict = {}
 
-    def fail(f: Failure, rows, pitch, needle_rows, want):
+    def fail(f: Failure, rows, pitch, needle_rows, want, tier=None):
         v = verdicts[f.verdict]
         v.failures += 1
         if f.m not in v.failing_ms:
@@ -448,7 +503,8 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
             return
         v.first = f
         saved[f.verdict] = {"m": f.m, "position": f.position, "pitch": pitch, "needle_rows": list(needle_rows),
-                            "rows": rows, "needle": needle, "w": w, "s": s, "want": np.asarray(want, np.uint16)}
+                            "rows": rows, "needle": needle, "w": w, "s": s, "want": np.asarray(want, np.uint16),
+                            "tier": tier}
 
     def run(rows, pitch, what, m, position, needle_rows):
         """fn's C for these rows, `repeats` times compared (run-to-run)."""
@@ -494,7 +550,7 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
             fail(Failure("contract", 1, "front (M = 1)", 0, col, int(ref[col]), int(want[col]), against),
                  one, k, [0], want)
 
-    batch = verdicts["batch"]
+    batch, tier = verdicts["batch"], verdicts["tier"]
     for m in ms:
         rng = np.random.default_rng([seed, 0x5EED, m])
         at = {0, m - 1}
@@ -516,6 +572,9 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
         if "padded" in positions:
             pad = 8 * (1 + int(rng.integers(0, 4)))
             calls.append((f"padded (A pitch {k + pad})", list(range(m)), k + pad, sorted(at), None))
+        if tier_calls and not wanted_natural:
+            # The tier verdict holds every M's front call whatever positions= asks of batch.
+            calls.insert(0, ("natural", list(range(m)), k, [], names))
         for kind, order, pitch, needle_rows, named in calls:
             a_rows = rows[order]
             c = run(a_rows, pitch, kind, m, kind, needle_rows)
@@ -527,22 +586,52 @@ def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIO
                     where = named[r] if named else f"{kind}, row {r}"
                     fail(Failure("batch", m, where, r, col, int(c[r, col]), int(ref[col]), "its M = 1 bytes"),
                          a_rows, pitch, needle_rows, ref)
-    return InvarianceResult(n, k, ms, seed, backend, verdicts, saved, contract or ("reference" if reference else None))
+            # Tier: the same A through each tier, all of C against fn's bytes (not only the needle's
+            # rows: a tier that parts from fn on filler rows is still another dispatch's bytes).
+            for name, tier_call in tier_calls:
+                t = tier_call(a_rows, pitch, f"tier {name!r} at M={m} ({kind})")
+                tier.comparisons += 1
+                diff = np.flatnonzero(t.ravel() != c.ravel())
+                if diff.size:
+                    r, col = divmod(int(diff[0]), n)
+                    fail(Failure("tier", m, kind, r, col, int(t[r, col]), int(c[r, col]),
+                                 f"tier {name!r} against {label!r}"), a_rows, pitch, needle_rows, c, tier=name)
+    return InvarianceResult(n, k, ms, seed, backend, verdicts, saved, contract or ("reference" if reference else None),
+                            label, [name for name, _ in tier_items])
 
 
-def replay(path, fn, *, backend: str = "numpy", device: str | None = None, timeout: float | None = None,
-           repeats: int = 2) -> InvarianceResult:
+def replay(path, fn, *, tiers=None, backend: str = "numpy", device: str | None = None,
+           timeout: float | None = None, repeats: int = 2) -> InvarianceResult:
     """Runs a saved failure (``InvarianceResult.save``) through ``fn`` again: the one verdict, truthy
     when it now passes. batch: the saved call's needle rows against fn's M = 1 bytes; run-to-run: the
-    saved call repeated; contract: fn's M = 1 bytes against the saved contract bytes."""
+    saved call repeated; contract: fn's M = 1 bytes against the saved contract bytes; tier: the saved
+    call through fn and through the saved tier, taken by its name from ``tiers`` (as
+    ``invariance``'s), all of C compared."""
     with np.load(path) as z:
         meta = json.loads(bytes(z["meta"]).decode())
         rows, needle, w, s, want = z["a"], z["needle"], z["w"], z["s"], z["want"]
     n, k, m, name = meta["n"], meta["k"], meta["m"], meta["verdict"]
+    label, tier_name = meta.get("label") or "fn", meta.get("tier")
+    tier_fn = None
+    if name == "tier":
+        tier_fn = dict(_tier_list(tiers, label)).get(tier_name)
+        if tier_fn is None:
+            raise ValueError(f"invariance: the saved failure is tier {tier_name!r}'s against {label!r}: replay "
+                             f"needs both, fn and tiers={{{tier_name!r}: callable}}")
     call = _Caller(fn, n, k, w, s, backend, device, timeout)
     v = Verdict(name)
     f = None
-    if name == "contract":
+    if name == "tier":
+        tier_call = _Caller(tier_fn, n, k, w, s, backend, device, timeout, who=f"tier {tier_name!r}")
+        c = call(rows, meta["pitch"], f"fn at M={m} (replay)")
+        t = tier_call(rows, meta["pitch"], f"tier {tier_name!r} at M={m} (replay)")
+        v.comparisons = 1
+        diff = np.flatnonzero(t.ravel() != c.ravel())
+        if diff.size:
+            r, col = divmod(int(diff[0]), n)
+            f = Failure(name, m, meta["position"], r, col, int(t[r, col]), int(c[r, col]),
+                        f"tier {tier_name!r} against {label!r}")
+    elif name == "contract":
         got = call(needle.reshape(1, k), k, "fn at M=1 (replay)")[0]
         v.comparisons = 1
         diff = np.flatnonzero(got != want)
@@ -572,7 +661,7 @@ def replay(path, fn, *, backend: str = "numpy", device: str | None = None, timeo
         v.failures, v.failing_ms, v.first = 1, [m], f
     verdicts = {x: (v if x == name else Verdict(x, asked=False)) for x in VERDICTS}
     return InvarianceResult(n, k, [m], meta["seed"], backend, verdicts,
-                            {}, meta.get("contract"))
+                            {}, meta.get("contract"), label, [tier_name] if name == "tier" else [])
 
 
 # `w8a16check.invariance` is the function (the package re-exports it); replay rides on it so that
