@@ -703,6 +703,9 @@ struct Sweep {
       std::size_t best_n = 0;
       for (const TierRow& t : cls)  // the first of the largest, in sweep order
         if (votes[t.bytes] > best_n) best = &t.bytes, best_n = votes[t.bytes];
+      std::size_t with_best_n = 0;
+      for (const auto& [bytes, n] : votes) with_best_n += n == best_n ? 1 : 0;
+      const bool tied = with_best_n > 1;
       std::string best_who;
       for (const TierRow& t : cls)
         if (&t.bytes == best || t.bytes == *best) {
@@ -712,8 +715,13 @@ struct Sweep {
       for (TierRow& t : cls) {
         if (cls.size() < 2) break;  // one body alone at this M: nothing to compare
         ++t.ei->verdicts[static_cast<int>(InvarianceKind::tier)].alternatives;
+        // A tie has no plurality: the first answer in sweep order stands in, and the report says
+        // that it does not know which side parts from the contract (the contract verdict does).
         const std::string against = best_who + (best_n > 1 ? " and " + std::to_string(best_n - 1) + " more" : "") +
-                                    " (the plurality of " + std::to_string(cls.size()) + " at this M)";
+                                    (tied ? " (" + std::to_string(votes.size()) + " answers tie among " +
+                                                std::to_string(cls.size()) +
+                                                " at this M: no plurality, the first in sweep order stands in)"
+                                          : " (the plurality of " + std::to_string(cls.size()) + " at this M)");
         Call named = t.call;
         named.position = "front, " + t.who;
         compare_bytes(*t.ei, InvarianceKind::tier, named, t.bytes, 0, *best, against);
