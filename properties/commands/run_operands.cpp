@@ -29,7 +29,7 @@
 
 #include "backends.hpp"
 #include "gpu_identity.hpp"
-#include "w8a16/properties/progress.hpp"
+#include "progress.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/api.hpp"

@@ -14,7 +14,8 @@
 
 #include "backends.hpp"
 #include "gpu_identity.hpp"
-#include "w8a16/properties/progress.hpp"
+#include "progress.hpp"
+#include "recordings_text.hpp"
 #include "w8a16/properties/recordings.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/case_inputs.hpp"
@@ -83,6 +84,8 @@ int run_replay(const ReplayArgs& a) {
     ro.module = a.module;
     // The simulation's values are the emulator's by construction: only a GPU adds a check.
     ro.device = std::string(backend->name()) == "cuda" ? launcher.get() : nullptr;
+    RecordingsText text(ro);
+    ro.listener = &text;
     const props::RecordingsResult rr = props::replay_recordings(a.recordings, ro);
     if (rr.status == kExitUsage) return usage(rr.error);
     rec_status = rr.status;

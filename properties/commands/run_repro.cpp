@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends.hpp"
-#include "w8a16/properties/progress.hpp"
+#include "progress.hpp"
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/plan.hpp"

@@ -23,6 +23,7 @@
 #include "backends.hpp"
 #include "data_dir.hpp"
 #include "gpu_identity.hpp"
+#include "recordings_text.hpp"
 #include "report_files.hpp"
 #include "verify_report.hpp"
 #include "w8a16/device/module_abi.hpp"
@@ -226,6 +227,8 @@ int replay_recordings_stage(const VerifyArgs& a, const Inputs& in, props::CaseLa
   ro.shard_index = opt.shard_index;
   ro.shard_count = opt.shard_count;
   if (!a.entries.empty()) ro.device_entries = opt.draw.entries;  // --entry: the device runs those only
+  RecordingsText text(ro);
+  ro.listener = &text;
   // A recording the evidence check failed (cut, changed, not listed) is named there and not read
   // again; one the simulation made is replayed as what it is, and its evidence FAIL stands.
   clock->lap();

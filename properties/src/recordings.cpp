@@ -4,14 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cinttypes>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <memory>
 
 #include "w8a16/properties/case_files.hpp"
-#include "w8a16/properties/progress.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/golden/recording.hpp"
@@ -38,7 +35,6 @@ RecordingsResult input_error(const std::string& why, bool unreadable = false) {
 }  // namespace
 
 RecordingsResult replay_recordings(const std::vector<std::string>& paths, const RecordingsOptions& opt) {
-  const std::string& cmd = opt.command;
   const std::string repro = "w8a16check repro --backend cuda" +
                             (opt.module.empty() ? "" : " --module " + golden::shown(opt.module));
   std::vector<std::string> files;
@@ -90,12 +86,11 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
   const std::uint32_t count = opt.shard_count == 0 ? 1 : opt.shard_count;
   std::size_t planned = 0;
   for (std::size_t i = 0; i < all_cases.size(); ++i) planned += i % count == opt.shard_index;
+  RecordingsListener none;
+  RecordingsListener& tell = opt.listener ? *opt.listener : none;
   std::atomic<std::size_t> done{0};
-  Heartbeat beat(cmd + ": recordings", [&] {
-    return std::to_string(done.load()) + " of " + std::to_string(planned) + " recorded cases replayed";
-  });
-  for (const std::string& n : res.notes) std::printf("note: %s\n", n.c_str());
-  // This shard's cases, in file order; each file's lines are printed as its cases come back.
+  tell.replay_started(planned, done, res.notes);
+  // This shard's cases, in file order; each file is told as its cases come back.
   struct Item {
     std::size_t file, pos;  // the recording and the case's position in it
   };
@@ -106,37 +101,28 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       for (std::size_t i = 0; i < recs[f].outputs.size(); ++i)
         if (index++ % count == opt.shard_index) items.push_back({f, i});
   }
-  std::size_t printed = 0;  // files whose header line is out
-  std::size_t file_emu_bad = 0, file_dev_bad = 0, file_run = 0, file_dev_skipped = 0;
-  auto header = [&](std::size_t f) {
-    const golden::RecordingHeader& h = recs[f].header;
-    std::printf("recording %s: %s (compute capability %s, driver %s, CUDA %s, commit %s), %zu cases%s\n",
-                golden::shown(files[f]).c_str(), golden::escaped(h.gpu).c_str(),
-                golden::escaped(h.compute_capability).c_str(), golden::escaped(h.driver).c_str(),
-                golden::escaped(h.cuda).c_str(), golden::escaped(h.commit).c_str(), recs[f].outputs.size(),
-                recs[f].length_verified ? ", length verified by its trailer" : ", UNVERIFIABLE length (version 1)");
+  std::size_t started = 0;  // files told so far
+  RecordingFileTally tally;
+  auto finish_file = [&] {
+    tell.file_finished(tally);
+    res.emulator_differ += tally.emulator_differ;
+    res.device_differ += tally.device_differ;
+    res.cases += tally.run;
+    tally = RecordingFileTally{};
   };
-  auto summary = [&] {
-    std::printf("  emulator: %zu of %zu cases differ from the recording\n", file_emu_bad, file_run);
-    if (opt.device && file_dev_skipped != 0)
-      std::printf(
-          "  device (%s): %zu of %zu cases differ from the recording (%zu of other entry points not run: --entry)\n",
-          opt.device->name(), file_dev_bad, file_run - file_dev_skipped, file_dev_skipped);
-    else if (opt.device)
-      std::printf("  device (%s): %zu of %zu cases differ from the recording\n", opt.device->name(), file_dev_bad,
-                  file_run);
-    else std::printf("  device: not run (no GPU backend)\n");
-    res.emulator_differ += file_emu_bad;
-    res.device_differ += file_dev_bad;
-    res.cases += file_run;
-    file_emu_bad = file_dev_bad = file_run = file_dev_skipped = 0;
-  };
-  // Files before f are finished (their summaries printed), and f's header is out.
+  // Files before f are finished, and f is started.
   auto reach = [&](std::size_t f) {
-    while (printed <= f) {
-      if (printed > 0) summary();
-      header(printed++);
+    while (started <= f) {
+      if (started > 0) finish_file();
+      tell.file_started({golden::shown(files[started]), recs[started].header, recs[started].outputs.size(),
+                         recs[started].length_verified});
+      ++started;
     }
+  };
+  auto failed = [&](RecordedCaseFailure::Kind kind, const std::string& line, const std::string& what) {
+    RecordedCaseFailure f;
+    f.kind = kind, f.case_line = line, f.what = what;
+    return f;
   };
 
   auto on_device_entry = [&](golden::EntryPoint e) {
@@ -172,19 +158,19 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     const std::size_t f = items[j].file;
     const golden::RecordedOutput& o = recs[f].outputs[items[j].pos];
     reach(f);
-    ++file_run;
+    ++tally.run;
     ++done;
     const std::string line = golden::format_case(o.c);
     if (!w.input_error.empty()) {
-      std::printf("FAIL %s\n  inputs: %s\n", line.c_str(), w.input_error.c_str());
+      tell.case_failed(failed(RecordedCaseFailure::Kind::inputs, line, w.input_error));
       res.failures.push_back(golden::shown(files[f]) + ": inputs: " + w.input_error + "\n  " + line);
-      ++file_emu_bad;
+      ++tally.emulator_differ;
       return true;
     }
     if (!w.contract_problem.empty()) {  // nothing to compare the recording with: a failure saying why
-      std::printf("FAIL %s\n  %s\n", line.c_str(), w.contract_problem.c_str());
+      tell.case_failed(failed(RecordedCaseFailure::Kind::undefined, line, w.contract_problem));
       res.failures.push_back(golden::shown(files[f]) + ": " + w.contract_problem + "\n  " + line);
-      ++file_emu_bad, ++res.undefined;
+      ++tally.emulator_differ, ++res.undefined;
       return true;
     }
     const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, w.expected);
@@ -192,7 +178,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
     std::vector<std::uint16_t> on_device;
     std::string dev;
     const bool device_runs = opt.device && on_device_entry(o.c.entry);
-    if (opt.device && !device_runs) ++res.device_not_run, ++file_dev_skipped;
+    if (opt.device && !device_runs) ++res.device_not_run, ++tally.device_skipped;
     if (w.launched && device_runs) {
       const props::Launched& got = w.got;
       const std::string where = got.planned ? "\n  " + props::launch_text(got.plan) : "";
@@ -204,9 +190,9 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
         // pipeline launches nothing after it).
         res.hang = golden::shown(files[f]) + " case " + std::to_string(items[j].pos + 1) + ": " + line +
                    "\n  HANG: " + got.status.message + where;
-        std::printf("HANG %s\n", res.hang.c_str());
+        tell.case_failed(failed(RecordedCaseFailure::Kind::hang, line, res.hang));
         res.failures.push_back(res.hang);
-        ++file_dev_bad;
+        ++tally.device_differ;
         return false;
       } else if (got.status.code == device::Errc::context_lost) {
         ++res.faulted;
@@ -216,36 +202,27 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       }
     }
     if (!emu.empty()) {
-      ++file_emu_bad;
+      ++tally.emulator_differ;
       // repro compares a backend with this same emulator: it reproduces nothing here unless the
       // device ran and its bytes differ from the emulator's.
       // Under another contract the device's canonical bytes differ from this emulator by design:
       // repro without that contract would show nothing, so no explain line is offered then.
       const ref::Conventions& held = opt.contract.for_entry(o.c.entry);
       const bool canonical = held.same_numerics(ref::canonical_conventions());
-      const bool repro_shows = canonical && opt.device && !on_device.empty() && on_device != emulated;
-      std::printf("FAIL emulator%s vs recording: %s\n  %s\n",
-                  canonical ? "" : (" (contract " + held.name + ")").c_str(), emu.c_str(), line.c_str());
-      if (!canonical)
-        std::printf(
-            "  (the recording holds what kernels keeping the canonical contract produced: under the contract %s "
-            "the emulator differs wherever the two contracts do)\n",
-            held.name.c_str());
-      if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
-      else if (canonical)
-        std::printf(
-            "  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
-            "no difference, as it compares a backend with this same emulator)\n",
-            opt.device ? ", and this device agrees with the emulator" : "");
+      RecordedCaseFailure x = failed(RecordedCaseFailure::Kind::emulator, line, emu);
+      if (!canonical) x.contract = held.name;
+      if (canonical && opt.device && !on_device.empty() && on_device != emulated) x.explain = repro;
+      x.device_agrees = opt.device && !on_device.empty() && on_device == emulated;
+      tell.case_failed(x);
       res.failures.push_back(golden::shown(files[f]) + ": emulator" +
                              (canonical ? "" : " (contract " + held.name + ")") + " vs recording: " + emu + "\n  " +
                              line);
     }
     if (device_runs && !dev.empty()) {
-      ++file_dev_bad;
-      const bool repro_shows = !on_device.empty() && on_device != emulated;
-      std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt.device->name(), dev.c_str(), line.c_str());
-      if (repro_shows) std::printf("  explain: %s '%s'\n", repro.c_str(), line.c_str());
+      ++tally.device_differ;
+      RecordedCaseFailure x = failed(RecordedCaseFailure::Kind::device, line, dev);
+      if (!on_device.empty() && on_device != emulated) x.explain = repro;
+      tell.case_failed(x);
       res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs recording: " + dev +
                              "\n  " + line);
     }
@@ -258,14 +235,10 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       po);
   // Every file is named, those with no case in this shard too; after a hang, none past its file.
   if (res.hang.empty() && !files.empty()) reach(files.size() - 1);
-  if (printed > 0) summary();
+  if (started > 0) finish_file();
   res.files = files.size();
-  std::printf("%zu recorded cases: emulator %zu differ, device %s\n", res.cases, res.emulator_differ,
-              opt.device ? (std::to_string(res.device_differ) + " differ").c_str() : "not run");
-  if (!opt.contract.is_canonical())
-    std::printf("  (the emulator held to the contract %s; the recordings hold canonical kernels' outputs)\n",
-                opt.contract.describe().c_str());
   res.status = res.emulator_differ == 0 && res.device_differ == 0 ? 0 : 1;
+  tell.replay_finished(res);
   return res;
 }
 

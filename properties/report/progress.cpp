@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The heartbeat thread (progress.hpp).
-#include "w8a16/properties/progress.hpp"
+#include "progress.hpp"
 
 #include <unistd.h>
 
