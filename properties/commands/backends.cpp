@@ -98,7 +98,7 @@ int backend_refused(const std::string& command, const std::string& error, bool n
 
 std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,
                                                    bool isolate) {
-  const bool gpu = std::string(backend.name()) == "cuda";
+  const bool gpu = backend.kind() == device::BackendKind::cuda;
   const char* inject = std::getenv("W8A16_SIM_INJECT");
   if (!gpu && !isolate && !(inject && *inject)) return std::make_unique<props::InProcessLauncher>(backend);
   props::WorkerSpec spec;

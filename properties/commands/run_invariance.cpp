@@ -147,7 +147,7 @@ int run_invariance(const InvarianceArgs& a) {
   bool no_gpu = false;
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
   if (!backend) return backend_refused("invariance", error, no_gpu);
-  opt.backend_name = std::string(backend->name()) == "simulation" ? "sim" : "cuda";
+  opt.backend_name = device::backend_option(backend->kind());
   if (wanted.empty()) wanted = entries_the_module_holds(backend->registry(), "invariance");
   opt.entries = wanted;
   std::vector<device::Entry> entries;

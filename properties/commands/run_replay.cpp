@@ -83,7 +83,7 @@ int run_replay(const ReplayArgs& a) {
     ro.limits = a.limits;
     ro.module = a.module;
     // The simulation's values are the emulator's by construction: only a GPU adds a check.
-    ro.device = std::string(backend->name()) == "cuda" ? launcher.get() : nullptr;
+    ro.device = backend->kind() == device::BackendKind::cuda ? launcher.get() : nullptr;
     RecordingsText text(ro);
     ro.listener = &text;
     const props::RecordingsResult rr = props::replay_recordings(a.recordings, ro);

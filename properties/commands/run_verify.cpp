@@ -299,7 +299,7 @@ void run_invariance_stage(props::CaseLauncher& cases, device::Backend& backend, 
   // Nothing saved from here (verify writes into the data folder only through its regressions): a
   // failing row names the `w8a16check invariance` run that saves its operand bundle.
   io.save_dir = "";
-  io.backend_name = std::string(backend.name()) == "simulation" ? "sim" : "cuda";
+  io.backend_name = device::backend_option(backend.kind());
   props::BackendInvarianceLauncher launcher(cases, backend);
   v->invariance = props::run_invariance(launcher, io, backend.registry(), backend.limits());
   v->invariance_run = true;
@@ -406,7 +406,7 @@ int run_verify(const VerifyArgs& a) {
   const VerifyReportContext ctx{backend->name(), run_identity(*backend), in.data.path, opt.contract};
   props::VerifyResult v;
   v.quick = a.quick;
-  v.on_gpu = std::string(backend->name()) == "cuda";
+  v.on_gpu = backend->kind() == device::BackendKind::cuda;
   // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
   // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
   const std::uint64_t draw_default = v.on_gpu ? std::uint64_t{1} << 28 : std::uint64_t{1} << 23;

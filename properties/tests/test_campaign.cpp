@@ -24,6 +24,7 @@ class OneBitWrongBackend final : public device::Backend {
  public:
   OneBitWrongBackend(std::uint32_t row, std::uint32_t col, std::uint16_t mask) : row_(row), col_(col), mask_(mask) {}
   const char* name() const override { return "one-bit-wrong"; }
+  device::BackendKind kind() const override { return device::BackendKind::simulation; }
   device::DeviceLimits limits() const override { return sim_.limits(); }
   const device::KernelRegistry& registry() const override { return sim_.registry(); }
   std::unique_ptr<device::Buffer> allocate(std::size_t bytes, device::Status* status) override {

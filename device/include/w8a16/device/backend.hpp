@@ -27,10 +27,17 @@ class Buffer {
   virtual Status fill(std::uint8_t byte) = 0;
 };
 
+// What a backend runs on: a GPU through the driver, or this machine (the simulation and the
+// recording backend compute outputs with the emulator). Callers ask this, never the name.
+enum class BackendKind : std::uint8_t { cuda, simulation, recording };
+// The --backend value that runs the same plans: "cuda" or "sim" (a recording is made on the simulation).
+inline const char* backend_option(BackendKind k) { return k == BackendKind::cuda ? "cuda" : "sim"; }
+
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual const char* name() const = 0;
+  virtual const char* name() const = 0;  // for people: "cuda", "simulation", "recording"
+  virtual BackendKind kind() const = 0;
   virtual DeviceLimits limits() const = 0;
   virtual const KernelRegistry& registry() const = 0;
   // Allocation failure yields nullptr and a status in *status (when given).

@@ -53,6 +53,7 @@ class CudaBackend final : public Backend {
   ~CudaBackend() override;
 
   const char* name() const override { return "cuda"; }
+  BackendKind kind() const override { return BackendKind::cuda; }
   DeviceLimits limits() const override { return limits_; }
   const KernelRegistry& registry() const override { return registry_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes, Status* status = nullptr) override;

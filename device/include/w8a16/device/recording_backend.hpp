@@ -15,6 +15,7 @@ class RecordingBackend final : public Backend {
       : registry_(registry), limits_(limits) {}
 
   const char* name() const override { return "recording"; }
+  BackendKind kind() const override { return BackendKind::recording; }
   DeviceLimits limits() const override { return limits_; }
   const KernelRegistry& registry() const override { return registry_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes, Status* status = nullptr) override;

@@ -111,6 +111,7 @@ class SimBackend final : public Backend {
   ~SimBackend() override;
 
   const char* name() const override { return "simulation"; }
+  BackendKind kind() const override { return BackendKind::simulation; }
   DeviceLimits limits() const override { return limits_; }
   const KernelRegistry& registry() const override { return registry_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes, Status* status = nullptr) override;
