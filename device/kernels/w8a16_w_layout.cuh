@@ -52,8 +52,7 @@ struct WRowMajor {
     }
     // Every decode probes for NaN codes itself.
     template <class Sh, class Pieces>
-    __device__ __forceinline__ static bool range_may_nan(const Sh&, const Pieces&, const uint8_t*, uint32_t,
-                                                        uint32_t) {
+    __device__ __forceinline__ static bool range_may_nan(const Sh&, const Pieces&, const uint8_t*, uint32_t, uint32_t) {
       return true;
     }
     __device__ __forceinline__ static void decode(uint32_t w, uint32_t row_base, uint32_t lane, uint32_t (&a)[8][4],
@@ -105,8 +104,8 @@ struct WPacked {
 #if W8A16_W_LAYOUT_HOPPER
   struct Wg {
     static constexpr uint32_t kUnitCols = w8a16::device::kPackedTileRows;  // a tile is a 128-column unit's step
-    static constexpr bool kNanTable = true;  // range_may_nan reads the layout's NaN table
-    __device__ __forceinline__ static void prefetch(const void*) {}  // the tensor map of W is not read
+    static constexpr bool kNanTable = true;                                // range_may_nan reads the layout's NaN table
+    __device__ __forceinline__ static void prefetch(const void*) {}        // the tensor map of W is not read
     // A step's tile is one contiguous block: one bulk copy (PTX ISA 9.7.9.25, cp.async.bulk).
     __device__ __forceinline__ static void load(uint32_t dst, const void* wmap, const uint8_t* weight,
                                                 uint32_t col_unit, uint32_t s, uint32_t steps, int32_t k0, int32_t col0,
@@ -125,7 +124,7 @@ struct WPacked {
     // u / row_tiles.
     template <class Sh, class Pieces>
     __device__ __forceinline__ static bool range_may_nan(const Sh& sh, const Pieces& pc, const uint8_t* weight,
-                                                        uint32_t range, uint32_t lane) {
+                                                         uint32_t range, uint32_t lane) {
       const uint8_t* table = weight + w8a16::device::packed_table_offset(sh.n, sh.k);
       const uint32_t u0 = pc.has_tail ? pc.tail.unit : pc.full_begin < pc.full_end ? pc.full_begin : pc.head.unit;
       const uint32_t s0 = pc.has_tail ? pc.tail.begin : 0;

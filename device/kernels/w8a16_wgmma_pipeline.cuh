@@ -47,7 +47,9 @@ enum class NamedBarrier : uint32_t {
   turn1 = 3,
 };
 __host__ __device__ __forceinline__ constexpr uint32_t barrier_id(NamedBarrier b) { return static_cast<uint32_t>(b); }
-__device__ __forceinline__ void bar_sync(NamedBarrier b, uint32_t threads) { bar_sync(static_cast<uint32_t>(b), threads); }
+__device__ __forceinline__ void bar_sync(NamedBarrier b, uint32_t threads) {
+  bar_sync(static_cast<uint32_t>(b), threads);
+}
 
 // ---- shared memory, at the 1,024-aligned base (geometry.hpp: wgmma_smem_bytes) ------------------
 using Mbarrier = uint64_t;  // an opaque 8-byte, 8-aligned object in shared memory (PTX ISA 9.7.13.15.1)
@@ -94,8 +96,8 @@ template <class Stage, uint32_t kStages, uint32_t kSlotFloats, uint32_t kRelease
 struct WgPipeline {
   using Storage = WgSharedStorage<Stage, kStages, kSlotFloats>;
   using Barriers = WgBarriers<kStages>;
-  using Stages = PipelineState<kStages>;                                  // the ring of stages
-  using Slots = PipelineState<w8a16::device::kWgHandoverSlots>;          // the hand-over ring
+  using Stages = PipelineState<kStages>;                         // the ring of stages
+  using Slots = PipelineState<w8a16::device::kWgHandoverSlots>;  // the hand-over ring
   template <class T>
   static constexpr uint32_t u32(T bytes) {
     return static_cast<uint32_t>(bytes);
@@ -126,7 +128,9 @@ struct WgPipeline {
   __device__ __forceinline__ void producer_acquire(Stages st) const {
     if (!st.first_lap()) mbar_wait(empty(st.index()), st.previous_phase());
   }
-  __device__ __forceinline__ void producer_expect(Stages st) const { mbar_arrive_expect_tx(full(st.index()), kStageBytes); }
+  __device__ __forceinline__ void producer_expect(Stages st) const {
+    mbar_arrive_expect_tx(full(st.index()), kStageBytes);
+  }
   __device__ __forceinline__ uint32_t full_barrier(Stages st) const { return full(st.index()); }
   // A consumer: wait until the stage has landed; release it once its wgmmas have finished. Every
   // thread that read the stage arrives: mbarrier.arrive has release semantics for the arriving

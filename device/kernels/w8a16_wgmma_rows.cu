@@ -268,8 +268,9 @@ struct WgMainloop {
     kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
-      kn::WgmmaRs<kRows>::template mma<true>(
-          p, a[j], kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes + (j & 3) * Cfg::kSliceBytes));
+      kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
+                                             kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes +
+                                                                  (j & 3) * Cfg::kSliceBytes));
     kn::wgmma_commit();
   }
 
@@ -485,16 +486,17 @@ __device__ __forceinline__ void wgmma_rows_body(const uint8_t* weight, const flo
 #define W8A16_WG_LAYOUT_packed kn::WPacked
 #endif
 #define W8A16_WG_ENTRY_plain(id, variant, layout)
-#define W8A16_WG_ENTRY_tma(id, variant, layout)                                                                   \
-  extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::variant)) \
-      w8a16_##id(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,                          \
-                 const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,    \
-                 uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,                      \
-                 const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {            \
-    (void)input;                                                                                                  \
-    extern __shared__ __align__(16) unsigned char smem_raw[];                                                     \
-    wgmma_rows_body<dev::WgVariant::variant, W8A16_WG_LAYOUT_##layout>(                                           \
-        weight, block_scale, output, m, n, k, a_row_stride, c_row_stride, workspace, &wmap, &amap, smem_raw);     \
+#define W8A16_WG_ENTRY_tma(id, variant, layout)                                                                      \
+  extern "C" __global__ void __launch_bounds__(dev::kWgThreads, dev::wgmma_ctas_per_sm(dev::WgVariant::variant))     \
+      w8a16_##id(const uint16_t* __restrict__ input, const uint8_t* __restrict__ weight,                             \
+                 const float* __restrict__ block_scale, uint16_t* __restrict__ output, uint32_t m, uint32_t n,       \
+                 uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride, float* workspace,                         \
+                 const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap amap) {               \
+    (void)input;                                                                                                     \
+    extern __shared__ __align__(16) unsigned char smem_raw[];                                                        \
+    wgmma_rows_body<dev::WgVariant::variant, W8A16_WG_LAYOUT_##layout>(weight, block_scale, output, m, n, k,         \
+                                                                       a_row_stride, c_row_stride, workspace, &wmap, \
+                                                                       &amap, smem_raw);                             \
   }
 #define W8A16_KERNEL(id, file, arch, params, variant, layout) W8A16_WG_ENTRY_##params(id, variant, layout)
 #include "w8a16/device/bodies.def"
