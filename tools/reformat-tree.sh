@@ -39,29 +39,8 @@ trap 'rm -rf "$scratch"' EXIT
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 
 # kernel_sass SRC OUT: the kernel modules of the source tree SRC, built as the cuda preset builds
-# them (tools/gpu-mutants builds its mutants the same way), disassembled into OUT.
-kernel_sass() {
-  local src=$1 out=$2 t
-  if ! command -v cuobjdump >/dev/null; then
-    sed -i 's/ -lineinfo / /' "$src/device/CMakeLists.txt"
-    grep -q -- '-lineinfo' "$src/device/CMakeLists.txt" && { echo "reformat-tree: -lineinfo not removed" >&2; return 1; }
-  fi
-  cmake --preset cuda -S "$src" -B "$src/b" -DBUILD_TESTING=OFF -DW8A16_PYTHON=OFF -DW8A16_BENCHMARKS=OFF >/dev/null
-  cmake --build "$src/b" --target w8a16_kernels_fatbin_module w8a16_probes_fatbin_module \
-    --parallel "${W8A16_JOBS:-$(nproc)}" >/dev/null
-  : >"$out"
-  for t in "$src/b/device/w8a16_kernels_fatbin/kernels.fatbin" "$src/b/device/probes/w8a16_probes_fatbin/kernels.fatbin"; do
-    [ -f "$t" ] || t=$(find "$src/b" -path "*$(basename "$(dirname "$t")")*" -name '*.fatbin' | head -1)
-    [ -n "$t" ] && [ -f "$t" ] || { echo "reformat-tree: no fatbin for $t" >&2; return 1; }
-    echo "== ${t#"$src"/}" >>"$out"
-    if command -v cuobjdump >/dev/null; then
-      # "identifier" names the file cuobjdump read, whose folder differs between the two builds.
-      cuobjdump -sass "$t" | grep -v -e '^[[:space:]]*//##' -e '^[[:space:]]*identifier' >>"$out"
-    else
-      echo "$(sha256sum <"$t" | cut -d' ' -f1) $(wc -c <"$t") bytes (built without -lineinfo; no cuobjdump here)" >>"$out"
-    fi
-  done
-}
+# them (tools/gpu-mutants builds its mutants the same way), disassembled into OUT (tools/kernel-sass).
+kernel_sass() { tools/kernel-sass dump "$1" "$2"; }
 
 if [ "$sass" = 1 ]; then
   echo "reformat-tree: 1. SASS of HEAD's kernel modules (a scratch build; minutes on 2 cores)"
@@ -113,8 +92,8 @@ if [ "$sass" = 1 ]; then
   mkdir -p "$scratch/after"
   git ls-files -z | tar --null -T - -c | tar -x -C "$scratch/after"
   kernel_sass "$scratch/after" "$scratch/sass-after.txt"
-  if ! diff -q "$scratch/sass-before.txt" "$scratch/sass-after.txt" >/dev/null; then
-    diff "$scratch/sass-before.txt" "$scratch/sass-after.txt" | head -40
+  if ! tools/kernel-sass compare "$scratch/sass-before.txt" "$scratch/sass-after.txt" >"$scratch/compare.txt"; then
+    grep -v identical "$scratch/compare.txt" | head -40
     echo "reformat-tree: FAIL: the reformat changed the kernels' SASS" >&2
     exit 1
   fi

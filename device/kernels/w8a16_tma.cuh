@@ -54,33 +54,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
-// ---- the state of a ring of mbarrier-guarded buffers (CUTLASS's PipelineState is the model) ---
-// The count-th use of a ring of kSlots buffers takes slot count % kSlots, and its barriers are then
-// in phase count / kSlots: an mbarrier completes one phase per lap of the ring, and try_wait.parity
-// names a phase by its parity (PTX ISA 9.7.13.15.16), so each wait is on (count / kSlots) & 1. The
-// state holds the count and the slot and phase follow from it: the loops that use a ring compare
-// the count with their ranges and step it by one or two. A producer refills a slot once its
-// previous use, one lap back, has been released; in the first lap no use precedes it.
-template <uint32_t kSlots>
-struct PipelineState {
-  uint32_t count;  // uses of the ring before this one
-  __device__ __forceinline__ uint32_t index() const { return count % kSlots; }
-  __device__ __forceinline__ uint32_t phase() const { return (count / kSlots) & 1; }
-  __device__ __forceinline__ bool first_lap() const { return count < kSlots; }
-  // The phase of this slot's previous use (only outside the first lap).
-  __device__ __forceinline__ uint32_t previous_phase() const { return (count / kSlots - 1) & 1; }
-  // The one place a state advances.
-  __device__ __forceinline__ PipelineState& operator+=(uint32_t uses) {
-    count += uses;
-    return *this;
-  }
-  __device__ __forceinline__ PipelineState& operator++() { return *this += 1; }
-  __device__ __forceinline__ PipelineState operator+(uint32_t uses) const {
-    PipelineState later = *this;
-    return later += uses;
-  }
-};
-
 // ---- the tensor memory accelerator (PTX ISA 9.7.9.27, cp.async.bulk.tensor) ---------------------
 // A 2-D box of the tensor `map` at element coordinates (x innermost, y) into shared memory at
 // `dst`, completing `bytes` of the barrier's transaction count. Coordinates past the tensor's

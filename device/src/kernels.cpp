@@ -8,7 +8,7 @@ namespace w8a16::device {
 
 const char* kernel_name(KernelId id) {
   static constexpr const char* kNames[] = {
-#define W8A16_KERNEL(id, file, arch, params) "w8a16_" #id,
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) "w8a16_" #id,
 #include "w8a16/device/bodies.def"
   };
   const auto i = static_cast<std::size_t>(id);
@@ -17,7 +17,7 @@ const char* kernel_name(KernelId id) {
 
 const char* kernel_arch(KernelId id) {
   static constexpr const char* kArch[] = {
-#define W8A16_KERNEL(id, file, arch, params) #arch,
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) #arch,
 #include "w8a16/device/bodies.def"
   };
   const auto i = static_cast<std::size_t>(id);

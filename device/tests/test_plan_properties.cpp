@@ -19,7 +19,7 @@ const Entry kEntries[] = {
     Entry::gemm_pipelined_m64,  Entry::gemm_pipelined_m64_strided, Entry::gemm_pipelined_by_m,
     Entry::gemv_batch4_strided, Entry::gemv_batch16_strided};
 
-RC_GTEST_PROP(PlanProperties, acceptedCallsSimulateCleanlyWithTheEmulatorsBytes, ()) {
+RC_GTEST_PROP(PlanProperties, AcceptedCallsSimulateCleanlyWithTheEmulatorsBytes, ()) {
   const Entry e = *rc::gen::elementOf(std::vector<Entry>(std::begin(kEntries), std::end(kEntries)));
   const std::uint32_t max_m = e == Entry::gemv_batch4_strided ? 4 : e == Entry::gemv_batch16_strided ? 16 : 140;
   const std::uint32_t m = *rc::gen::inRange<std::uint32_t>(1, max_m + 1);

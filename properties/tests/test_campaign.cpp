@@ -55,7 +55,7 @@ golden::Case small_case() {
       .seed(5);
 }
 
-TEST(Comparison, findsOneFlippedBitInAnOutputAndInThePitchPadding) {
+TEST(Comparison, FindsOneFlippedBitInAnOutputAndInThePitchPadding) {
   const golden::Case c = small_case();
   golden::CaseInputs in;
   std::string error;
@@ -74,7 +74,7 @@ TEST(Comparison, findsOneFlippedBitInAnOutputAndInThePitchPadding) {
 
 // A write one row past M (as a store guard `row <= m` would make) lands in the guard rows the
 // launch gives C, and the comparison, which covers them, names it.
-TEST(Comparison, findsAWriteOneRowPastM) {
+TEST(Comparison, FindsAWriteOneRowPastM) {
   const golden::Case c = small_case();
   golden::CaseInputs in;
   std::string error;
@@ -90,7 +90,7 @@ TEST(Comparison, findsAWriteOneRowPastM) {
   EXPECT_NE(cmp.details[0].find("C[3][4] (guard row past M)"), std::string::npos) << cmp.details[0];
 }
 
-TEST(Campaign, aBackendWithOneWrongBitFailsTheCampaignNamingTheCase) {
+TEST(Campaign, ABackendWithOneWrongBitFailsTheCampaignNamingTheCase) {
   props::CampaignOptions opt;
   opt.cases = 6;
   opt.draw.max_macs = std::uint64_t{1} << 16;
@@ -102,7 +102,7 @@ TEST(Campaign, aBackendWithOneWrongBitFailsTheCampaignNamingTheCase) {
   EXPECT_EQ(r.failures[0].c, props::draw_case_seeded(opt.seed, 0, opt.draw));
 }
 
-TEST(Campaign, shardsRunEveryCaseExactlyOnceAndAllPassOnTheSimulation) {
+TEST(Campaign, ShardsRunEveryCaseExactlyOnceAndAllPassOnTheSimulation) {
   props::CampaignOptions opt;
   opt.cases = 30;
   opt.draw.max_macs = std::uint64_t{1} << 16;
@@ -126,7 +126,7 @@ TEST(Campaign, shardsRunEveryCaseExactlyOnceAndAllPassOnTheSimulation) {
 
 // verify spreads shard i/n over g GPUs as sub-shards (i + n*j)/(n*g); together they must run
 // exactly shard i/n's cases. Every case fails on this backend, so the failures list them.
-TEST(Campaign, subShardsPerGpuTogetherRunExactlyTheirShardsCases) {
+TEST(Campaign, SubShardsPerGpuTogetherRunExactlyTheirShardsCases) {
   props::CampaignOptions opt;
   opt.cases = 40;
   opt.draw.max_macs = std::uint64_t{1} << 14;
@@ -150,7 +150,7 @@ TEST(Campaign, subShardsPerGpuTogetherRunExactlyTheirShardsCases) {
   EXPECT_EQ(merged.drawn_run, 13u);
 }
 
-TEST(Campaign, aTimeBudgetStopsDrawingAndSaysSo) {
+TEST(Campaign, ATimeBudgetStopsDrawingAndSaysSo) {
   props::CampaignOptions opt;
   opt.cases = 1000000;
   // Long enough that the first drawn case starts inside it on a loaded machine (under the
@@ -164,7 +164,7 @@ TEST(Campaign, aTimeBudgetStopsDrawingAndSaysSo) {
   EXPECT_GT(r.drawn_run, 0u);
 }
 
-TEST(Campaign, parseShardAcceptsIOverNAndRejectsTheRest) {
+TEST(Campaign, ParseShardAcceptsIOverNAndRejectsTheRest) {
   std::uint32_t i = 9, n = 9;
   std::string error;
   EXPECT_TRUE(props::parse_shard("2/5", &i, &n, &error));

@@ -34,7 +34,7 @@ CaseInputs regenerate_or_die(const Case& c) {
   return in;
 }
 
-TEST(CaseLine, parsesEveryFieldOfAWrittenOutLine) {
+TEST(CaseLine, ParsesEveryFieldOfAWrittenOutLine) {
   Case c;
   std::string error;
   ASSERT_TRUE(golden::parse_case(kLine, &c, &error)) << error;
@@ -52,7 +52,7 @@ TEST(CaseLine, parsesEveryFieldOfAWrittenOutLine) {
 
 // A case that takes kernels away (the Hopper tier, to reach the 32-row tile on an sm_90a module):
 // one key more, after gen=, and the same first ten fields as any line.
-TEST(CaseLine, aWithoutKeyNamesTheKernelsTakenAwayAndRoundTrips) {
+TEST(CaseLine, AWithoutKeyNamesTheKernelsTakenAwayAndRoundTrips) {
   const std::string line = std::string(kLine) +
                            " without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2";
   Case c;
@@ -70,7 +70,7 @@ TEST(CaseLine, aWithoutKeyNamesTheKernelsTakenAwayAndRoundTrips) {
 
 // The symbols a line may name are the launch layer's, in its KernelId order (the mask is applied
 // as device::KernelId bits).
-TEST(CaseLine, withoutNamesTheLaunchLayersKernelsInItsOrder) {
+TEST(CaseLine, WithoutNamesTheLaunchLayersKernelsInItsOrder) {
   ASSERT_EQ(static_cast<std::size_t>(golden::kKernelSymbolCount), w8a16::device::kKernelCount);
   for (std::size_t i = 0; i < w8a16::device::kKernelCount; ++i)
     EXPECT_EQ(golden::kKernelSymbols[i], w8a16::device::kernel_name(w8a16::device::kAllKernels[i])) << i;
@@ -81,7 +81,7 @@ TEST(CaseLine, withoutNamesTheLaunchLayersKernelsInItsOrder) {
   }
 }
 
-RC_GTEST_PROP(CaseLine, aLineWithKernelsTakenAwayRoundTrips, ()) {
+RC_GTEST_PROP(CaseLine, ALineWithKernelsTakenAwayRoundTrips, ()) {
   Case c = *w8a16::props::gen_case();
   c.without = *rc::gen::inRange<std::uint32_t>(0, 1u << golden::kKernelSymbolCount) &
               ~golden::entry_point_own_mask(c.entry);
@@ -93,7 +93,7 @@ RC_GTEST_PROP(CaseLine, aLineWithKernelsTakenAwayRoundTrips, ()) {
   RC_ASSERT(golden::format_case(back) == line);
 }
 
-RC_GTEST_PROP(CaseLine, formattingThenParsingGivesTheSameCaseAndTheSameLine, ()) {
+RC_GTEST_PROP(CaseLine, FormattingThenParsingGivesTheSameCaseAndTheSameLine, ()) {
   const Case c = *w8a16::props::gen_case();
   const std::string line = golden::format_case(c);
   Case back;
@@ -178,7 +178,7 @@ const Malformed kMalformed[] = {
      "unknown distribution 'tiny2'"},
 };
 
-TEST(CaseLine, rejectsEachMalformedLineNamingTheFieldAndLeavesTheOutputAlone) {
+TEST(CaseLine, RejectsEachMalformedLineNamingTheFieldAndLeavesTheOutputAlone) {
   for (const Malformed& bad : kMalformed) {
     Case c;
     c.seed = 0x5EED;
@@ -190,7 +190,7 @@ TEST(CaseLine, rejectsEachMalformedLineNamingTheFieldAndLeavesTheOutputAlone) {
   }
 }
 
-RC_GTEST_PROP(CaseLine, aCorruptedLineParsesToAValidCaseOrGivesAnErrorNeverACrash, ()) {
+RC_GTEST_PROP(CaseLine, ACorruptedLineParsesToAValidCaseOrGivesAnErrorNeverACrash, ()) {
   std::string line = golden::format_case(*w8a16::props::gen_case());
   const std::size_t at = *rc::gen::inRange<std::size_t>(0, line.size());
   if (*rc::gen::arbitrary<bool>()) line[at] = *rc::gen::arbitrary<char>();
@@ -207,7 +207,7 @@ RC_GTEST_PROP(CaseLine, aCorruptedLineParsesToAValidCaseOrGivesAnErrorNeverACras
   }
 }
 
-TEST(CaseFile, skipsCommentsAndBlankLinesAndNamesTheLineOfAnError) {
+TEST(CaseFile, SkipsCommentsAndBlankLinesAndNamesTheLineOfAnError) {
   std::vector<Case> cases;
   std::string error;
   const std::string good = std::string("# saved by a test\n\n") + kLine + "\r\n" + kLine + "\n";
@@ -219,7 +219,7 @@ TEST(CaseFile, skipsCommentsAndBlankLinesAndNamesTheLineOfAnError) {
   EXPECT_EQ(cases, before);
 }
 
-TEST(CaseFile, appendsCommentedCasesThatReadBack) {
+TEST(CaseFile, AppendsCommentedCasesThatReadBack) {
   const std::string path = ::testing::TempDir() + "w8a16_case_file_test.case";
   std::remove(path.c_str());
   Case a, b;
@@ -239,7 +239,7 @@ TEST(CaseFile, appendsCommentedCasesThatReadBack) {
   EXPECT_NE(error.find("no such file"), std::string::npos) << error;
 }
 
-RC_GTEST_PROP(CaseInputs, regeneratingACaseTwiceGivesTheSameBytes, ()) {
+RC_GTEST_PROP(CaseInputs, RegeneratingACaseTwiceGivesTheSameBytes, ()) {
   const Case c = *w8a16::props::gen_case();
   const CaseInputs x = regenerate_or_die(c), y = regenerate_or_die(c);
   RC_ASSERT(x.a_bits == y.a_bits);
@@ -247,7 +247,7 @@ RC_GTEST_PROP(CaseInputs, regeneratingACaseTwiceGivesTheSameBytes, ()) {
   RC_ASSERT(golden::inputs_digest(x) == golden::inputs_digest(y));
 }
 
-RC_GTEST_PROP(CaseInputs, operandsHaveTheShapeOfTheCaseAndPaddingIsPoisoned, ()) {
+RC_GTEST_PROP(CaseInputs, OperandsHaveTheShapeOfTheCaseAndPaddingIsPoisoned, ()) {
   const Case c = *w8a16::props::gen_case();
   const CaseInputs in = regenerate_or_die(c);
   RC_ASSERT(in.a_bits.size() == std::size_t{c.m} * c.a_row_stride);
@@ -258,7 +258,7 @@ RC_GTEST_PROP(CaseInputs, operandsHaveTheShapeOfTheCaseAndPaddingIsPoisoned, ())
       RC_ASSERT(in.a_bits[std::size_t{r} * c.a_row_stride + col] == golden::kAPaddingBits);
 }
 
-RC_GTEST_PROP(CaseInputs, aSmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()) {
+RC_GTEST_PROP(CaseInputs, ASmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()) {
   Case big = *w8a16::props::gen_case(w8a16::props::only_entry(EntryPoint::gemm_pipelined_m32_strided));
   // specials and every_special are placed over the whole extent
   RC_PRE(big.dist != Distribution::specials && big.dist != Distribution::every_special);
@@ -273,7 +273,7 @@ RC_GTEST_PROP(CaseInputs, aSmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()
   for (std::size_t i = 0; i < std::size_t{small.n} * small.k; ++i) RC_ASSERT(s.w_e4m3[i] == b.w_e4m3[i]);
 }
 
-TEST(CaseInputs, differentSeedsGiveDifferentInputs) {
+TEST(CaseInputs, DifferentSeedsGiveDifferentInputs) {
   for (Distribution d : golden::kAllDistributions) {
     if (d == Distribution::ones_pow2_scales) continue;  // operands are constant by design
     const Case x = golden::CaseSpec{}.entry(EntryPoint::gemm_pipelined_m32_strided).shape(3, 20, 256).dist(d).seed(1);
@@ -287,7 +287,7 @@ TEST(CaseInputs, differentSeedsGiveDifferentInputs) {
 // The random source against its published definitions, not against itself: SplitMix64 from seed
 // 0 (Vigna's splitmix64.c) begins 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4; below() is the high
 // half of a 128-bit product, checked here with the compiler's 128-bit integers.
-TEST(CaseRng, splitmix64MatchesItsReferenceOutputs) {
+TEST(CaseRng, Splitmix64MatchesItsReferenceOutputs) {
   std::uint64_t state = 0;
   EXPECT_EQ(golden::splitmix64_next(&state), 0xe220a8397b1dcdafull);
   EXPECT_EQ(golden::splitmix64_next(&state), 0x6e789e6aa1b965f4ull);
@@ -295,14 +295,14 @@ TEST(CaseRng, splitmix64MatchesItsReferenceOutputs) {
 
 // xoshiro256** (Blackman and Vigna's xoshiro256starstar.c) seeded with four SplitMix64 outputs
 // from 0, as computed by a separate Python transcription of both reference programs.
-TEST(CaseRng, xoshiro256StarStarMatchesAnIndependentTranscription) {
+TEST(CaseRng, Xoshiro256StarStarMatchesAnIndependentTranscription) {
   golden::Xoshiro256ss r(0);
   EXPECT_EQ(r.next(), 0x99ec5f36cb75f2b4ull);
   EXPECT_EQ(r.next(), 0xbf6e1f784956452aull);
   EXPECT_EQ(r.next(), 0x1a5f849d4933e6e0ull);
 }
 
-RC_GTEST_PROP(CaseRng, belowIsTheHighHalfOfTheProductWithTheBound, (std::uint64_t seed, std::uint64_t bound)) {
+RC_GTEST_PROP(CaseRng, BelowIsTheHighHalfOfTheProductWithTheBound, (std::uint64_t seed, std::uint64_t bound)) {
   RC_PRE(bound != 0);
   golden::Xoshiro256ss a(seed), b(seed);
   const std::uint64_t draw = a.next();
@@ -355,7 +355,7 @@ const Pinned kPinned[] = {
      0x0cefff42108e25afull},
 };
 
-TEST(CaseInputs, pinnedCasesRegenerateTheirPinnedDigests) {
+TEST(CaseInputs, PinnedCasesRegenerateTheirPinnedDigests) {
   for (const Pinned& p : kPinned) {
     Case c;
     std::string error;
@@ -365,7 +365,7 @@ TEST(CaseInputs, pinnedCasesRegenerateTheirPinnedDigests) {
   }
 }
 
-TEST(CaseInputs, regeneratingAnInvalidCaseFailsAndLeavesTheInputsAlone) {
+TEST(CaseInputs, RegeneratingAnInvalidCaseFailsAndLeavesTheInputsAlone) {
   Case c;
   c.k = 200;
   CaseInputs in;

@@ -36,7 +36,7 @@ std::uint32_t bits_of(float f) {
   return b;
 }
 
-RC_GTEST_PROP(CaseGenerator, everyDrawnCaseIsValidAndWithinItsWorkCap, ()) {
+RC_GTEST_PROP(CaseGenerator, EveryDrawnCaseIsValidAndWithinItsWorkCap, ()) {
   props::DrawOptions opt;
   opt.max_macs = *rc::gen::inRange<std::uint64_t>(1 << 14, 1 << 26);
   const Case c = *props::gen_case(opt);
@@ -45,7 +45,7 @@ RC_GTEST_PROP(CaseGenerator, everyDrawnCaseIsValidAndWithinItsWorkCap, ()) {
   RC_ASSERT(std::uint64_t{c.m} * c.n * c.k <= std::max<std::uint64_t>(opt.max_macs, std::uint64_t{c.m} * 128));
 }
 
-TEST(CaseGenerator, seededDrawsAreReproducibleAndIndependentOfEachOther) {
+TEST(CaseGenerator, SeededDrawsAreReproducibleAndIndependentOfEachOther) {
   const props::DrawOptions opt;
   for (std::uint64_t i = 0; i < 50; ++i) {
     EXPECT_EQ(props::draw_case_seeded(7, i, opt), props::draw_case_seeded(7, i, opt));
@@ -55,7 +55,7 @@ TEST(CaseGenerator, seededDrawsAreReproducibleAndIndependentOfEachOther) {
 
 // 2,000 seeded draws: every entry point, distribution, boundary row count, skinny-edge K, pitch
 // kind, and (with a budget that allows them) every model shape.
-TEST(CaseGenerator, seededDrawsCoverEveryEntryDistributionAndBoundaryShape) {
+TEST(CaseGenerator, SeededDrawsCoverEveryEntryDistributionAndBoundaryShape) {
   props::DrawOptions opt;
   std::set<EntryPoint> entries;
   std::set<Distribution> dists;
@@ -89,7 +89,7 @@ TEST(CaseGenerator, seededDrawsCoverEveryEntryDistributionAndBoundaryShape) {
   EXPECT_EQ(model.size(), std::size(props::kModelShapes));
 }
 
-TEST(CaseGenerator, seededDrawsShowEverySpecialClass) {
+TEST(CaseGenerator, SeededDrawsShowEverySpecialClass) {
   std::uint32_t seen = 0;
   for (std::uint64_t i = 0; i < 400; ++i) {
     const Case c = props::draw_case_seeded(3, i, props::DrawOptions{});
@@ -132,7 +132,7 @@ std::uint32_t surviving_plant_classes(const Case& c) {
   return out;
 }
 
-RC_GTEST_PROP(CaseDistributions, specialsHoldEveryOperandSpecialClass, ()) {
+RC_GTEST_PROP(CaseDistributions, SpecialsHoldEveryOperandSpecialClass, ()) {
   const Case c = *props::gen_case(props::only_dist(Distribution::specials));
   const std::uint32_t seen = golden::special_classes(c, regenerate_or_die(c));
   const std::uint32_t operand_classes = golden::kSpecialANan | golden::kSpecialAInf | golden::kSpecialASubnormal |
@@ -147,7 +147,7 @@ RC_GTEST_PROP(CaseDistributions, specialsHoldEveryOperandSpecialClass, ()) {
 
 // The case that found the size rule the property used before too loose: 32 x 128 codes of W, 46 x
 // 128 of A, and A's -0 overwritten by a later plant. The replay says so, and the case lacks it.
-TEST(CaseDistributions, aSpecialsPlantOverwrittenIsMissingExactlyAsTheReplaySays) {
+TEST(CaseDistributions, ASpecialsPlantOverwrittenIsMissingExactlyAsTheReplaySays) {
   const golden::Case c = golden::CaseSpec{}
                              .entry(EntryPoint::gemm_pipelined_m32_strided)
                              .shape(46, 32, 128)
@@ -160,7 +160,7 @@ TEST(CaseDistributions, aSpecialsPlantOverwrittenIsMissingExactlyAsTheReplaySays
   EXPECT_EQ(standing | golden::kSpecialANegZero, 511u);
 }
 
-RC_GTEST_PROP(CaseDistributions, onesPow2ScalesAreAllOnesWithPowerOfTwoScalesDistinctPerRow, ()) {
+RC_GTEST_PROP(CaseDistributions, OnesPow2ScalesAreAllOnesWithPowerOfTwoScalesDistinctPerRow, ()) {
   const Case c = *props::gen_case(props::only_dist(Distribution::ones_pow2_scales));
   const CaseInputs in = regenerate_or_die(c);
   for (std::uint32_t r = 0; r < c.m; ++r)
@@ -179,12 +179,12 @@ RC_GTEST_PROP(CaseDistributions, onesPow2ScalesAreAllOnesWithPowerOfTwoScalesDis
   }
 }
 
-RC_GTEST_PROP(CaseDistributions, wideExponentsNeverDrawANanWeight, ()) {
+RC_GTEST_PROP(CaseDistributions, WideExponentsNeverDrawANanWeight, ()) {
   const Case c = *props::gen_case(props::only_dist(Distribution::wide_exponents));
   for (std::uint8_t w : regenerate_or_die(c).w_e4m3) RC_ASSERT((w & 0x7F) != 0x7F);
 }
 
-RC_GTEST_PROP(CaseDistributions, cancellationPairsNegateWeightsAndNearlyRepeatActivations, ()) {
+RC_GTEST_PROP(CaseDistributions, CancellationPairsNegateWeightsAndNearlyRepeatActivations, ()) {
   const Case c = *props::gen_case(props::only_dist(Distribution::cancellation));
   const CaseInputs in = regenerate_or_die(c);
   for (std::size_t i = 0; i + 1 < in.w_e4m3.size(); i += 2) RC_ASSERT((in.w_e4m3[i] ^ in.w_e4m3[i + 1]) == 0x80);
@@ -195,7 +195,7 @@ RC_GTEST_PROP(CaseDistributions, cancellationPairsNegateWeightsAndNearlyRepeatAc
     }
 }
 
-RC_GTEST_PROP(CaseDistributions, pow2ScalesArePowersOfTwo, ()) {
+RC_GTEST_PROP(CaseDistributions, Pow2ScalesArePowersOfTwo, ()) {
   const Case c = *props::gen_case(props::only_dist(Distribution::pow2_scales));
   for (float s : regenerate_or_die(c).s_f32) {
     const std::uint32_t b = bits_of(s);

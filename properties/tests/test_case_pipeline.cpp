@@ -50,7 +50,7 @@ class OrderLauncher final : public props::CaseLauncher {
   std::atomic<bool> busy_{false};
 };
 
-TEST(CasePipeline, handsEveryCaseBackInOrderWithItsEmulationAndLaunchesInOrder) {
+TEST(CasePipeline, HandsEveryCaseBackInOrderWithItsEmulationAndLaunchesInOrder) {
   for (unsigned threads : {1u, 3u, 8u}) {
     OrderLauncher launcher;
     std::vector<std::size_t> order;
@@ -78,7 +78,7 @@ TEST(CasePipeline, handsEveryCaseBackInOrderWithItsEmulationAndLaunchesInOrder) 
 }
 
 // A byte budget smaller than any case still runs every case (one at a time).
-TEST(CasePipeline, aBudgetBelowOneCaseStillRunsEveryCase) {
+TEST(CasePipeline, ABudgetBelowOneCaseStillRunsEveryCase) {
   props::PipelineOptions opt;
   opt.threads = 4;
   opt.max_bytes_ahead = 1;
@@ -93,7 +93,7 @@ TEST(CasePipeline, aBudgetBelowOneCaseStillRunsEveryCase) {
   EXPECT_EQ(handed, 12u);
 }
 
-TEST(CasePipeline, aHangIsHandedBackAndNothingAfterItLaunches) {
+TEST(CasePipeline, AHangIsHandedBackAndNothingAfterItLaunches) {
   OrderLauncher launcher(5);
   std::size_t handed = 0;
   props::PipelineSteps steps;
@@ -107,7 +107,7 @@ TEST(CasePipeline, aHangIsHandedBackAndNothingAfterItLaunches) {
   EXPECT_EQ(launcher.seeds_.size(), 6u);
 }
 
-TEST(CasePipeline, beforeAndDoneStopTheRunWhereTheySay) {
+TEST(CasePipeline, BeforeAndDoneStopTheRunWhereTheySay) {
   props::PipelineSteps steps;
   steps.before = [](std::size_t i) { return i < 7; };
   steps.done = [](std::size_t, props::CaseWork&) { return true; };
@@ -121,7 +121,7 @@ TEST(CasePipeline, beforeAndDoneStopTheRunWhereTheySay) {
   EXPECT_EQ(r.handed, 4u);
 }
 
-TEST(CasePipeline, anExceptionPreparingACaseReachesTheCallerAtThatCase) {
+TEST(CasePipeline, AnExceptionPreparingACaseReachesTheCallerAtThatCase) {
   std::size_t handed = 0;
   props::PipelineSteps steps;
   steps.done = [&](std::size_t, props::CaseWork&) { return ++handed, true; };
@@ -134,7 +134,7 @@ TEST(CasePipeline, anExceptionPreparingACaseReachesTheCallerAtThatCase) {
 }
 
 // A case whose operands cannot be regenerated comes back with the reason, unlaunched.
-TEST(CasePipeline, aCaseWithoutOperandsComesBackUnlaunchedWithTheReason) {
+TEST(CasePipeline, ACaseWithoutOperandsComesBackUnlaunchedWithTheReason) {
   OrderLauncher launcher;
   auto case_at = [](std::size_t i) {
     golden::Case c = drawn(i);
@@ -154,7 +154,7 @@ TEST(CasePipeline, aCaseWithoutOperandsComesBackUnlaunchedWithTheReason) {
 }
 
 // The campaign's verdict and tallies do not depend on its thread count.
-TEST(CasePipeline, theCampaignsResultIsTheSameForAnyThreadCount) {
+TEST(CasePipeline, TheCampaignsResultIsTheSameForAnyThreadCount) {
   props::CampaignOptions opt;
   opt.cases = 30;
   opt.draw.max_macs = std::uint64_t{1} << 18;

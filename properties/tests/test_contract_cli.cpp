@@ -69,7 +69,7 @@ CliRun verify(const fs::path& cases, const std::string& more) {
 
 nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(slurp(p)); }
 
-TEST(ContractCli, noFlagAndCanonicalGiveTheSameVerdictAndTallies) {
+TEST(ContractCli, NoFlagAndCanonicalGiveTheSameVerdictAndTallies) {
   const fs::path dir = fresh_dir("canonical");
   const fs::path cases = write_cases(dir, {nan_case(golden::EntryPoint::gemm_pipelined),
                                            plain_case(golden::EntryPoint::gemv_batch4_strided)});
@@ -88,7 +88,7 @@ TEST(ContractCli, noFlagAndCanonicalGiveTheSameVerdictAndTallies) {
   EXPECT_EQ(a["contract"]["canonical"], true);
 }
 
-TEST(ContractCli, seedTileFailsTheNanCasesOnTheSimulationAndEveryReportNamesIt) {
+TEST(ContractCli, SeedTileFailsTheNanCasesOnTheSimulationAndEveryReportNamesIt) {
   const fs::path dir = fresh_dir("seed_tile");
   const golden::Case nan = nan_case(golden::EntryPoint::gemm_pipelined),
                      plain = plain_case(golden::EntryPoint::gemm_pipelined_m32);
@@ -117,7 +117,7 @@ TEST(ContractCli, seedTileFailsTheNanCasesOnTheSimulationAndEveryReportNamesIt) 
   EXPECT_TRUE(has(xml, "<property name=\"contract\" value=\"seed-tile\"/>")) << xml;
 }
 
-TEST(ContractCli, anEntryOverrideAppliesToThatEntryPointOnly) {
+TEST(ContractCli, AnEntryOverrideAppliesToThatEntryPointOnly) {
   const fs::path dir = fresh_dir("override");
   const golden::Case held = nan_case(golden::EntryPoint::gemm_pipelined),
                      other = nan_case(golden::EntryPoint::gemm_pipelined_m32);
@@ -137,7 +137,7 @@ TEST(ContractCli, anEntryOverrideAppliesToThatEntryPointOnly) {
   EXPECT_TRUE(has(xml, "<property name=\"contract.w8a16_gemm_pipelined\" value=\"seed-tile (tc: nan=zero")) << xml;
 }
 
-TEST(ContractCli, aCaseTheContractDoesNotDefineFailsSayingWhyAndIsNeverCompared) {
+TEST(ContractCli, ACaseTheContractDoesNotDefineFailsSayingWhyAndIsNeverCompared) {
   const fs::path dir = fresh_dir("undefined");
   // One fold at the end is defined only for scales that do not change along K; activation_like
   // scales do.
@@ -157,7 +157,7 @@ TEST(ContractCli, aCaseTheContractDoesNotDefineFailsSayingWhyAndIsNeverCompared)
   EXPECT_FALSE(has(repro.output, "verdict: PASS")) << repro.output;
 }
 
-TEST(ContractCli, aBadNameOrFileIsExitTwoAndNothingRunsOrLooksLikeAPass) {
+TEST(ContractCli, ABadNameOrFileIsExitTwoAndNothingRunsOrLooksLikeAPass) {
   const fs::path dir = fresh_dir("bad");
   const fs::path cases = write_cases(dir, {plain_case(golden::EntryPoint::gemm_pipelined)});
   const fs::path bad_file = dir / "bad.contract";
@@ -188,7 +188,7 @@ TEST(ContractCli, aBadNameOrFileIsExitTwoAndNothingRunsOrLooksLikeAPass) {
   }
 }
 
-TEST(ContractCli, committedRecordingsReplayUnderCanonicalWithNoDifference) {
+TEST(ContractCli, CommittedRecordingsReplayUnderCanonicalWithNoDifference) {
   const CliRun r = cli("replay --backend sim --contract canonical --recordings '" + (kGolden / "recordings").string() +
                        "'");
   ASSERT_EQ(r.exit_status, 0) << r.output;
@@ -196,7 +196,7 @@ TEST(ContractCli, committedRecordingsReplayUnderCanonicalWithNoDifference) {
   EXPECT_TRUE(has(r.output, " recorded cases: emulator 0 differ")) << r.output;
 }
 
-TEST(ContractCli, recordAndReplayHoldTheOutputsToTheContractAndSaySo) {
+TEST(ContractCli, RecordAndReplayHoldTheOutputsToTheContractAndSaySo) {
   const fs::path dir = fresh_dir("record");
   const fs::path cases = write_cases(dir, {nan_case(golden::EntryPoint::gemm_pipelined)});
   // The simulation's bytes are canonical: recorded and compared under canonical, they agree.
@@ -221,7 +221,7 @@ TEST(ContractCli, recordAndReplayHoldTheOutputsToTheContractAndSaySo) {
   EXPECT_TRUE(has(other.output, "FAIL emulator (contract seed-tile) vs recording")) << other.output;
 }
 
-TEST(ContractCli, replayAndReproHoldACaseToTheContractAndReproNamesTheConvention) {
+TEST(ContractCli, ReplayAndReproHoldACaseToTheContractAndReproNamesTheConvention) {
   const fs::path dir = fresh_dir("repro");
   const golden::Case nan = nan_case(golden::EntryPoint::gemm_pipelined);
   const fs::path cases = write_cases(dir, {nan});
@@ -240,7 +240,7 @@ TEST(ContractCli, replayAndReproHoldACaseToTheContractAndReproNamesTheConvention
   EXPECT_TRUE(has(r.output, "the produced value is what the contract canonical gives")) << r.output;
 }
 
-TEST(ContractCli, runOperandsCheckHoldsTheBundleToTheContract) {
+TEST(ContractCli, RunOperandsCheckHoldsTheBundleToTheContract) {
   const fs::path dir = fresh_dir("operands");
   const golden::Case c = nan_case(golden::EntryPoint::gemm_pipelined);
   golden::CaseInputs in;

@@ -31,7 +31,7 @@ std::size_t count_body(const std::vector<props::CoverageKey>& cells, Body b) {
 
 // The whole module (an sm_90a cubin: the simulation's registry): 6 tensor-core entries x the
 // Hopper tier's 32 configurations, the row-tile kernel's 11 through 5 entries, the seed's bodies.
-TEST(Coverage, theCellsOfTheWholeModuleAreEveryBodyAtEveryConfiguration) {
+TEST(Coverage, TheCellsOfTheWholeModuleAreEveryBodyAtEveryConfiguration) {
   const auto cells = props::expected_cells(device::StaticRegistry::all_present(), kEntries);
   EXPECT_EQ(count_body(cells, Body::tc_rows_strip), 5u * 11u);
   EXPECT_EQ(count_body(cells, Body::wgmma_units), 6u * 14u);
@@ -48,7 +48,7 @@ TEST(Coverage, theCellsOfTheWholeModuleAreEveryBodyAtEveryConfiguration) {
 // A module without the Hopper tier has none of its cells; one without the row-tile kernel none of
 // its (what an sm_80 cubin resolves, docs/KERNEL_ABI.md 1.2). The packed strips (an sm_90 symbol)
 // stay: gemm_packed_strided runs them on such a module where packed_body gives them the shape.
-TEST(Coverage, aModuleWithoutAKernelHasNoCellOfItsBody) {
+TEST(Coverage, AModuleWithoutAKernelHasNoCellOfItsBody) {
   const auto seed_only = props::expected_cells(device::StaticRegistry::without_hopper_tier(), kEntries);
   EXPECT_EQ(count_body(seed_only, Body::wgmma_units) + count_body(seed_only, Body::wgmma_units128) +
                 count_body(seed_only, Body::wgmma_units128_x2) + count_body(seed_only, Body::wgmma_packed128) +
@@ -64,7 +64,7 @@ TEST(Coverage, aModuleWithoutAKernelHasNoCellOfItsBody) {
 
 // Every cell gets an aimed case whose plan lands there, on the H200's limits, for each module
 // kind; masks only where the dispatch would go elsewhere, and never the entry point's own kernel.
-TEST(Coverage, everyCellHasAnAimedCaseWhosePlanLandsInIt) {
+TEST(Coverage, EveryCellHasAnAimedCaseWhosePlanLandsInIt) {
   device::StaticRegistry no_rows = device::StaticRegistry::without_hopper_tier();
   no_rows.set_present(device::KernelId::tc_rows, false).set_present(device::KernelId::tc_rows_m64, false);
   for (const device::StaticRegistry& reg :
@@ -102,7 +102,7 @@ TEST(Coverage, everyCellHasAnAimedCaseWhosePlanLandsInIt) {
 
 // Every aimed every_special case holds all fifteen special classes, so one case per cell fills the
 // cell's whole row of the table.
-TEST(Coverage, theAimedEverySpecialCasesHoldEverySpecialClass) {
+TEST(Coverage, TheAimedEverySpecialCasesHoldEverySpecialClass) {
   const auto plan = props::coverage_plan(device::StaticRegistry::all_present(), device::DeviceLimits::h200(), kEntries,
                                          props::coverage_distributions(false), 7, nullptr);
   const std::uint32_t all = (1u << golden::kSpecialClassCount) - 1;
@@ -117,7 +117,7 @@ TEST(Coverage, theAimedEverySpecialCasesHoldEverySpecialClass) {
 }
 
 // The configuration a plan runs, at geometry.hpp's thresholds.
-TEST(Coverage, configurationsChangeAtTheGeometrysThresholds) {
+TEST(Coverage, ConfigurationsChangeAtTheGeometrysThresholds) {
   const device::StaticRegistry seed = device::StaticRegistry::without_hopper_tier();
   const auto config = [&](EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k,
                           const device::KernelRegistry& reg) {
@@ -150,7 +150,7 @@ TEST(Coverage, configurationsChangeAtTheGeometrysThresholds) {
   EXPECT_EQ(config(m32, 9, 33793, 256, all), "wgmma_units128_x2: 16-row tiles, units cut");
 }
 
-TEST(Coverage, gapsNameEmptyCellsMissingClassesAndCellsTheListLacks) {
+TEST(Coverage, GapsNameEmptyCellsMissingClassesAndCellsTheListLacks) {
   const props::CoverageKey a{EntryPoint::gemv_batch4_strided, Body::gemv_strip, "8-column strips"};
   const props::CoverageKey b{EntryPoint::gemv_batch16_strided, Body::gemv_strip, "8-column strips"};
   const props::CoverageKey stray{EntryPoint::gemv_batch16_strided, Body::gemv_strip, "9-column strips"};
@@ -171,7 +171,7 @@ TEST(Coverage, gapsNameEmptyCellsMissingClassesAndCellsTheListLacks) {
 
 // A cell's case seed comes from its distribution's index in this list: a new one is appended, so
 // the cases of every cell and older distribution keep their lines.
-TEST(Coverage, theAimedDistributionsAreInTheirFixedOrder) {
+TEST(Coverage, TheAimedDistributionsAreInTheirFixedOrder) {
   EXPECT_EQ(props::coverage_distributions(false),
             std::vector<golden::Distribution>{golden::Distribution::every_special});
   EXPECT_EQ(props::coverage_distributions(true),
@@ -182,7 +182,7 @@ TEST(Coverage, theAimedDistributionsAreInTheirFixedOrder) {
 
 // The campaign runs the aimed cases and tallies the plans they ran: on the simulation, the GEMVs'
 // cells (cheap) fill with every class; a case whose launch is refused adds to no cell.
-TEST(Coverage, theCampaignFillsTheTableFromThePlansItRan) {
+TEST(Coverage, TheCampaignFillsTheTableFromThePlansItRan) {
   const std::vector<EntryPoint> gemvs = {EntryPoint::gemv_batch4_strided, EntryPoint::gemv_batch16_strided};
   device::SimBackend sim;
   props::CampaignOptions opt;
@@ -202,7 +202,7 @@ TEST(Coverage, theCampaignFillsTheTableFromThePlansItRan) {
 
 // The gate's plan keeps every cell's every_special case and gives every body every kind of order
 // data in some cell, with fewer cases than the full plan.
-TEST(Coverage, theQuickPlanKeepsEveryCellAndGivesEveryBodyEveryKindOfOrderData) {
+TEST(Coverage, TheQuickPlanKeepsEveryCellAndGivesEveryBodyEveryKindOfOrderData) {
   const auto dists = props::coverage_distributions(true);
   const auto plan = props::coverage_plan(device::StaticRegistry::all_present(), device::DeviceLimits::h200(), kEntries,
                                          dists, 1, nullptr);

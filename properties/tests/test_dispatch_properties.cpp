@@ -32,7 +32,7 @@ rc::Gen<std::uint32_t> gen_depth() {
 }
 
 // seed lines 68-73 and 210-215 (docs/KERNEL_ABI.md 2.1 and 6), as written there.
-RC_GTEST_PROP(DispatchPredicates, prefersM32AndPrefersM64AreTheSeedsRanges, ()) {
+RC_GTEST_PROP(DispatchPredicates, PrefersM32AndPrefersM64AreTheSeedsRanges, ()) {
   const std::uint32_t m = *gen_rows(), k = *gen_depth();
   const device::KernelHandle h{*rc::gen::element<std::uint64_t>(0, 1, 0xDEADBEEF)};
   const bool k_ok = k >= 128 && k % 128 == 0;
@@ -169,7 +169,7 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
   return e;
 }
 
-RC_GTEST_PROP(Dispatch, everyEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMemory, ()) {
+RC_GTEST_PROP(Dispatch, EveryEntryPointLaunchesTheSeedsKernelBodyGridAndSharedMemory, ()) {
   props::DrawOptions opt;
   opt.max_macs = std::uint64_t{1} << 30;  // nothing is computed: shapes may be large
   const golden::Case c = *props::gen_case(opt);

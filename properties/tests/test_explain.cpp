@@ -36,7 +36,7 @@ Fixture make() {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-TEST(Explain, showsTheFoldStepByStepEndingInTheExpectedBits) {
+TEST(Explain, ShowsTheFoldStepByStepEndingInTheExpectedBits) {
   const Fixture f = make();
   const std::string text = props::explain_element(f.c, f.in, f.expected, nullptr, 1, 4);
   EXPECT_TRUE(has(text, "step   3:")) << text;
@@ -45,14 +45,14 @@ TEST(Explain, showsTheFoldStepByStepEndingInTheExpectedBits) {
   EXPECT_TRUE(has(text, want)) << text;
 }
 
-TEST(Explain, namesAnUnwrittenElement) {
+TEST(Explain, NamesAnUnwrittenElement) {
   const Fixture f = make();
   std::vector<std::uint16_t> got = f.expected;
   got[2 * 9 + 7] = golden::kOutputSentinelBits;
   EXPECT_TRUE(has(props::explain_element(f.c, f.in, f.expected, &got, 2, 7), "no launch wrote this element"));
 }
 
-TEST(Explain, namesTheOtherContractsValue) {
+TEST(Explain, NamesTheOtherContractsValue) {
   const Fixture f = make();
   const w8a16::ref::GemmView v = f.view();
   bool found = false;
@@ -69,7 +69,7 @@ TEST(Explain, namesTheOtherContractsValue) {
   ASSERT_TRUE(found) << "no element where the two contracts differ: pick another seed";
 }
 
-TEST(Explain, namesAValueThatBelongsToAnotherColumn) {
+TEST(Explain, NamesAValueThatBelongsToAnotherColumn) {
   const Fixture f = make();
   std::uint32_t other = 0;
   while (other < f.c.n && f.expected[other] == f.expected[5]) ++other;
@@ -116,7 +116,7 @@ bool first_difference(const golden::Case& c, const std::vector<std::uint16_t>& a
   return false;
 }
 
-TEST(ExplainContract, namesTheFoldVariationThatGivesTheProducedBitsAndTheFirstFoldPointWhereItPartsWays) {
+TEST(ExplainContract, NamesTheFoldVariationThatGivesTheProducedBitsAndTheFirstFoldPointWhereItPartsWays) {
   // fold_ties: each row has two steps whose fold lands on a BF16 midpoint only if rounded once.
   const Fixture f = make_case(golden::EntryPoint::gemm_pipelined_m32_strided, 3, 9, 512,
                               golden::Distribution::fold_ties, 11);
@@ -140,7 +140,7 @@ TEST(ExplainContract, namesTheFoldVariationThatGivesTheProducedBitsAndTheFirstFo
   EXPECT_FALSE(has(text, "no other library contract")) << text;
 }
 
-TEST(ExplainContract, underAnotherContractShowsItsFoldPointsAndNamesTheNanVariation) {
+TEST(ExplainContract, UnderAnotherContractShowsItsFoldPointsAndNamesTheNanVariation) {
   // A case with NaN codes held to seed-tile (NaN codes read as zeros), produced by canonical
   // kernels (NaN codes propagate): the explanation shows seed-tile's fold points and names both
   // the one-field variation and the library value that give the produced bits.
@@ -161,7 +161,7 @@ TEST(ExplainContract, underAnotherContractShowsItsFoldPointsAndNamesTheNanVariat
   EXPECT_TRUE(has(text, "the first window where the two differ is step ")) << text;
 }
 
-TEST(ExplainContract, namesTheGemvLaneWhereAMultiplyAddVariationPartsWays) {
+TEST(ExplainContract, NamesTheGemvLaneWhereAMultiplyAddVariationPartsWays) {
   // fold_ties: a fold that lands on a BF16 midpoint only if rounded once, as the GEMV's chunk
   // scale is under fma and is not under mul.rn then add.rn.
   const Fixture f = make_case(golden::EntryPoint::gemv_batch4_strided, 2, 32, 1024, golden::Distribution::fold_ties, 3);
@@ -181,7 +181,7 @@ TEST(ExplainContract, namesTheGemvLaneWhereAMultiplyAddVariationPartsWays) {
   EXPECT_TRUE(has(text, "the first lane whose sum differs is lane " + std::to_string(lane) + " ")) << text;
 }
 
-TEST(ExplainContract, saysSoWhenNoConventionGivesTheProducedBits) {
+TEST(ExplainContract, SaysSoWhenNoConventionGivesTheProducedBits) {
   const Fixture f = make();
   std::vector<std::uint16_t> got = f.expected;
   // The smallest positive subnormal: no element of this case is near it under any convention

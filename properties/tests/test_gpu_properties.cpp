@@ -45,7 +45,7 @@ props::DrawOptions gpu_options() {
   if (!backend) GTEST_SKIP() << skip_reason
 
 // Property 4: every entry point, on the GPU, writes the emulator's bytes and leaves the padding.
-TEST(Gpu, everyEntryPointWritesTheEmulatorsBytes) {
+TEST(Gpu, EveryEntryPointWritesTheEmulatorsBytes) {
   W8A16_GPU_OR_SKIP(gpu);
   rc::detail::checkGTest([&] {
     const golden::Case c = *props::gen_case(gpu_options());
@@ -58,7 +58,7 @@ TEST(Gpu, everyEntryPointWritesTheEmulatorsBytes) {
 }
 
 // Property 6: the scalar GEMV kernels against the GEMV order's emulation (NUMERICS.md 2.2).
-TEST(Gpu, gemvKernelsWriteTheGemvEmulationsBytes) {
+TEST(Gpu, GemvKernelsWriteTheGemvEmulationsBytes) {
   W8A16_GPU_OR_SKIP(gpu);
   rc::detail::checkGTest([&] {
     props::DrawOptions opt = gpu_options();
@@ -73,7 +73,7 @@ TEST(Gpu, gemvKernelsWriteTheGemvEmulationsBytes) {
 }
 
 // Property 8: three runs of one case give the same bytes (no races, no order-dependent sums).
-TEST(Gpu, repeatedRunsGiveIdenticalBytes) {
+TEST(Gpu, RepeatedRunsGiveIdenticalBytes) {
   W8A16_GPU_OR_SKIP(gpu);
   rc::detail::checkGTest([&] {
     const golden::Case c = *props::gen_case(gpu_options());

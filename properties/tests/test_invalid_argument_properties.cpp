@@ -103,7 +103,7 @@ void check_breakage(const golden::Case& c, const golden::CaseInputs& in, const B
 
 // Every breakage that applies to the drawn case, one at a time: contiguous entry points take no
 // pitches, only the GEMVs have a row limit (and there it comes before the index check).
-RC_GTEST_PROP(InvalidArguments, eachBrokenArgumentGivesItsErrorLaunchesNothingAndKeepsTheOutput, ()) {
+RC_GTEST_PROP(InvalidArguments, EachBrokenArgumentGivesItsErrorLaunchesNothingAndKeepsTheOutput, ()) {
   props::DrawOptions opt;
   opt.max_macs = std::uint64_t{1} << 16;  // buffers are real; nothing is computed
   const golden::Case c = *props::gen_case(opt);

@@ -29,7 +29,7 @@ std::vector<std::string> case_files() {
   return files;
 }
 
-TEST(SavedCases, everySavedCaseParsesAndReplaysBitForBitOnTheSimulation) {
+TEST(SavedCases, EverySavedCaseParsesAndReplaysBitForBitOnTheSimulation) {
   const std::vector<std::string> files = case_files();
   if (files.empty()) GTEST_SKIP() << "no .case file under golden/cases or golden/regressions";
   std::size_t replayed = 0;

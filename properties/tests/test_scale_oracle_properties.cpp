@@ -102,7 +102,7 @@ props::DrawOptions oracle_options() {
   return opt;
 }
 
-RC_GTEST_PROP(ScaleOracle, emulatorGivesTheHandComputedSumOfPowerOfTwoScales, ()) {
+RC_GTEST_PROP(ScaleOracle, EmulatorGivesTheHandComputedSumOfPowerOfTwoScales, ()) {
   const golden::Case c = *props::gen_case(oracle_options());
   RC_PRE(!golden::entry_point_is_gemv(c.entry) || c.k <= 20 * 128);
   const golden::CaseInputs in = props::test::inputs_for(c);
@@ -110,7 +110,7 @@ RC_GTEST_PROP(ScaleOracle, emulatorGivesTheHandComputedSumOfPowerOfTwoScales, ()
                                   "emulator vs hand-computed scale sums");
 }
 
-RC_GTEST_PROP(ScaleOracle, simulationGivesTheHandComputedSumOfPowerOfTwoScalesForEveryEntryPoint, ()) {
+RC_GTEST_PROP(ScaleOracle, SimulationGivesTheHandComputedSumOfPowerOfTwoScalesForEveryEntryPoint, ()) {
   const golden::Case c = *props::gen_case(oracle_options());
   RC_PRE(!golden::entry_point_is_gemv(c.entry) || c.k <= 20 * 128);
   const golden::CaseInputs in = props::test::inputs_for(c);
@@ -126,7 +126,7 @@ RC_GTEST_PROP(ScaleOracle, simulationGivesTheHandComputedSumOfPowerOfTwoScalesFo
 // 768 + 1 -> 768 (below half) is 98304 = 1.5 * 2^16 (0x47C0); 2^1 + 2^0 + 2^9 + 2^8 is 128 * 771,
 // 771 -> 772 (above half), 98816 (0x47C1). Ties: 2^1 + 2^9 is 128 * 257 * 2,
 // 257 -> 256 (to even) gives 2^16 (0x4780); 2^1 + 2^2 + 2^9 gives 259 -> 260 (to even), 66560 (0x4782).
-TEST(ScaleOracle, handComputationMatchesWorkedExamples) {
+TEST(ScaleOracle, HandComputationMatchesWorkedExamples) {
   struct Worked {
     std::vector<int> exps;
     std::uint16_t bf16;

@@ -35,7 +35,7 @@ device::StaticRegistry gen_registry() {
 // The sim backend's own findings (coverage, double writes, writes into the pitch padding, reads
 // outside A, W, S) and the bytes: the first n of each row the emulator's contract for the entry
 // point, computed here independently of the backend's plan; the padding untouched.
-RC_GTEST_PROP(SimBackend, coversEveryOutputExactlyOnceWithTheEmulatorsValuesForEveryEntryPoint, ()) {
+RC_GTEST_PROP(SimBackend, CoversEveryOutputExactlyOnceWithTheEmulatorsValuesForEveryEntryPoint, ()) {
   props::DrawOptions opt;
   opt.max_macs = std::uint64_t{1} << 22;  // about 0.1 s of emulation at most on one core
   const golden::Case c = *props::gen_case(opt);
@@ -64,7 +64,7 @@ constexpr EntryPoint kTensorCoreEntries[] = {
 // GEMVs agree with each other on up to 4 rows (2.2). On this backend the values are the
 // emulator's, so what can differ is the contract and geometry each plan applies; on a GPU the same
 // comparison is the kernels' own (properties_gpu_tests).
-RC_GTEST_PROP(Tiers, agreeByteForByteOnEveryShapeTheyShare, ()) {
+RC_GTEST_PROP(Tiers, AgreeByteForByteOnEveryShapeTheyShare, ()) {
   props::DrawOptions opt;
   opt.max_macs = std::uint64_t{1} << 20;  // each case runs up to eight launches
   golden::Case base = *props::gen_case(opt);

@@ -3,7 +3,8 @@
 # Writes device/kernels/w8a16_wgmma_mma.cuh: one wrapper per wgmma N the Hopper tier uses. The
 # instruction's accumulators are N/2 separate register operands, so each N needs its own asm
 # string; generating them keeps the operand lists from being typed by hand.
-# Usage: tools/gen/wgmma_wrappers.py > device/kernels/w8a16_wgmma_mma.cuh
+# Usage: tools/gen/wgmma_wrappers.py > device/kernels/w8a16_wgmma_mma.cuh, then tools/format on it
+# (tools/gen/check-generated, a CTest of label cpu, holds the header to this script)
 import sys
 
 NS = (8, 16, 24, 32, 48, 64, 96, 128)

@@ -48,7 +48,7 @@ void expect_lands(const gputest::GpuCase& g, std::set<props::CoverageKey>* reach
   if (reached) reached->insert({g.c.entry, p.plan.body, props::configuration_of(p.plan)});
 }
 
-TEST(GpuTestCases, everyCampaignCaseIsAValidLineThatReachesItsBody) {
+TEST(GpuTestCases, EveryCampaignCaseIsAValidLineThatReachesItsBody) {
   std::size_t count = 0;
   std::set<golden::Distribution> dists;
   for (const auto& [entry, plan] : kCampaigns)
@@ -71,7 +71,7 @@ TEST(GpuTestCases, everyCampaignCaseIsAValidLineThatReachesItsBody) {
 
 // The awkward shapes: each body and each configuration of the row-tile kernel (11) and of the
 // Hopper tier that the GPU tests aim at, through a padded-pitch entry point mostly.
-TEST(GpuTestCases, theAwkwardShapesReachEveryRowTileConfigurationAndTheTiersRowTiles) {
+TEST(GpuTestCases, TheAwkwardShapesReachEveryRowTileConfigurationAndTheTiersRowTiles) {
   std::set<props::CoverageKey> reached;
   for (const gputest::GpuCase& g : gputest::awkward_cases()) expect_lands(g, &reached);
   std::set<std::string> tc, wg;
@@ -84,7 +84,7 @@ TEST(GpuTestCases, theAwkwardShapesReachEveryRowTileConfigurationAndTheTiersRowT
 }
 
 // A case taken away from the Hopper tier says so in its line (repro replays the same plan).
-TEST(GpuTestCases, aCaseAimedBelowTheTierNamesTheKernelsItTakesAway) {
+TEST(GpuTestCases, ACaseAimedBelowTheTierNamesTheKernelsItTakesAway) {
   const auto cases = gputest::make_cases(EntryPoint::gemm_pipelined_m32_strided, Body::m32_tile, 3, 1, 1u << 24);
   for (const auto& g : cases)
     EXPECT_NE(g.line().find(" without=w8a16_wgmma_rows,w8a16_wgmma_rows_n128,w8a16_wgmma_rows_n128_x2"),
@@ -100,7 +100,7 @@ TEST(GpuTestCases, aCaseAimedBelowTheTierNamesTheKernelsItTakesAway) {
 }
 
 // The GPU tests' launch path, on the simulation: the small awkward cases, every byte of C.
-TEST(GpuTestCases, smallAwkwardCasesRunThroughVerifysLaunchPathOnTheSimulation) {
+TEST(GpuTestCases, SmallAwkwardCasesRunThroughVerifysLaunchPathOnTheSimulation) {
   device::SimBackend sim;
   int ran = 0;
   for (const gputest::GpuCase& g : gputest::awkward_cases()) {

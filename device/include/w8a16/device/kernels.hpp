@@ -20,15 +20,15 @@ namespace w8a16::device {
 // 128-row tile; _m32 / _m64: the twins; tc_rows(_m64): the row-tile kernel the twins try first;
 // the two scalar GEMVs; wgmma_rows(_n128, _n128_x2): the Hopper tier, sm_90a).
 enum class KernelId : std::uint8_t {
-#define W8A16_KERNEL(id, file, arch, params) id,
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) id,
 #include "w8a16/device/bodies.def"
 };
 inline constexpr std::size_t kKernelCount = 0
-#define W8A16_KERNEL(id, file, arch, params) +1
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) +1
 #include "w8a16/device/bodies.def"
     ;
 inline constexpr std::array<KernelId, kKernelCount> kAllKernels = {
-#define W8A16_KERNEL(id, file, arch, params) KernelId::id,
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) KernelId::id,
 #include "w8a16/device/bodies.def"
 };
 
@@ -36,7 +36,7 @@ const char* kernel_name(KernelId id);
 // Kernels launched with the workspace and tensor-map parameters (bodies.def's params column: tma).
 constexpr bool kernel_uses_tma(KernelId id) {
   constexpr bool kTma[] = {
-#define W8A16_KERNEL(id, file, arch, params) W8A16_KERNEL_PARAMS_##params,
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) W8A16_KERNEL_PARAMS_##params,
 #define W8A16_KERNEL_PARAMS_plain false
 #define W8A16_KERNEL_PARAMS_tma true
 #include "w8a16/device/bodies.def"

@@ -152,20 +152,56 @@ enum class Body : std::uint8_t {
 #define W8A16_BODY(id, tier, contract, kernels, entries, probes) id,
 #include "w8a16/device/bodies.def"
 };
+// The columns of a kernel row of bodies.def that the predicates over bodies read: whether it is a
+// symbol of the Hopper tier (params tma), its unit geometry (variant; k64 for a row of none, which
+// no caller reads) and whether it reads W in the packed layout (NUMERICS.md 2.3).
+namespace detail {
+struct KernelColumns {
+  bool wgmma;
+  WgVariant variant;
+  bool packed;
+};
+#define W8A16_COLUMN_tma true
+#define W8A16_COLUMN_plain false
+#define W8A16_COLUMN_none WgVariant::k64
+#define W8A16_COLUMN_k64 WgVariant::k64
+#define W8A16_COLUMN_n128 WgVariant::n128
+#define W8A16_COLUMN_n128_x2 WgVariant::n128_x2
+#define W8A16_COLUMN_row_major false
+#define W8A16_COLUMN_packed true
+inline constexpr KernelColumns kKernelColumns[] = {
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) \
+  {W8A16_COLUMN_##params, W8A16_COLUMN_##variant, W8A16_COLUMN_##layout},
+#include "w8a16/device/bodies.def"
+};
+#undef W8A16_COLUMN_tma
+#undef W8A16_COLUMN_plain
+#undef W8A16_COLUMN_none
+#undef W8A16_COLUMN_k64
+#undef W8A16_COLUMN_n128
+#undef W8A16_COLUMN_n128_x2
+#undef W8A16_COLUMN_row_major
+#undef W8A16_COLUMN_packed
+// Each body's first symbol (the lowest KernelId of its kernels column): the row its predicates read.
+#define K(id) (1u << static_cast<unsigned>(KernelId::id))
+inline constexpr KernelId kBodyKernel[] = {
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes) static_cast<KernelId>(__builtin_ctz(kernels)),
+#include "w8a16/device/bodies.def"
+};
+#undef K
+constexpr const KernelColumns& body_columns(Body b) {
+  return kKernelColumns[static_cast<std::size_t>(kBodyKernel[static_cast<std::size_t>(b)])];
+}
+}  // namespace detail
 // The Hopper tier's bodies, and the geometry variant of each.
-constexpr bool is_wgmma_body(Body b) {
-  return b == Body::wgmma_units || b == Body::wgmma_units128 || b == Body::wgmma_units128_x2 ||
-         b == Body::wgmma_packed128 || b == Body::wgmma_packed128_x2;
-}
-constexpr WgVariant wgmma_variant(Body b) {
-  return b == Body::wgmma_units128 || b == Body::wgmma_packed128         ? WgVariant::n128
-         : b == Body::wgmma_units128_x2 || b == Body::wgmma_packed128_x2 ? WgVariant::n128_x2
-                                                                         : WgVariant::k64;
-}
+constexpr bool is_wgmma_body(Body b) { return detail::body_columns(b).wgmma; }
+constexpr WgVariant wgmma_variant(Body b) { return detail::body_columns(b).variant; }
 // The bodies that read W in the packed layout (NUMERICS.md 2.3).
-constexpr bool reads_packed_weight(Body b) {
-  return b == Body::wgmma_packed128 || b == Body::wgmma_packed128_x2 || b == Body::tc_rows_packed;
-}
+constexpr bool reads_packed_weight(Body b) { return detail::body_columns(b).packed; }
+static_assert(is_wgmma_body(Body::wgmma_packed128_x2) && !is_wgmma_body(Body::tc_rows_packed) &&
+                  wgmma_variant(Body::wgmma_units128_x2) == WgVariant::n128_x2 &&
+                  reads_packed_weight(Body::tc_rows_packed) && !reads_packed_weight(Body::wgmma_units128),
+              "the predicates over bodies read bodies.def's kernel columns");
 // gemm_packed_strided's body at (m, n) on `sms` SMs; only these three read its W, so it has no other
 // tier to fall back to. From 17 rows the one-CTA Hopper symbol. Up to 16 rows the two-CTA one
 // where its 128-column units fill the SMs: at 1..8 rows two CTAs on each (units >= 2 sms, as the
