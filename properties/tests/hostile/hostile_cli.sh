@@ -356,6 +356,38 @@ run paths.record_out_with_a_newline 0 "wrote 1 outputs to '.*new\\\\nline/r.rec'
 run paths.probe_out_with_invalid_utf8 0 "wrote 11 files to '.*bad\\\\xFF\\\\xFEutf" -- \
   "$cli" probe --source sim --cases 1 --out "$bad_dir/probe"
 
+# ---- evidence: every file verify reads is listed by a checked manifest, with a fitting provenance ---
+# A copy of the data folder's evidence; each run below plants one thing in it and takes it away.
+data="$work/data"
+mkdir -p "$data"
+for sub in mma recordings cases order; do cp -r "$d/$sub" "$data/$sub"; done
+"$cli" probe --source sim --cases 1 --out "$work/simprobe" > /dev/null 2>&1
+ev=(--backend sim --cases 0 --no-coverage --no-save --entry gemv_batch4_strided --data-dir "$data")
+mkdir -p "$data/mma/notes.md"
+cp -r "$work/simprobe/emulator-sm90-not-hardware" "$data/mma/notes.md/"
+run evidence.folder_named_like_documentation 1 "notes.md: a folder not listed" -- "$cli" verify "${ev[@]}" --no-recordings
+rm -rf "$data/mma/notes.md"
+mkdir -p "$data/recordings/old.md"
+cp "$work/small.rec" "$data/recordings/old.md/sim.rec"
+run evidence.recording_in_a_folder_named_like_documentation 1 "old.md: a folder not listed" -- "$cli" verify "${ev[@]}"
+rm -rf "$data/recordings/old.md"
+for src in none input; do
+  sed -i "s/^\(file h200_10_targeted.mmav .*\) source=hardware /\1 source=$src /" "$data/mma/h200/evidence-manifest.txt"
+  run "evidence.mmav_listed_as_source_$src" 1 "h200_10_targeted.mmav: its manifest says source=$src" -- \
+    "$cli" verify "${ev[@]}" --no-recordings
+  sed -i "s/^\(file h200_10_targeted.mmav .*\) source=$src /\1 source=hardware /" "$data/mma/h200/evidence-manifest.txt"
+done
+# A version-1 recording listed whole, then cut by one case: --write refuses to re-list it.
+sed 's/^w8a16check-recording 2$/w8a16check-recording 1/; /^end /d' "$d/recordings/h200.rec" > "$data/recordings/h200.rec"
+sed -i "s/^file h200.rec bytes=[0-9]* sha256=[0-9a-f]* /file h200.rec bytes=$(wc -c < "$data/recordings/h200.rec") sha256=$(sha256sum "$data/recordings/h200.rec" | cut -d' ' -f1) /" \
+  "$data/recordings/evidence-manifest.txt"
+run evidence.manifest_write_keeps_a_whole_version_1_recording 0 "manifest: wrote" -- "$cli" manifest --write "$data/recordings"
+sed -i '$d' "$data/recordings/h200.rec"
+run evidence.manifest_write_refuses_a_cut_version_1_recording 2 "h200.rec: a version-1 recording .*it says 313 cases; this file holds 312" -- \
+  "$cli" manifest --write "$data/recordings"
+run evidence.cut_version_1_recording_fails 1 "h200.rec: holds 312 cases, its manifest says 313" -- "$cli" verify "${ev[@]}"
+cp "$d/recordings/h200.rec" "$d/recordings/evidence-manifest.txt" "$data/recordings/"
+
 # ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
 # A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report
 # it leaves while it runs and the final one must carry one run id.
