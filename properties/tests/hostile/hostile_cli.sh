@@ -388,6 +388,35 @@ run evidence.manifest_write_refuses_a_cut_version_1_recording 2 "h200.rec: a ver
 run evidence.cut_version_1_recording_fails 1 "h200.rec: holds 312 cases, its manifest says 313" -- "$cli" verify "${ev[@]}"
 cp "$d/recordings/h200.rec" "$d/recordings/evidence-manifest.txt" "$data/recordings/"
 
+# ---- a shard says it is one and judges no coverage -------------------------------------------------
+sh=(--backend sim --quick --cases 20 --no-save --no-recordings --entry gemv_batch4_strided --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
+    --cases-from "$work/small.case")
+run shard.says_so_and_judges_no_coverage 0 "verdict: PASS \(shard 0/4 only; coverage not judged\)" \
+  --report "$work/s1.json" --report "$work/s1.xml" -- "$cli" verify "${sh[@]}" --shard 0/4 --json "$work/s1.json" --junit "$work/s1.xml"
+run shard.inherited_from_gtest_says_so 0 "shard 7/300 \(a shard, from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS" \
+  --report "$work/s2.json" --report "$work/s2.xml" -- \
+  env GTEST_TOTAL_SHARDS=300 GTEST_SHARD_INDEX=7 "$cli" verify "${sh[@]}" --json "$work/s2.json" --junit "$work/s2.xml"
+runs=$((runs + 1))
+why=$("$py" - "$work" <<'EOF'
+import json, os, re, sys
+work = sys.argv[1]
+problems = []
+for n, shard in (("s1", "0/4"), ("s2", "7/300")):
+    try:
+        j = json.load(open(os.path.join(work, n + ".json")))
+        x = open(os.path.join(work, n + ".xml")).read()
+    except Exception as e:
+        problems.append(f"{n}: a report is missing or unreadable: {e}"); continue
+    if j["coverage"].get("checked") is not False: problems.append(f"{n}: the JSON says coverage was checked")
+    if not j["shard"].get("is_shard"): problems.append(f"{n}: the JSON does not say it is a shard")
+    cov = re.search(r'classname="verify.coverage".*?</testcase>', x, re.S)
+    if not cov or "<skipped" not in cov.group(0): problems.append(f"{n}: every_cell_drawn is not skipped")
+    if f'<property name="shard" value="{shard}"/>' not in x: problems.append(f"{n}: the JUnit does not name the shard")
+print("; ".join(problems))
+EOF
+)
+if [ -n "$why" ]; then broken=$((broken + 1)); printf 'BROKEN  shard.reports_say_it: %s\n' "$why"; else echo "ok      shard.reports_say_it"; fi
+
 # ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
 # A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report
 # it leaves while it runs and the final one must carry one run id.
