@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -261,6 +262,73 @@ Launched InProcessLauncher::launch(const golden::Case& c, const golden::CaseInpu
   return r;
 }
 
+// ---- workers that never outlive the process that started them ----------------------------
+// A worker dies with its launcher's process on every path: the launcher kills and reaps it when it
+// is done with it (stop), and on SIGTERM, SIGINT, SIGHUP and SIGQUIT (what `timeout`, a CI cancel
+// and a terminal send) and at exit the handlers below kill and reap every live one before the
+// process ends; a SIGKILL leaves no handler, and then the worker's own lifeline (serve_cases) sees
+// its request pipe close and ends itself. PR_SET_PDEATHSIG is not used: it follows the thread that
+// spawned the worker, and a launcher outlives the campaign thread that first started its worker.
+constexpr int kMaxWorkers = 256;
+std::atomic<pid_t> g_workers[kMaxWorkers];  // 0: a free slot; read by signal handlers (lock-free)
+static_assert(std::atomic<pid_t>::is_always_lock_free, "the signal handlers read the worker table");
+
+void register_worker(pid_t pid) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t free_slot = 0;
+    if (w.compare_exchange_strong(free_slot, pid)) return;
+  }
+}
+
+void unregister_worker(pid_t pid) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t mine = pid;
+    if (w.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+// Kills and reaps every registered worker; async-signal-safe (kill, waitpid, nanosleep). A worker
+// whose kernel is being torn down is waited on for at most 10 s.
+void kill_and_reap_workers() {
+  for (std::atomic<pid_t>& w : g_workers) {
+    const pid_t pid = w.exchange(0);
+    if (pid <= 0) continue;
+    ::kill(pid, SIGKILL);
+    for (int i = 0; i < 1000; ++i) {
+      const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) break;
+      const timespec ten_ms{0, 10 * 1000 * 1000};
+      ::nanosleep(&ten_ms, nullptr);
+    }
+  }
+}
+
+void on_terminating_signal(int sig) {
+  const int saved = errno;
+  kill_and_reap_workers();
+  // Then the signal's own default action: the process ends as the sender meant (its status says so).
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+  errno = saved;
+}
+
+// Once per process, before the first worker: the handlers (only over a default action: a signal
+// the caller ignores or handles stays so) and the exit hook.
+void install_worker_reapers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+      struct sigaction sa {};
+      sa.sa_handler = on_terminating_signal;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+    std::atexit(kill_and_reap_workers);
+  });
+}
+
 // ---- in a worker process -----------------------------------------------------------------
 
 IsolatedLauncher::IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits)
@@ -274,6 +342,7 @@ IsolatedLauncher::~IsolatedLauncher() {
 bool IsolatedLauncher::start(std::string* why) {
   // A worker that died must not take this process with it when the next request is written.
   ::signal(SIGPIPE, SIG_IGN);
+  install_worker_reapers();
   if (inputs_fd_ < 0) {
     inputs_fd_ = ::memfd_create("w8a16-case-inputs", MFD_CLOEXEC);
     if (inputs_fd_ < 0) {
@@ -314,6 +383,7 @@ bool IsolatedLauncher::start(std::string* why) {
     *why = "cannot start " + spec_.argv[0] + ": " + std::strerror(rc);
     return false;
   }
+  register_worker(pid);
   pid_ = pid;
   to_ = to[1];
   from_ = from[0];
@@ -359,6 +429,7 @@ void IsolatedLauncher::stop(bool kill_first) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  unregister_worker(pid_);
   pid_ = -1;
 }
 
@@ -455,6 +526,17 @@ Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInput
 }
 
 int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd) {
+  // The lifeline: the request pipe's write end lives only in the launcher's process, so it closes
+  // when that process ends, however it ends (a SIGKILL included). A hung launch never reads again,
+  // so a thread of its own watches for the close and ends the worker, hung kernel and all.
+  std::thread([in_fd] {
+    pollfd p{in_fd, 0, 0};  // no events asked: poll returns on POLLHUP or POLLERR alone
+    for (;;) {
+      const int r = ::poll(&p, 1, -1);
+      if (r > 0 || (r < 0 && errno != EINTR)) break;
+    }
+    std::_Exit(0);
+  }).detach();
   auto say = [&](const std::string& s) { return write_all(out_fd, s.data(), s.size()); };
   if (!say("ready\n")) return 1;
   std::string buffer, line;

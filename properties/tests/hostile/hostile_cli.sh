@@ -417,6 +417,42 @@ EOF
 )
 if [ -n "$why" ]; then broken=$((broken + 1)); printf 'BROKEN  shard.reports_say_it: %s\n' "$why"; else echo "ok      shard.reports_say_it"; fi
 
+# ---- a launch worker never outlives verify: SIGTERM while a launch hangs --------------------------
+# SIGINT is LaunchFaults.ATerminatedVerifyKillsAndReapsItsHungWorker's to send: a background job of a
+# non-interactive shell ignores it.
+for sig in TERM HUP; do
+  runs=$((runs + 1))
+  W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" verify --backend sim --no-save --no-coverage --no-recordings --cases 0 \
+    --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case" --launch-deadline 600 > /dev/null 2>&1 &
+  vpid=$!
+  wpid=""
+  for _ in $(seq 1 300); do
+    wpid=$(pgrep -P "$vpid" | head -n 1)
+    [ -n "$wpid" ] && break
+    sleep 0.05
+  done
+  sleep 1.5  # the worker has taken the case and sleeps in the hung launch
+  kill -s "$sig" "$vpid"
+  { wait "$vpid"; } 2> /dev/null
+  vrc=$?
+  left=""
+  for _ in $(seq 1 100); do
+    { [ -z "$wpid" ] || [ ! -e "/proc/$wpid" ] || grep -q '^State:[[:space:]]*Z' "/proc/$wpid/status" 2> /dev/null; } && break
+    sleep 0.05
+  done
+  if [ -n "$wpid" ] && [ -e "/proc/$wpid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$wpid/status" 2> /dev/null; then
+    left="the launch worker $wpid is still running"
+    kill -KILL "$wpid" 2> /dev/null
+  fi
+  if [ -z "$wpid" ]; then
+    broken=$((broken + 1)); echo "BROKEN  worker.dies_with_verify_on_SIG$sig: verify started no launch worker"
+  elif [ -n "$left" ] || [ "$vrc" -ne $((128 + $(kill -l "$sig"))) ]; then
+    broken=$((broken + 1)); echo "BROKEN  worker.dies_with_verify_on_SIG$sig: verify exit $vrc; $left"
+  else
+    echo "ok      worker.dies_with_verify_on_SIG$sig (exit $vrc)"
+  fi
+done
+
 # ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
 # A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report
 # it leaves while it runs and the final one must carry one run id.

@@ -96,6 +96,10 @@ struct WorkerSpec {
   std::string backend_name;       // what name() says: "cuda" or "simulation"
 };
 
+// Its workers never outlive this process: each is killed and reaped when the launcher is done with
+// it, and on SIGTERM, SIGINT, SIGHUP or SIGQUIT (handlers installed with the first worker, over a
+// default action only, which kill and reap every live worker and then re-raise the signal) and at
+// exit; after a SIGKILL the worker's lifeline (serve_cases) ends it.
 class IsolatedLauncher final : public CaseLauncher {
  public:
   // registry and limits: the same module's, for planning here what the worker runs (plan_case),
@@ -132,7 +136,9 @@ class IsolatedLauncher final : public CaseLauncher {
 // The worker's loop (`w8a16check launch-worker`): "ready", then for every case line read from
 // in_fd, with its operands read from inputs_fd (the launcher's memfd), "launching" right before
 // the kernel runs and the result (status, whether it was planned, C). After a sticky error it
-// returns (its context is lost): the caller exits. Returns 0 at the end of input.
+// returns (its context is lost): the caller exits. Returns 0 at the end of input. When in_fd's
+// writer closes (the launcher's process ended, however it ended), the process exits at once, even
+// with a launch hung: a worker never outlives its launcher.
 int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd);
 
 }  // namespace w8a16::props
