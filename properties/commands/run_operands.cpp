@@ -118,6 +118,9 @@ std::string upload(device::Backend& backend, const golden::OperandBundle& bundle
 bool launch_all(device::Backend& backend, const device::KernelRegistry& registry, const golden::Case& c,
                 std::size_t launches, const DeviceOperands& d, const std::vector<std::uint32_t>& columns,
                 std::vector<std::uint16_t>* c_bits) {
+  // Each launch under its own deadline (launcher.hpp: one launch's, never the bundle's sum), waited
+  // on before the next: a hang in the first of 8,160 launches is named within one deadline.
+  const props::LaunchDeadline deadline = props::deadline_policy().deadline(c, backend.name());
   std::atomic<std::size_t> launched{0};
   props::Heartbeat beat("run-operands", [&] {
     return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches";
@@ -130,9 +133,18 @@ bool launch_all(device::Backend& backend, const device::KernelRegistry& registry
     const device::Call call = props::case_call(c, registry, d.a->address() + i * d.a_launch, d.w->address(),
                                                d.s->address(), d.o->address() + c_offset);
     const device::Planned planned = device::plan_launch(call, registry, backend.limits());
-    st = planned.ok() ? backend.execute(planned.plan) : planned.status;
+    {
+      const props::DeadlineGuard guard(props::HangReport{
+          c, planned.plan, deadline.seconds(),
+          "HANG: run-operands: " + golden::format_case(c) + ", launch " + std::to_string(i + 1) + " of " +
+              std::to_string(launches) + "\n  " + (planned.ok() ? props::launch_text(planned.plan) : "not planned") +
+              "\n  no completion within " + std::to_string(deadline.milliseconds() / 1000) + "." +
+              std::to_string(deadline.milliseconds() % 1000 / 100) +
+              " s of the launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)"});
+      st = planned.ok() ? backend.execute(planned.plan) : planned.status;
+      if (st.ok()) st = backend.synchronize();
+    }
     if (st.ok() && d.c_reused) {
-      st = backend.synchronize();
       if (st.ok()) st = d.o->download(slab.data(), d.c_launch);
       if (st.ok()) st = d.o->fill(0xFF);
       for (std::size_t r = 0; st.ok() && r < c.m; ++r)
@@ -259,13 +271,6 @@ int run_operands(const RunOperandsArgs& args) {
                  " k=" + std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) +
                  " c_row_stride=" + std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
                  plan.status.message + " (nothing was run)");
-  // Every launch and the wait for them under one deadline: the first launch's, once per launch.
-  const double deadline = props::deadline_policy().seconds(c, backend->name()) * static_cast<double>(launches);
-  props::DeadlineGuard guard(props::HangReport{c, plan.plan, deadline,
-                                               "HANG: run-operands: " + golden::format_case(c) + " (" +
-                                                   std::to_string(launches) + " launches)\n  " +
-                                                   props::launch_text(plan.plan) + "\n  no completion within " +
-                                                   std::to_string(static_cast<long long>(deadline)) + " s"});
   golden::OperandOutput result;
   if (!launch_all(*backend, registry, c, launches, d, args.columns, &result.c)) return kExitFail;
   result.entry = bundle_entry;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -34,16 +35,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 DeadlinePolicy& policy_storage() {
-  static DeadlinePolicy p = [] {
-    DeadlinePolicy d;
-    if (const char* env = std::getenv("W8A16_LAUNCH_DEADLINE"); env && *env) {
-      char* end = nullptr;
-      const double v = std::strtod(env, &end);
-      // A bad value is not silently ignored: the CLI checks it again and refuses it (exit 2).
-      if (end && *end == '\0' && std::isfinite(v) && v > 0) d.fixed_s = v;
-    }
-    return d;
-  }();
+  static DeadlinePolicy p;
   return p;
 }
 
@@ -65,8 +57,9 @@ class Watchdog {
       std::thread([this] { loop(); }).detach();
       thread_started_ = true;
     }
-    until_ = Clock::now() +
-             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report.deadline_s));
+    // A guard over several launches may pass a product: it is held to the range here, so that no
+    // deadline overflows the clock into an instant, false HANG.
+    until_ = Clock::now() + std::chrono::milliseconds(LaunchDeadline::clamped(report.deadline_s).milliseconds());
     report_ = std::move(report);
     armed_ = true;
     cv_.notify_all();
@@ -203,22 +196,45 @@ constexpr double kStartSeconds = 120, kPrepareSeconds = 300;
 
 }  // namespace
 
-double DeadlinePolicy::seconds(const golden::Case& c, const std::string& backend) const {
-  if (fixed_s > 0) return fixed_s;
+bool LaunchDeadline::parse(const std::string& text, LaunchDeadline* out, std::string* error) {
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || !end || *end != '\0' || !std::isfinite(v) || v < kMinSeconds || v > kMaxSeconds) {
+    *error = "launch deadline " + golden::quote(text) + " must be a number of seconds from 1 to 1000000 (one launch's)";
+    return false;
+  }
+  *out = clamped(v);
+  return true;
+}
+
+LaunchDeadline LaunchDeadline::clamped(double seconds) {
+  LaunchDeadline d;
+  if (std::isnan(seconds)) return d;
+  const double s = std::min(std::max(seconds, kMinSeconds), kMaxSeconds);
+  d.ms_ = static_cast<std::uint64_t>(std::llround(s * 1000.0));
+  return d;
+}
+
+LaunchDeadline DeadlinePolicy::deadline(const golden::Case& c, const std::string& backend) const {
+  if (fixed_ms > 0) return LaunchDeadline::clamped(static_cast<double>(fixed_ms) / 1000.0);
   const double macs = double(c.m) * double(c.n) * double(c.k);
   const double c_bytes = 2.0 * (double(c.m) + golden::kOutputGuardRows) * double(c.c_row_stride);
-  return 20.0 + macs * (backend == "cuda" ? 1e-9 : 1e-6) + c_bytes * 1e-8;
+  return LaunchDeadline::clamped(20.0 + macs * (backend == "cuda" ? 1e-9 : 1e-6) + c_bytes * 1e-8);
 }
 
 bool set_deadline_seconds(const std::string& text, std::string* error) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || !end || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e6) {
-    *error = "launch deadline '" + text + "' must be a positive number of seconds (at most 1000000)";
-    return false;
-  }
-  policy_storage().fixed_s = v;
+  LaunchDeadline d;
+  if (!LaunchDeadline::parse(text, &d, error)) return false;
+  policy_storage().fixed_ms = d.milliseconds();
   return true;
+}
+
+bool deadline_from_environment(std::string* error) {
+  const char* env = std::getenv("W8A16_LAUNCH_DEADLINE");
+  if (!env || !*env) return true;
+  if (set_deadline_seconds(env, error)) return true;
+  *error = "W8A16_LAUNCH_DEADLINE: " + *error;
+  return false;
 }
 
 const DeadlinePolicy& deadline_policy() { return policy_storage(); }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // How a run reports what it did, as processes on the simulation: a shard says it is one and judges
-// no coverage, whatever asked for it (--shard or GoogleTest's variables).
+// no coverage, whatever asked for it (--shard or GoogleTest's variables); every launch has one
+// launch's deadline, in range, and the environment's is read only by commands that launch.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -87,6 +90,73 @@ TEST(RunCli, TheWholeRunJudgesCoverage) {
   EXPECT_TRUE(j["coverage"]["checked"].get<bool>());
   EXPECT_FALSE(j["shard"]["is_shard"].get<bool>());
   EXPECT_EQ(coverage_testcase(slurp(dir / "v.xml")).find("<skipped"), std::string::npos);
+}
+
+// ---- deadlines --------------------------------------------------------------------------------
+
+// An operand bundle (golden/include/w8a16/golden/operands.hpp, version 1, dense) of zeros.
+std::string bundle_bytes(const std::string& entry, std::uint32_t m, std::uint32_t n, std::uint32_t k,
+                         std::uint32_t launches) {
+  auto u32 = [](std::uint32_t v) {
+    std::string b(4, '\0');
+    for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+    return b;
+  };
+  std::string h = "W8A16OPB" + u32(1) + entry + std::string(32 - entry.size(), '\0');
+  for (std::uint32_t v : {m, n, k, k, n, launches, 0u, 0u, 0u}) h += u32(v);
+  const std::uint64_t body = 2ull * launches * m * k + std::uint64_t{n} * k + 4ull * ((n + 127) / 128) * (k / 128);
+  return h + std::string(body, '\0');
+}
+
+void spit(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+TEST(RunCli, RunOperandsHoldsEachLaunchToOneLaunchsDeadline) {
+  const fs::path dir = fresh_dir("per_launch");
+  spit(dir / "many.bundle", bundle_bytes("gemv_batch4_strided", 1, 8, 128, 5000));
+  // A hang in the first of 5,000 launches is named within one deadline, not 5,000 of them.
+  const auto start = std::chrono::steady_clock::now();
+  const CliRun hung = w8a16::cli_test::run_process(
+      "W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided '" W8A16_CLI_PATH
+      "' run-operands --backend sim --entry gemv_batch4_strided --launch-deadline 2 --in '" +
+      (dir / "many.bundle").string() + "' --out '" + (dir / "o.out").string() + "'");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(hung.exit_status, 1) << hung.output;
+  EXPECT_LT(seconds, 2 + 30) << hung.output;
+  EXPECT_NE(hung.output.find("launch 1 of 5000"), std::string::npos) << hung.output;
+  EXPECT_NE(hung.output.find("no completion within 2.0 s of the launch"), std::string::npos) << hung.output;
+  EXPECT_FALSE(fs::exists(dir / "o.out"));
+  // The longest deadline times 5,000 launches is past what the clock holds (about 9.2e9 s): a
+  // healthy kernel still runs to its end, never an instant HANG.
+  const CliRun healthy = w8a16::cli_test::run_cli(
+      "run-operands --backend sim --entry gemv_batch4_strided "
+      "--launch-deadline 1000000 --check --in '" +
+      (dir / "many.bundle").string() + "' --out '" + (dir / "o.out").string() + "'");
+  EXPECT_EQ(healthy.exit_status, 0) << healthy.output;
+  EXPECT_EQ(healthy.output.find("HANG"), std::string::npos) << healthy.output;
+}
+
+TEST(RunCli, DeadlinesOutsideTheirRangeAreRefusedAndTheEnvironmentOnlyWhereItIsUsed) {
+  for (const char* d : {"1e-9", "0.5", "0", "1000001", "1e10", "nan", "inf"}) {
+    const CliRun r = w8a16::cli_test::run_cli(std::string("verify --backend sim --cases 0 --launch-deadline '") + d +
+                                              "'");
+    EXPECT_EQ(r.exit_status, 2) << d << ": " << r.output;
+    EXPECT_NE(r.output.find("from 1 to 1000000"), std::string::npos) << d << ": " << r.output;
+  }
+  // A bad W8A16_LAUNCH_DEADLINE fails the commands that launch, not --version nor one that launches
+  // nothing; --launch-deadline replaces it.
+  const std::string bad = "W8A16_LAUNCH_DEADLINE=1e-9 '" W8A16_CLI_PATH "' ";
+  const CliRun version = w8a16::cli_test::run_process(bad + "--version");
+  EXPECT_EQ(version.exit_status, 0) << version.output;
+  const CliRun vectors = w8a16::cli_test::run_process(bad + "vectors '" +
+                                                      (kGolden / "mma" / "h200" / "h200_10_targeted.mmav").string() +
+                                                      "'");
+  EXPECT_EQ(vectors.exit_status, 0) << vectors.output;
+  const CliRun verify = w8a16::cli_test::run_process(bad + "verify --backend sim --cases 0");
+  EXPECT_EQ(verify.exit_status, 2) << verify.output;
+  EXPECT_NE(verify.output.find("W8A16_LAUNCH_DEADLINE: launch deadline '1e-9'"), std::string::npos) << verify.output;
+  const CliRun replaced = w8a16::cli_test::run_process(bad + "replay --backend sim --launch-deadline 60 '" +
+                                                       (kGolden / "cases" / "boundaries.case").string() + "'");
+  EXPECT_EQ(replaced.exit_status, 0) << replaced.output;
 }
 
 }  // namespace

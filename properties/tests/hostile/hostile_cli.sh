@@ -100,13 +100,14 @@ work, src = sys.argv[1], sys.argv[2]
 mmav = open(os.path.join(src, "golden/mma/h200/h200_10_targeted.mmav"), "rb").read()
 open(os.path.join(work, "cut.mmav"), "wb").write(mmav[: len(mmav) - 100])
 open(os.path.join(work, "lying_count.mmav"), "wb").write(mmav[:8] + struct.pack("<I", 0xFFFFFFFF) + mmav[12:])
-def bundle(m, n, k, launches, body=True):
-    h = b"W8A16OPB" + struct.pack("<I", 1) + b"gemm_pipelined".ljust(32, b"\0")
+def bundle(m, n, k, launches, body=True, entry=b"gemm_pipelined"):
+    h = b"W8A16OPB" + struct.pack("<I", 1) + entry.ljust(32, b"\0")
     h += struct.pack("<IIIIIIIII", m, n, k, k, n, launches, 0, 0, 0)
     if not body:
         return h
     return h + b"\0" * (2 * launches * m * k + n * k + 4 * ((n + 127) // 128) * (k // 128))
 open(os.path.join(work, "ok.bundle"), "wb").write(bundle(2, 8, 128, 1))
+open(os.path.join(work, "many.bundle"), "wb").write(bundle(1, 8, 128, 5000, entry=b"gemv_batch4_strided"))
 open(os.path.join(work, "cut.bundle"), "wb").write(bundle(2, 8, 128, 1)[:-7])
 # launches * m * a_row_stride wraps 2^64 when multiplied unchecked; the file is as long as the wrapped size says.
 open(os.path.join(work, "wrapping.bundle"), "wb").write(bundle(0xFFFFFFFF, 8, 128, 0x80000001, body=False))
@@ -452,6 +453,20 @@ for sig in TERM HUP; do
     echo "ok      worker.dies_with_verify_on_SIG$sig (exit $vrc)"
   fi
 done
+
+# ---- deadlines: one launch's, in range, from the environment only where a command launches ---------
+run deadline.run_operands_hang_named_within_one_launchs_deadline 1 "HANG: run-operands: .*launch 1 of 5000" -- \
+  env W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" run-operands --backend sim --entry gemv_batch4_strided \
+  --launch-deadline 2 --in "$work/many.bundle" --out "$work/many.out"
+run deadline.longest_times_many_launches_does_not_overflow 0 "verdict: PASS" -- "$cli" run-operands --backend sim \
+  --entry gemv_batch4_strided --launch-deadline 1000000 --check --in "$work/many.bundle" --out "$work/many.out"
+for v in 1e-9 0.5 1e10; do
+  run "deadline.out_of_range_$v" 2 "launch deadline '$v' must be a number of seconds from 1 to 1000000" -- \
+    "$cli" verify --backend sim --cases 0 --launch-deadline "$v"
+done
+run deadline.bad_environment_leaves_version_alone 0 "w8a16check [0-9]" -- env W8A16_LAUNCH_DEADLINE=soon "$cli" --version
+run deadline.bad_environment_fails_a_command_that_launches 2 "W8A16_LAUNCH_DEADLINE: launch deadline 'soon'" -- \
+  env W8A16_LAUNCH_DEADLINE=soon "$cli" replay --backend sim "$work/small.case"
 
 # ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
 # A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report
