@@ -194,6 +194,31 @@ def test_a_replay_bundle_runs_through_run_operands_check(ops, cli, tmp_path):
     assert np.array_equal(out["c"][:, :130], c_buf[:, :130]) and (out["c"][:, 130:] == 0xFFFF).all()
 
 
+def test_the_bundle_holds_the_operands_that_were_compared(ops, cli, tmp_path):
+    # A test that reuses its buffers: compared on one set of operands (a FAIL), then overwritten
+    # with the next case's before the bundle is written. The bundle must replay the compared ones.
+    a, wt, s = ops
+    a_buf, w_buf, s_buf = a.copy(), wt.copy(), s.copy()
+    c = w.gemm(a, wt, s)
+    c[0, 0] ^= 1  # one output bit wrong: the comparison fails
+    r = w.compare(c, a_buf, w_buf, s_buf, entry="gemm_pipelined_m32_strided")
+    assert not r
+    a_buf[:] = 0
+    w_buf[:] = 0
+    s_buf[:] = 0
+    bundle = tmp_path / "reused.opb"
+    r.write_bundle(bundle)
+    run = subprocess.run([cli, "run-operands", "--backend", "sim", "--entry", "gemm_pipelined_m32_strided", "--in",
+                          str(bundle), "--out", str(tmp_path / "out.bin"), "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = w.operands.read_output(tmp_path / "out.bin")
+    # The simulation produces the contract's bytes of the operands compared: exactly the expected C,
+    # which the device's C differed from in one element, not the zeros the buffers now hold.
+    assert np.array_equal(out["c"][:, :130], r.expected)
+    assert int(out["c"][0, 0]) != int(c[0, 0])
+    assert np.array_equal(r.expected, w.gemm(a, wt, s))
+
+
 BAD = [
     (lambda a, wt, s, c: dict(a=a.astype(np.float32)), TypeError, r"a must hold BF16 bits \(uint16 or int16\), got float32"),
     (lambda a, wt, s, c: dict(w=wt.astype(np.float32)), TypeError, r"w must hold E4M3 codes \(uint8 or int8\), got float32"),

@@ -196,3 +196,25 @@ def test_read_recording_says_whether_its_length_was_verified():
     assert len(old["outputs"]) == len(rec["outputs"])
     with pytest.raises(ValueError, match="without its trailer line"):
         w.parse_recording(text[: text.rindex("end cases=")])
+
+
+def test_compare_keeps_what_it_compared_when_the_caller_reuses_its_buffers(tmp_path):
+    # A caller that reuses (or frees) its buffers after compare(): the bundle written afterwards holds
+    # the operands compared, not the buffers' new bytes.
+    line = ("case/1 w8a16_gemv_batch4_strided m=2 n=8 k=256 a_row_stride=256 c_row_stride=8 "
+            "dist=activation_like seed=0x0000000000000011 gen=1")
+    d = w.case_inputs(line)
+    a = np.ascontiguousarray(d["a"].reshape(2, -1)[:, :256])
+    wt, s = d["w"].reshape(8, 256).copy(), d["s"].reshape(1, 2).copy()
+    kept = (a.copy(), wt.copy(), s.copy())
+    r = w.compare(w.gemm(a, wt, s, contract="gemv"), a, wt, s, entry="gemv_batch4_strided")
+    for buf in (a, wt, s):
+        buf[...] = np.frombuffer(os.urandom(buf.nbytes), buf.dtype).reshape(buf.shape)
+    r.write_bundle(tmp_path / "b.opb")
+    # The dense bundle (golden/include/w8a16/golden/operands.hpp): an 80-byte header, A with its
+    # pitch, W, S.
+    body = (tmp_path / "b.opb").read_bytes()[80:]
+    a_bytes, w_bytes = 2 * 2 * 256, 8 * 256
+    assert np.array_equal(np.frombuffer(body[:a_bytes], np.uint16).reshape(2, 256), kept[0])
+    assert np.array_equal(np.frombuffer(body[a_bytes:a_bytes + w_bytes], np.uint8).reshape(8, 256), kept[1])
+    assert np.array_equal(np.frombuffer(body[a_bytes + w_bytes:], np.float32).reshape(1, 2), kept[2])

@@ -224,7 +224,8 @@ class Comparison:
         return "\n".join(lines)
 
     def write_bundle(self, path) -> str:
-        """Writes the operands as an operand bundle (golden/include/w8a16/golden/operands.hpp) at
+        """Writes the operands that were compared (copies taken by compare(), so a caller reusing its
+        buffers afterwards changes nothing here) as an operand bundle (golden/include/w8a16/golden/operands.hpp) at
         `path`, with the launch's pitches (A's pitch tail filled with a NaN, 0xFFC1), and returns the
         command that replays it on any machine and checks it against the same contract:
         `w8a16check run-operands --backend cuda --entry E --in PATH --out OUT --check` (`--backend
@@ -357,9 +358,9 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     contract = info["contract"]
     threads = _whole(threads, "threads")
 
-    a_c = np.ascontiguousarray(ab)
-    w_c = np.ascontiguousarray(wb)
-    s_c = np.ascontiguousarray(sb)
+    # Copies the Comparison owns: what was compared is what write_bundle saves, whatever the caller
+    # does with its buffers afterwards (a reproduction that reproduces).
+    a_c, w_c, s_c = (np.array(x, order="C", copy=True) for x in (ab, wb, sb))
     part = "gemv" if contract == "gemv" else "tc"
     if held is None:
         want = _core.gemm(a_c, w_c, s_c, contract=contract, threads=threads)
