@@ -159,4 +159,21 @@ TEST(RunCli, DeadlinesOutsideTheirRangeAreRefusedAndTheEnvironmentOnlyWhereItIsU
   EXPECT_EQ(replaced.exit_status, 0) << replaced.output;
 }
 
+// ---- operand bundles of the packed entry point ----------------------------------------------------
+
+TEST(RunCli, RunOperandsPacksWForThePackedEntryPointAndSaysSo) {
+  const fs::path dir = fresh_dir("packed");
+  spit(dir / "packed.bundle", bundle_bytes("gemm_packed_strided", 4, 256, 256, 2));
+  const CliRun r = w8a16::cli_test::run_cli("run-operands --backend sim --entry gemm_packed_strided --check --in '" +
+                                            (dir / "packed.bundle").string() + "' --out '" + (dir / "o.out").string() +
+                                            "'");
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  EXPECT_NE(r.output.find("the bundle's 256 x 256 codes were packed by the launch layer (NUMERICS.md 2.3) into "
+                          "65540 bytes"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("kernel w8a16_tc_rows_packed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("verdict: PASS"), std::string::npos) << r.output;
+}
+
 }  // namespace

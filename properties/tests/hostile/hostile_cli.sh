@@ -108,6 +108,7 @@ def bundle(m, n, k, launches, body=True, entry=b"gemm_pipelined"):
     return h + b"\0" * (2 * launches * m * k + n * k + 4 * ((n + 127) // 128) * (k // 128))
 open(os.path.join(work, "ok.bundle"), "wb").write(bundle(2, 8, 128, 1))
 open(os.path.join(work, "many.bundle"), "wb").write(bundle(1, 8, 128, 5000, entry=b"gemv_batch4_strided"))
+open(os.path.join(work, "packed.bundle"), "wb").write(bundle(4, 256, 256, 1, entry=b"gemm_packed_strided"))
 open(os.path.join(work, "cut.bundle"), "wb").write(bundle(2, 8, 128, 1)[:-7])
 # launches * m * a_row_stride wraps 2^64 when multiplied unchecked; the file is as long as the wrapped size says.
 open(os.path.join(work, "wrapping.bundle"), "wb").write(bundle(0xFFFFFFFF, 8, 128, 0x80000001, body=False))
@@ -467,6 +468,10 @@ done
 run deadline.bad_environment_leaves_version_alone 0 "w8a16check [0-9]" -- env W8A16_LAUNCH_DEADLINE=soon "$cli" --version
 run deadline.bad_environment_fails_a_command_that_launches 2 "W8A16_LAUNCH_DEADLINE: launch deadline 'soon'" -- \
   env W8A16_LAUNCH_DEADLINE=soon "$cli" replay --backend sim "$work/small.case"
+
+# ---- an operand bundle of the packed entry point: W packed by the launch layer, said so ------------
+run run_operands.packed_entry_packs_w 0 "codes were packed by the launch layer \(NUMERICS.md 2.3\)" -- \
+  "$cli" run-operands --backend sim --entry gemm_packed_strided --check --in "$work/packed.bundle" --out "$work/packed.out"
 
 # ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
 # A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report
