@@ -281,6 +281,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
   auto backend = a.module.empty() ? device::CudaBackend::create(a.device, &st)
                                   : device::CudaBackend::create_from_file(a.device, a.module, &st);
   if (!backend) {
+    if (st.code == device::Errc::no_device) return backend_refused("bench", st.message, true);
     std::fprintf(stderr, "bench: no usable CUDA device (GPU %d): %s\n", a.device, st.message.c_str());
     return 2;
   }

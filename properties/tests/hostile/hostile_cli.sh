@@ -226,7 +226,13 @@ run verify.stale_report_after_an_input_error 2 "no such file or folder" --report
 run verify.stale_report_replaced_by_this_run 0 "verdict: PASS" --report "$work/v3.json" --report "$work/v3.xml" -- \
   "$cli" verify "${quick[@]}" --json "$work/v3.json" --junit "$work/v3.xml"
 run verify.stdout_to_dev_full 2 "cannot write to standard output" -- sh -c '"$0" verify "$@" > /dev/full' "$cli" "${quick[@]}"
-run bench.stale_report_without_a_gpu 2 "bench: " --report "$work/b.json" -- "$cli" bench --json "$work/b.json" --m 1 --shapes 128x128
+# Without a GPU (this catalogue runs where there is none; CUDA_VISIBLE_DEVICES= hides one): a CUDA
+# build says SKIPPED (77) for every command that needs one, a build without the CUDA backend 2.
+if "$cli" --version | grep -q "CUDA ON"; then nogpu=77 nogpu_says="SKIPPED: no GPU"; else nogpu=2 nogpu_says="no CUDA backend"; fi
+run bench.stale_report_without_a_gpu "$nogpu" "bench: .*$nogpu_says" --report "$work/b.json" -- \
+  env CUDA_VISIBLE_DEVICES= "$cli" bench --json "$work/b.json" --m 1 --shapes 128x128
+run record.without_a_gpu "$nogpu" "record: .*$nogpu_says" -- env CUDA_VISIBLE_DEVICES= "$cli" record --cases "$work/small.case" --out "$work/nogpu.rec"
+run probe.without_a_gpu "$nogpu" "probe: .*$nogpu_says" -- env CUDA_VISIBLE_DEVICES= "$cli" probe --out "$work/nogpu_probe" --cases 1
 run record.out_dev_full 2 "--out /dev/full: is a character device" -- "$cli" record --source sim --cases "$work/small.case" --out /dev/full
 run record.out_under_a_file 2 "afile/sub/x.rec|Not a directory|cannot" -- "$cli" record --source sim --cases "$work/small.case" --out "$work/afile/sub/x.rec"
 run run_operands.out_dev_full 2 "--out /dev/full: cannot write: .*No space left" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out /dev/full
