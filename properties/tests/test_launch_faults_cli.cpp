@@ -217,7 +217,7 @@ TEST(LaunchFaults, BadDeadlinesAndInjectionsAreUsageErrors) {
   EXPECT_EQ(env.exit_status, 2) << env.output;
   EXPECT_NE(env.output.find("W8A16_LAUNCH_DEADLINE"), std::string::npos) << env.output;
   for (const char* inj : {"explode:w8a16_gemv_batch4_strided", "fault", "fault:gemv", "hang:w8a16_tc_rows:m=0",
-                          "hang:w8a16_tc_rows:n=3"}) {
+                          "hang:w8a16_tc_rows:n=3", "fault:w8a16_no_such_kernel", "hang:w8a16_gemv_batch4"}) {
     const CliRun r = cli_with(std::string("W8A16_SIM_INJECT='") + inj + "'",
                               "replay --backend sim '" + kData + "/cases/boundaries.case'");
     EXPECT_EQ(r.exit_status, 2) << inj << ": " << r.output;

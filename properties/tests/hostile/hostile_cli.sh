@@ -475,6 +475,10 @@ run deadline.bad_environment_leaves_version_alone 0 "w8a16check [0-9]" -- env W8
 run deadline.bad_environment_fails_a_command_that_launches 2 "W8A16_LAUNCH_DEADLINE: launch deadline 'soon'" -- \
   env W8A16_LAUNCH_DEADLINE=soon "$cli" replay --backend sim "$work/small.case"
 
+# ---- the simulation's fault injection: a symbol no plan names is an error, never a silent PASS ----
+run sim_inject.unknown_symbol 2 "W8A16_SIM_INJECT: .*w8a16_no_such_kernel' is not a kernel symbol of the family" -- \
+  env W8A16_SIM_INJECT=fault:w8a16_no_such_kernel "$cli" replay --backend sim "$work/small.case"
+
 # ---- an operand bundle of the packed entry point: W packed by the launch layer, said so ------------
 run run_operands.packed_entry_packs_w 0 "codes were packed by the launch layer \(NUMERICS.md 2.3\)" -- \
   "$cli" run-operands --backend sim --entry gemm_packed_strided --check --in "$work/packed.bundle" --out "$work/packed.out"
