@@ -6,11 +6,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include <thread>
 
 #include "cli_run.hpp"
 
@@ -174,6 +177,59 @@ TEST(RunCli, RunOperandsPacksWForThePackedEntryPointAndSaysSo) {
       << r.output;
   EXPECT_NE(r.output.find("kernel w8a16_tc_rows_packed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("verdict: PASS"), std::string::npos) << r.output;
+}
+
+// ---- report paths ---------------------------------------------------------------------------------
+
+// A small verify on the simulation: one saved case, one recorded-MMA file.
+std::string small_args() {
+  return "verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --entry gemv_batch4_strided "
+         "--mma-dir '" +
+         (kGolden / "mma" / "h200" / "h200_10_targeted.mmav").string() + "' --cases-from '" +
+         (kGolden / "cases").string() + "'";
+}
+
+TEST(RunCli, OneFileNamedByTwoReportsIsRefusedAndLeftAsItWas) {
+  const fs::path dir = fresh_dir("same_file");
+  spit(dir / "r", "an earlier report\n");
+  const CliRun r = w8a16::cli_test::run_cli(small_args() + " --json '" + (dir / "r").string() + "' --junit '" +
+                                            (dir / "." / "r").string() + "'");
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("names the same file; each report needs a file of its own"), std::string::npos) << r.output;
+  EXPECT_EQ(slurp(dir / "r"), "an earlier report\n");
+}
+
+TEST(RunCli, ASymlinkedReportPathIsRefusedAndTheLinkKept) {
+  const fs::path dir = fresh_dir("symlink");
+  spit(dir / "target.json", "an earlier report\n");
+  fs::create_symlink("target.json", dir / "link.json");
+  const CliRun r = w8a16::cli_test::run_cli(small_args() + " --json '" + (dir / "link.json").string() + "'");
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("is a symbolic link"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  EXPECT_EQ(slurp(dir / "target.json"), "an earlier report\n");
+}
+
+TEST(RunCli, ASecondRunOnAReportPathAnotherRunIsWritingIsRefused) {
+  const fs::path dir = fresh_dir("two_runs");
+  const fs::path report = dir / "v.json";
+  // The first run hangs in its launch (the simulation's injected hang) with its placeholder held.
+  const std::string first = "W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided '" W8A16_CLI_PATH "' " + small_args() +
+                            " --launch-deadline 20 --json '" + report.string() + "' > /dev/null 2>&1 & echo $!";
+  const CliRun started = w8a16::cli_test::run_process(first);
+  const int pid = std::atoi(started.output.c_str());
+  ASSERT_GT(pid, 0) << started.output;
+  std::string placeholder;
+  for (int i = 0; i < 200 && placeholder.find("INCOMPLETE") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    placeholder = slurp(report);
+  }
+  ASSERT_NE(placeholder.find("INCOMPLETE"), std::string::npos) << placeholder;
+  const CliRun second = w8a16::cli_test::run_cli(small_args() + " --json '" + report.string() + "'");
+  EXPECT_EQ(second.exit_status, 2) << second.output;
+  EXPECT_NE(second.output.find("another run is writing this report now"), std::string::npos) << second.output;
+  EXPECT_EQ(slurp(report), placeholder);  // the first run's, untouched
+  w8a16::cli_test::run_process("kill " + std::to_string(pid));
 }
 
 }  // namespace

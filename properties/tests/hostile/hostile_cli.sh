@@ -241,6 +241,28 @@ run upgrade_recording.out_dev_full 2 "--out /dev/full: is a character device" --
 run upgrade_recording.writes_version_2 0 "version 2, every header and out line byte for byte" -- "$cli" upgrade-recording "$work/v1.rec" --cases 1 --out "$work/v1_up.rec"
 run upgrade_recording.result_replays_verified 0 "1 recorded cases: emulator 0 differ" -- "$cli" replay --backend sim --recordings "$work/v1_up.rec"
 
+# ---- report paths: one file per report, never a link replaced, never another run's report --------
+printf 'an earlier report\n' > "$work/same.json"
+run reports.one_file_named_twice 2 "names the same file; each report needs a file of its own" -- \
+  "$cli" verify "${quick[@]}" --json "$work/same.json" --junit "$work/./same.json"
+printf 'an earlier report\n' > "$work/linked_target.json"
+ln -sf linked_target.json "$work/linked.json"
+run reports.symlinked_path_refused 2 "linked.json'?: is a symbolic link" -- "$cli" verify "${quick[@]}" --json "$work/linked.json"
+runs=$((runs + 1))
+if ! grep -qx 'an earlier report' "$work/same.json" || [ ! -L "$work/linked.json" ] || ! grep -qx 'an earlier report' "$work/linked_target.json"; then
+  broken=$((broken + 1)); echo "BROKEN  reports.refused_paths_left_as_they_were"
+else
+  echo "ok      reports.refused_paths_left_as_they_were"
+fi
+W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" verify "${quick[@]}" --launch-deadline 30 --json "$work/held.json" > /dev/null 2>&1 &
+held_pid=$!
+for _ in $(seq 1 200); do grep -q INCOMPLETE "$work/held.json" 2> /dev/null && break; sleep 0.05; done
+run reports.second_run_on_a_held_report_refused 2 "another run is writing this report now" -- "$cli" verify "${quick[@]}" --json "$work/held.json"
+kill "$held_pid" 2> /dev/null
+{ wait "$held_pid"; } 2> /dev/null
+runs=$((runs + 1))
+if grep -q INCOMPLETE "$work/held.json"; then echo "ok      reports.held_report_untouched"; else broken=$((broken + 1)); echo "BROKEN  reports.held_report_untouched"; fi
+
 # ---- reports that agree with the verdict: every FAIL reason is a failure in both reports -------
 # reports_agree NAME VERDICT JSON XML NEEDLE: the JSON's verdict is VERDICT; on FAIL its "failures"
 # list every reason of "why_not_pass" (NEEDLE among them) and the JUnit has one <failure> per
