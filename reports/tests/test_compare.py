@@ -219,6 +219,37 @@ def test_the_bundle_holds_the_operands_that_were_compared(ops, cli, tmp_path):
     assert np.array_equal(r.expected, w.gemm(a, wt, s))
 
 
+def test_a_zero_of_the_other_sign_is_named_as_such_not_zero_ulp(ops):
+    a, wt, s = ops
+    a = a.copy()
+    a[0, :] = 0  # row 0 of C: every sum exactly zero, so +0 (NUMERICS.md 1.1)
+    want = w.gemm(a, wt, s)
+    assert int(want[0, 3]) == 0x0000
+    c = want.copy()
+    c[0, 3] = 0x8000
+    r = w.compare(c, a, wt, s, entry="gemm_pipelined_m32_strided")
+    assert not r and r.mismatches == 1
+    assert "the sign of zero differs: -0 and +0" in str(r.first)
+    assert "0 BF16 ULP" not in r.explain()
+
+
+def test_writes_into_cs_pitch_gap_fail_when_the_fill_is_given(ops):
+    a, wt, s = ops
+    fill = 0x7FA5  # a NaN no kernel writes (golden/README.md, the case inputs)
+    c_buf = np.full((5, 136), fill, np.uint16)
+    c_buf[:, :130] = w.gemm(a, wt, s)
+    assert w.compare(c_buf[:, :130], a, wt, s, entry="gemm_pipelined_m32_strided", c_fill=fill)
+    c_buf[2, 133] = 0x3F80  # a kernel writing past N into the pitch
+    r = w.compare(c_buf[:, :130], a, wt, s, entry="gemm_pipelined_m32_strided", c_fill=fill)
+    assert not r and r.mismatches == 0
+    assert r.pitch_gap_writes == [(2, 133, 0x3F80)]
+    assert "1 elements of C's pitch gap were written" in r.explain()
+    # Without the fill the gap is not read, and the report says so rather than passing silently on it.
+    unchecked = w.compare(c_buf[:, :130], a, wt, s, entry="gemm_pipelined_m32_strided")
+    assert unchecked.pitch_gap_writes is None
+    assert "pitch gap was not checked" in unchecked.explain()
+
+
 BAD = [
     (lambda a, wt, s, c: dict(a=a.astype(np.float32)), TypeError, r"a must hold BF16 bits \(uint16 or int16\), got float32"),
     (lambda a, wt, s, c: dict(w=wt.astype(np.float32)), TypeError, r"w must hold E4M3 codes \(uint8 or int8\), got float32"),

@@ -218,3 +218,19 @@ def test_compare_keeps_what_it_compared_when_the_caller_reuses_its_buffers(tmp_p
     assert np.array_equal(np.frombuffer(body[:a_bytes], np.uint16).reshape(2, 256), kept[0])
     assert np.array_equal(np.frombuffer(body[a_bytes:a_bytes + w_bytes], np.uint8).reshape(8, 256), kept[1])
     assert np.array_equal(np.frombuffer(body[a_bytes + w_bytes:], np.float32).reshape(1, 2), kept[2])
+
+
+def test_compare_names_a_zero_of_the_other_sign_and_checks_the_pitch_gap_given_the_fill():
+    # Two results that once read as a pass or as "0 BF16 ULP": -0 for +0, and a write past N.
+    line = ("case/1 w8a16_gemv_batch4_strided m=3 n=8 k=128 a_row_stride=128 c_row_stride=8 "
+            "dist=activation_like seed=0x0000000000000012 gen=1")
+    d = w.case_inputs(line)
+    a = np.zeros((3, 128), np.uint16)
+    wt, s = d["w"].reshape(8, 128).copy(), d["s"].reshape(1, 1).copy()
+    buf = np.full((3, 12), 0x7FA5, np.uint16)
+    buf[:, :8] = w.gemm(a, wt, s, contract="gemv")
+    buf[1, 0] ^= 0x8000
+    buf[0, 9] = 0
+    r = w.compare(buf[:, :8], a, wt, s, entry="gemv_batch4_strided", c_fill=0x7FA5)
+    assert not r and "the sign of zero differs" in str(r.first)
+    assert r.pitch_gap_writes == [(0, 9, 0)]
