@@ -242,14 +242,14 @@ run upgrade_recording.writes_version_2 0 "version 2, every header and out line b
 run upgrade_recording.result_replays_verified 0 "1 recorded cases: emulator 0 differ" -- "$cli" replay --backend sim --recordings "$work/v1_up.rec"
 
 # ---- report paths: one file per report, never a link replaced, never another run's report --------
-printf 'an earlier report\n' > "$work/same.json"
+printf '{"stale": "an earlier report"}\n' > "$work/same.json"
 run reports.one_file_named_twice 2 "names the same file; each report needs a file of its own" -- \
   "$cli" verify "${quick[@]}" --json "$work/same.json" --junit "$work/./same.json"
-printf 'an earlier report\n' > "$work/linked_target.json"
+printf '{"stale": "an earlier report"}\n' > "$work/linked_target.json"
 ln -sf linked_target.json "$work/linked.json"
 run reports.symlinked_path_refused 2 "linked.json'?: is a symbolic link" -- "$cli" verify "${quick[@]}" --json "$work/linked.json"
 runs=$((runs + 1))
-if ! grep -qx 'an earlier report' "$work/same.json" || [ ! -L "$work/linked.json" ] || ! grep -qx 'an earlier report' "$work/linked_target.json"; then
+if ! grep -q 'an earlier report' "$work/same.json" || [ ! -L "$work/linked.json" ] || ! grep -q 'an earlier report' "$work/linked_target.json"; then
   broken=$((broken + 1)); echo "BROKEN  reports.refused_paths_left_as_they_were"
 else
   echo "ok      reports.refused_paths_left_as_they_were"
