@@ -25,8 +25,11 @@
 #     MODULE is a cubin or fatbin file, or a target with the W8A16CHECK_MODULE_FILE property (one
 #     made by w8a16check_add_kernel_module). ENTRIES are the entry points the module is verified
 #     for: a module that holds some of the family's kernels only must name them (docs/KERNEL_ABI.md
-#     1: verify refuses a module that lacks a kernel of an entry point it verifies). JUNIT defaults
-#     to <current build dir>/<name>.junit.xml; a relative path is taken from the current build dir.
+#     1: verify refuses a module that lacks a kernel of an entry point it verifies). Relative paths
+#     follow CMake's own rule: what the test reads (a MODULE file, DATA_DIR) is taken from the
+#     current source dir, as SOURCES are; what it writes (JUNIT) from the current build dir. JUNIT
+#     defaults to <current build dir>/<name>.junit.xml; two tests naming one JUnit file is a
+#     configure error (the later would replace the earlier's report).
 #     The test's verdict is verify's exit status (README "Exit status"): 0 passed; 1 a byte differs
 #     (the output names the case line, which `w8a16check repro` replays); 2 a usage or input error;
 #     77, on a machine without a GPU or its driver, is CTest's SKIP_RETURN_CODE: the test shows as
@@ -108,7 +111,7 @@ function(w8a16check_add_verify_test)
                           "property (w8a16check_add_kernel_module sets it; or name the module file itself)")
     endif()
   else()
-    get_filename_component(module "${arg_MODULE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+    get_filename_component(module "${arg_MODULE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   endif()
   foreach(n IN ITEMS CASES GPUS SEED TIMEOUT)
     if(DEFINED arg_${n} AND NOT arg_${n} MATCHES "^[0-9]+$")
@@ -122,11 +125,26 @@ function(w8a16check_add_verify_test)
     set(arg_JUNIT "${arg_NAME}.junit.xml")
   endif()
   get_filename_component(junit "${arg_JUNIT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  # One JUnit file per test: verify replaces its report, so a second test would leave only its own.
+  get_property(taken GLOBAL PROPERTY W8A16CHECK_VERIFY_JUNIT_FILES)
+  foreach(entry IN LISTS taken)
+    string(REPLACE "|" ";" pair "${entry}")
+    list(GET pair 0 other_junit)
+    list(GET pair 1 other_name)
+    if(other_junit STREQUAL junit)
+      message(FATAL_ERROR "w8a16check_add_verify_test(${arg_NAME}): JUNIT ${junit} is the JUnit file of the test "
+                          "${other_name} too: each test needs a file of its own")
+    endif()
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY W8A16CHECK_VERIFY_JUNIT_FILES "${junit}|${arg_NAME}")
   # verify writes its reports atomically into an existing folder and refuses a missing one (exit 2).
   get_filename_component(junit_dir "${junit}" DIRECTORY)
   file(MAKE_DIRECTORY "${junit_dir}")
   if(NOT arg_DATA_DIR)
     get_property(arg_DATA_DIR GLOBAL PROPERTY W8A16CHECK_DATA_DIR)
+  endif()
+  if(arg_DATA_DIR)
+    get_filename_component(arg_DATA_DIR "${arg_DATA_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   endif()
 
   set(cmd $<TARGET_FILE:w8a16check::cli> verify --backend cuda --module "${module}" --no-save --junit "${junit}")

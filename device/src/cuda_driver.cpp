@@ -68,6 +68,12 @@ const Driver* driver(std::string* why) {
 
 bool driver_absent() { return loaded().absent; }
 
+bool means_no_device(const std::string& failed_call, CUresult r, int ordinal) {
+  return failed_call == "cuInit"
+             ? (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY)
+             : failed_call.rfind("cuDeviceGet", 0) == 0 && ordinal == 0 && r == CUDA_ERROR_INVALID_DEVICE;
+}
+
 const Driver* timing_driver(std::string* why) {
   const Driver* d = driver(why);
   if (d && !loaded().timing_error.empty()) {

@@ -56,6 +56,10 @@ const Driver* driver(std::string* why);
 // True when libcuda.so.1 itself could not be loaded (no driver installed on this machine), as opposed
 // to a driver that is there but lacks a function this build needs.
 bool driver_absent();
+// Whether a failure to open GPU `ordinal` (the call that failed, as the context's retain names it,
+// and its result) means this machine has no GPU to give, which a caller reports as skipped (exit 77):
+// cuInit finding no device or only the toolkit's stub library, or device 0 not there.
+bool means_no_device(const std::string& failed_call, CUresult r, int ordinal);
 // The same, and nullptr unless the timing functions are there too (the reason names the first
 // one missing).
 const Driver* timing_driver(std::string* why);

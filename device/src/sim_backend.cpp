@@ -165,8 +165,13 @@ bool parse_injections(const std::string& text, std::vector<Injection>* out, std:
       }
       inj.m = static_cast<std::uint32_t>(std::stoull(m.substr(2)));
     }
-    if (inj.kernel.rfind("w8a16_", 0) != 0) {
-      *error = "'" + item + "': '" + inj.kernel + "' is not a kernel symbol of the family (w8a16_...)";
+    // A symbol no plan can name would inject nothing, and the run would pass as if it had been
+    // tested against the fault: only the family's kernel symbols (kernels.hpp) are taken.
+    KernelId id;
+    if (!kernel_from_name(inj.kernel, &id)) {
+      *error = "'" + item + "': '" + inj.kernel +
+               "' is not a kernel symbol of the family (device/include/w8a16/device/kernels.hpp lists them, e.g. " +
+               kernel_name(KernelId::gemv_batch4_strided) + "): it would inject nothing";
       return false;
     }
     out->push_back(std::move(inj));

@@ -30,6 +30,21 @@ bool is_recorded_kind(std::string_view name) {
   return ends_with(name, ".mmav") || ends_with(name, ".rec") || ends_with(name, ".out");
 }
 
+// The one provenance a file's kind may have (manifest.hpp): recorded bytes come from hardware (or,
+// named as such and never counted, the simulation); saved case lines are input; every other file
+// is none. Any other pairing is a manifest that claims what the file cannot be.
+bool provenance_fits(std::string_view name, Provenance p) {
+  if (is_recorded_kind(name)) return p == Provenance::hardware || p == Provenance::simulation;
+  if (ends_with(name, ".case")) return p == Provenance::input;
+  return p == Provenance::none;
+}
+
+const char* provenance_wanted(std::string_view name) {
+  if (is_recorded_kind(name)) return "hardware (or simulation, never counted)";
+  if (ends_with(name, ".case")) return "input";
+  return "none";
+}
+
 bool valid_name(std::string_view name) {
   if (name.empty() || name == "." || name == "..") return false;
   for (char ch : name)
@@ -110,10 +125,12 @@ Listing list_folder(const fs::path& dir, std::string* error) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    // The manifest itself, and documentation (*.md), which is not evidence and changes with the prose.
-    if (name == kManifestFileName || ends_with(name, ".md")) continue;
     std::error_code e2;
     const fs::file_status st = it->symlink_status(e2);
+    // The manifest itself, and documentation (a regular file *.md), which is not evidence and
+    // changes with the prose. Only a regular file: a folder or a link named *.md is listed like any
+    // other, since the readers go inside it.
+    if (name == kManifestFileName || (ends_with(name, ".md") && fs::is_regular_file(st))) continue;
     if (fs::is_directory(st)) l.folders.push_back(name);
     else if (fs::is_regular_file(st)) l.files.push_back(name);
     else l.others.push_back(name);
@@ -142,6 +159,13 @@ bool says_simulation(const fs::path& dir, const std::string& name, std::string_v
   return false;
 }
 
+// Every file under `dir`, whatever its name: not to be read as evidence (its manifest does not read).
+void fail_everything_under(const fs::path& dir, TreeCheck* out) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename() != kManifestFileName) out->failed.push_back(it->path().string());
+}
+
 void check_unlisted(const fs::path& dir, const std::string& name, TreeCheck* out) {
   const fs::path path = dir / name;
   std::string bytes, why;
@@ -162,7 +186,10 @@ void check_unlisted(const fs::path& dir, const std::string& name, TreeCheck* out
   }
 }
 
-void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
+// `listed`: a chain of checked manifests from the first folder checked lists this one. A file under
+// a folder that is not so listed (no manifest where one is required, or a folder its parent's
+// manifest does not name) is not evidence: it fails, so that no reader counts it.
+void check_folder(const fs::path& dir, bool require, bool listed, TreeCheck* out) {
   ++out->folders;
   std::string error;
   const Listing l = list_folder(dir, &error);
@@ -170,9 +197,11 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
     out->problems.push_back(error);
     return;
   }
-  for (const std::string& o : l.others)
+  for (const std::string& o : l.others) {
     out->problems.push_back(shown((dir / o).string()) + ": is " + path_kind((dir / o).string()) +
                             ", not a regular file or folder");
+    out->failed.push_back((dir / o).string());
+  }
   const fs::path mpath = dir / std::string(kManifestFileName);
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(mpath, ec))) {
@@ -180,8 +209,11 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
       out->problems.push_back(
           shown(dir.string()) + ": no " + std::string(kManifestFileName) +
           ": its files cannot be checked (`w8a16check manifest --write` writes one; golden/README.md)");
-    for (const std::string& f : l.files) check_unlisted(dir, f, out);
-    for (const std::string& d : l.folders) check_folder(dir / d, require, out);
+    for (const std::string& f : l.files) {
+      if (require || !listed) out->failed.push_back((dir / f).string());
+      check_unlisted(dir, f, out);
+    }
+    for (const std::string& d : l.folders) check_folder(dir / d, require, listed && !require, out);
     return;
   }
   std::string text;
@@ -189,6 +221,7 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
   if (!read_regular_file(mpath.string(), kMaxInputFileBytes, &text, &error) ||
       !parse_manifest(text, shown(mpath.string()), &m, &error)) {
     out->problems.push_back(error.rfind(shown(mpath.string()), 0) == 0 ? error : shown(mpath.string()) + ": " + error);
+    fail_everything_under(dir, out);
     return;
   }
   ++out->manifests;
@@ -199,7 +232,7 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
     const bool is_folder = std::binary_search(l.folders.begin(), l.folders.end(), e.name);
     const bool is_file = std::binary_search(l.files.begin(), l.files.end(), e.name);
     if (e.folder) {
-      if (is_folder) check_folder(path, true, out);
+      if (is_folder) check_folder(path, true, listed, out);
       else
         out->problems.push_back(p + ": " + (is_file ? "a file where a folder is" : "missing: the folder is") +
                                 listed_in);
@@ -220,6 +253,7 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
         if (std::min(end, out->problems.size()) != before) out->failed.push_back(path);
       }
     } mark{out, before, path.string()};
+    if (!listed) out->failed.push_back(path.string());
     std::string bytes, why;
     if (!read_regular_file(path.string(), kMaxInputFileBytes, &bytes, &why)) {
       out->problems.push_back(p + ": " + why);
@@ -239,6 +273,12 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
     else if (sha256_hex(bytes) != e.sha256)
       out->problems.push_back(p + ": SHA-256 differs from its manifest's (changed)");
     if (!facts_ok && !e.unit.empty()) out->problems.push_back(p + ": " + why);
+    // The provenance is one of the closed list, and the one this kind of file may have: a recorded
+    // file listed as input or none is no evidence of anything.
+    if (!provenance_fits(e.name, e.source))
+      out->problems.push_back(p + ": its manifest says source=" + provenance_name(e.source) + ", which " +
+                              (is_recorded_kind(e.name) ? "recorded evidence" : "this kind of file") +
+                              " cannot have (expected " + provenance_wanted(e.name) + ")");
     mark.end = out->problems.size();
     std::string sim_why;
     if (e.source == Provenance::simulation) {
@@ -261,8 +301,8 @@ void check_folder(const fs::path& dir, bool require, TreeCheck* out) {
   for (const std::string& d : l.folders)
     if (!m.find(d)) {
       out->problems.push_back(shown((dir / d).string()) + ": a folder not listed in " + shown(mpath.string()) +
-                              " (added to the evidence)");
-      check_folder(dir / d, true, out);
+                              " (added to the evidence: nothing under it is counted)");
+      check_folder(dir / d, true, false, out);
     }
 }
 
@@ -323,6 +363,18 @@ bool build_one(const fs::path& dir, const ManifestSource& fallback, Manifest* ou
     Provenance p;
     std::string from;
     const ManifestEntry* before = old.find(name);
+    const bool unchanged = before && !before->folder && before->sha256 == e.sha256;
+    // A version-1 recording has no trailer: only its manifest entry knows how many cases it held, so
+    // an entry is never made from the file itself (a cut copy would be listed with its smaller count).
+    if (!f.length_verified && !unchanged) {
+      *error = shown(path.string()) + ": a version-1 recording (no trailer) that its folder's manifest does not list " +
+               (before ? "with these bytes (it says " + std::to_string(before->count) + " cases; this file holds " +
+                             std::to_string(f.count) + ")"
+                       : "at all") +
+               ": nothing verifies its length, so it cannot be listed; `w8a16check upgrade-recording --cases N` "
+               "rewrites it with a trailer (nothing was written)";
+      return false;
+    }
     if (f.says_source) {
       e.source = f.source;
       e.from = f.from;
@@ -330,7 +382,7 @@ bool build_one(const fs::path& dir, const ManifestSource& fallback, Manifest* ou
     } else if (ends_with(name, ".mmav") && probe_manifest_provenance(dir.string(), name, &p, &from)) {
       e.source = p;
       e.from = from;
-    } else if (before && !before->folder && before->sha256 == e.sha256) {
+    } else if (unchanged && provenance_fits(name, before->source)) {
       e.source = before->source;
       e.from = before->from;
     } else if (ends_with(name, ".case")) {
@@ -557,7 +609,7 @@ bool probe_manifest_provenance(const std::string& dir, const std::string& name, 
 }
 
 void check_tree(const std::string& dir, bool require_manifest, TreeCheck* out) {
-  check_folder(fs::path(dir), require_manifest, out);
+  check_folder(fs::path(dir), require_manifest, true, out);
 }
 
 void check_unlisted_file(const std::string& path, TreeCheck* out) {

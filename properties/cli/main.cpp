@@ -92,13 +92,6 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     return kExitUsage;
   }
   std::string stopped;  // why the run ended before a command's verdict, for the ERROR reports
-  if (const char* d = std::getenv("W8A16_LAUNCH_DEADLINE"); d && *d) {
-    std::string why;
-    if (!w8a16::props::set_deadline_seconds(d, &why)) {
-      std::fprintf(stderr, "w8a16check: W8A16_LAUNCH_DEADLINE: %s\n", w8a16::golden::escaped(why).c_str());
-      return kExitUsage;
-    }
-  }
   // A launch of this process past its deadline (properties/launcher.hpp): the HANG is printed and
   // every report asked for is written, naming it, before the process exits with status 1.
   w8a16::props::set_hang_handler([](const w8a16::props::HangReport& h) {

@@ -70,14 +70,20 @@ void add_limit_options(CLI::App* cmd, WorkLimits* limits) {
 }
 
 void add_deadline_option(CLI::App* cmd) {
-  cmd->add_option_function<std::string>(
+  CLI::Option* flag = cmd->add_option_function<std::string>(
       "--launch-deadline",
       [](const std::string& v) {
         std::string why;
         if (!props::set_deadline_seconds(v, &why)) throw CLI::ValidationError("--launch-deadline", why);
       },
-      "seconds a launch may run before it is a HANG (default: W8A16_LAUNCH_DEADLINE, else 20 s plus 1 ns a "
-      "multiply-add on a GPU, 1 us on the simulation)");
+      "seconds each launch may run before it is a HANG, 1 to 1000000 (default: W8A16_LAUNCH_DEADLINE, else 20 s "
+      "plus 1 ns a multiply-add on a GPU, 1 us on the simulation)");
+  // The environment's value only where it is used, a command that launches, and only when the flag
+  // does not replace it: a bad one fails this command (exit 2), never --version or another command.
+  cmd->parse_complete_callback([flag] {
+    std::string why;
+    if (flag->count() == 0 && !props::deadline_from_environment(&why)) throw CLI::ValidationError(golden::escaped(why));
+  });
 }
 
 void add_module_option(CLI::App* cmd, std::string* module) {

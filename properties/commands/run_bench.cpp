@@ -281,6 +281,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
   auto backend = a.module.empty() ? device::CudaBackend::create(a.device, &st)
                                   : device::CudaBackend::create_from_file(a.device, a.module, &st);
   if (!backend) {
+    if (st.code == device::Errc::no_device) return backend_refused("bench", st.message, true);
     std::fprintf(stderr, "bench: no usable CUDA device (GPU %d): %s\n", a.device, st.message.c_str());
     return 2;
   }
@@ -364,10 +365,13 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
           r.kernel = planned.plan.kernel_name;
           r.body = device::body_name(planned.plan.body);
           // One deadline for the row's launches (the check launch, the warm-up, reps x batches timed
-          // and the stability launch), each held to a case of this shape's (launcher.hpp).
+          // and the stability launch), each held to a case of this shape's (launcher.hpp): they are
+          // queued together and waited on once, so the row's is their sum, held to the range.
           const golden::Case shape_case = golden::CaseSpec{}.shape(m, sh.n, sh.k);
-          const double deadline = props::deadline_policy().seconds(shape_case, backend->name()) *
-                                  (4.0 + static_cast<double>(a.reps) * (a.batches + 1));
+          const double deadline = props::LaunchDeadline::clamped(props::deadline_policy().seconds(shape_case,
+                                                                                                  backend->name()) *
+                                                                 (4.0 + static_cast<double>(a.reps) * (a.batches + 1)))
+                                      .seconds();
           const props::DeadlineGuard guard(props::HangReport{
               shape_case, planned.plan, deadline,
               "HANG: bench: m=" + std::to_string(m) + " n=" + std::to_string(sh.n) + " k=" + std::to_string(sh.k) +

@@ -14,7 +14,9 @@
 // needs one column of each row, not gigabytes. C then lives on the device for one launch at a time.
 //
 // The bundle and output formats are specified, read and written in golden/ (operands.hpp); this
-// command adds the work limits and the launches.
+// command adds the work limits and the launches. A bundle holds W as N x K codes; for
+// gemm_packed_strided, which reads W in the packed layout (NUMERICS.md 2.3), the launch layer packs
+// it here (pack_weights, as every other run of that entry point does) and the output says so.
 #include "run_operands.hpp"
 
 #include "exit_status.hpp"
@@ -34,6 +36,7 @@
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/api.hpp"
 #include "w8a16/device/kernels.hpp"
+#include "w8a16/device/packed.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
 #include "w8a16/golden/case_inputs.hpp"
@@ -93,19 +96,37 @@ struct DeviceOperands {
   bool c_reused = false;                   // one C slab, read back after each launch
 };
 
-// Allocates and uploads; "" or what failed.
-std::string upload(device::Backend& backend, const golden::OperandBundle& bundle, bool one_c_slab, DeviceOperands* d) {
+// W as the entry point reads it: the bundle's N x K codes, or for gemm_packed_strided those codes
+// packed by the launch layer (NUMERICS.md 2.3). False with *why for a shape with no packed form.
+bool weights_for_entry(const golden::OperandBundle& bundle, std::vector<std::uint8_t>* w, std::string* why) {
+  const golden::Case& c = bundle.header.shape;
+  if (c.entry != golden::EntryPoint::gemm_packed_strided) {
+    *w = bundle.w;
+    return true;
+  }
+  *w = device::pack_weights(bundle.w.data(), c.n, c.k);
+  if (w->empty()) {
+    *why = "gemm_packed_strided reads W packed (NUMERICS.md 2.3), and n=" + std::to_string(c.n) +
+           " k=" + std::to_string(c.k) + " has no packed form (nothing was run)";
+    return false;
+  }
+  return true;
+}
+
+// Allocates and uploads `w` (weights_for_entry) with the bundle's A and S; "" or what failed.
+std::string upload(device::Backend& backend, const golden::OperandBundle& bundle, const std::vector<std::uint8_t>& w,
+                   bool one_c_slab, DeviceOperands* d) {
   const golden::Case& c = bundle.header.shape;
   const std::size_t rows_per = std::size_t{c.m}, launches = bundle.header.launches;
   d->a_launch = 2 * rows_per * c.a_row_stride, d->c_launch = 2 * rows_per * c.c_row_stride;
   d->c_reused = one_c_slab;
   device::Status st;
   d->a = backend.allocate(d->a_launch * launches, &st);
-  d->w = d->a ? backend.allocate(bundle.w.size(), &st) : nullptr;
+  d->w = d->a ? backend.allocate(w.size(), &st) : nullptr;
   d->s = d->w ? backend.allocate(4 * bundle.s.size(), &st) : nullptr;
   d->o = d->s ? backend.allocate(d->c_launch * (one_c_slab ? 1 : launches), &st) : nullptr;
   if (d->o) st = d->a->upload(bundle.a.data(), d->a_launch * launches);
-  if (st.ok() && d->o) st = d->w->upload(bundle.w.data(), bundle.w.size());
+  if (st.ok() && d->o) st = d->w->upload(w.data(), w.size());
   if (st.ok() && d->o) st = d->s->upload(bundle.s.data(), 4 * bundle.s.size());
   if (st.ok() && d->o) st = d->o->fill(0xFF);
   return !d->o || !st.ok() ? st.message : "";
@@ -118,6 +139,9 @@ std::string upload(device::Backend& backend, const golden::OperandBundle& bundle
 bool launch_all(device::Backend& backend, const device::KernelRegistry& registry, const golden::Case& c,
                 std::size_t launches, const DeviceOperands& d, const std::vector<std::uint32_t>& columns,
                 std::vector<std::uint16_t>* c_bits) {
+  // Each launch under its own deadline (launcher.hpp: one launch's, never the bundle's sum), waited
+  // on before the next: a hang in the first of 8,160 launches is named within one deadline.
+  const props::LaunchDeadline deadline = props::deadline_policy().deadline(c, backend.name());
   std::atomic<std::size_t> launched{0};
   props::Heartbeat beat("run-operands", [&] {
     return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches";
@@ -130,9 +154,18 @@ bool launch_all(device::Backend& backend, const device::KernelRegistry& registry
     const device::Call call = props::case_call(c, registry, d.a->address() + i * d.a_launch, d.w->address(),
                                                d.s->address(), d.o->address() + c_offset);
     const device::Planned planned = device::plan_launch(call, registry, backend.limits());
-    st = planned.ok() ? backend.execute(planned.plan) : planned.status;
+    {
+      const props::DeadlineGuard guard(props::HangReport{
+          c, planned.plan, deadline.seconds(),
+          "HANG: run-operands: " + golden::format_case(c) + ", launch " + std::to_string(i + 1) + " of " +
+              std::to_string(launches) + "\n  " + (planned.ok() ? props::launch_text(planned.plan) : "not planned") +
+              "\n  no completion within " + std::to_string(deadline.milliseconds() / 1000) + "." +
+              std::to_string(deadline.milliseconds() % 1000 / 100) +
+              " s of the launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)"});
+      st = planned.ok() ? backend.execute(planned.plan) : planned.status;
+      if (st.ok()) st = backend.synchronize();
+    }
     if (st.ok() && d.c_reused) {
-      st = backend.synchronize();
       if (st.ok()) st = d.o->download(slab.data(), d.c_launch);
       if (st.ok()) st = d.o->fill(0xFF);
       for (std::size_t r = 0; st.ok() && r < c.m; ++r)
@@ -242,8 +275,15 @@ int run_operands(const RunOperandsArgs& args) {
   if (!check_module(*backend, {props::to_device_entry(bundle.header.shape.entry)}, &error)) return usage(error);
   const golden::Case& c = bundle.header.shape;
   const std::size_t launches = bundle.header.launches;
+  std::vector<std::uint8_t> w_device;
+  if (!weights_for_entry(bundle, &w_device, &error)) return usage(error);
+  if (c.entry == golden::EntryPoint::gemm_packed_strided)
+    std::printf(
+        "run-operands: gemm_packed_strided reads W packed: the bundle's %u x %u codes were packed by the "
+        "launch layer (NUMERICS.md 2.3) into %zu bytes\n",
+        c.n, c.k, w_device.size());
   DeviceOperands d;
-  const std::string failed = upload(*backend, bundle, !args.columns.empty(), &d);
+  const std::string failed = upload(*backend, bundle, w_device, !args.columns.empty(), &d);
   if (!failed.empty() || !d.o) return usage("device memory: " + failed + " (nothing was run)");
   const device::MaskedRegistry no_hopper(backend->registry(),
                                          {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
@@ -259,13 +299,6 @@ int run_operands(const RunOperandsArgs& args) {
                  " k=" + std::to_string(c.k) + " a_row_stride=" + std::to_string(c.a_row_stride) +
                  " c_row_stride=" + std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
                  plan.status.message + " (nothing was run)");
-  // Every launch and the wait for them under one deadline: the first launch's, once per launch.
-  const double deadline = props::deadline_policy().seconds(c, backend->name()) * static_cast<double>(launches);
-  props::DeadlineGuard guard(props::HangReport{c, plan.plan, deadline,
-                                               "HANG: run-operands: " + golden::format_case(c) + " (" +
-                                                   std::to_string(launches) + " launches)\n  " +
-                                                   props::launch_text(plan.plan) + "\n  no completion within " +
-                                                   std::to_string(static_cast<long long>(deadline)) + " s"});
   golden::OperandOutput result;
   if (!launch_all(*backend, registry, c, launches, d, args.columns, &result.c)) return kExitFail;
   result.entry = bundle_entry;

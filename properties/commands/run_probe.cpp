@@ -5,6 +5,8 @@
 // The instruments themselves (kernels, module, launcher) are device/probes/.
 #include "run_probe.hpp"
 
+#include "backends.hpp"
+
 #include "numbers.hpp"
 
 #include <algorithm>
@@ -139,14 +141,20 @@ const ref::MmaPolicy* verified_policy_for(const std::string& cc) {
 // The exit status of an input error: nothing was recorded.
 constexpr int kProbeError = 2;
 
-// Where D comes from (--source); nullptr after printing why not.
-std::unique_ptr<MmaSource> open_source(const ProbeArgs& a) {
+// Where D comes from (--source); nullptr after printing why not, with *no_gpu set when this machine
+// has no GPU for --source cuda (exit 77, README "Exit status").
+std::unique_ptr<MmaSource> open_source(const ProbeArgs& a, bool* no_gpu) {
   if (a.source == "sim") return std::make_unique<EmulatorSource>();
   if (a.source == "cuda") {
 #if W8A16_HAVE_CUDA
     device::Status st;
     auto gpu = probes::ProbeLauncher::create(0, &st);
     if (gpu) return std::make_unique<GpuSource>(std::move(gpu));
+    *no_gpu = st.code == device::Errc::no_device;
+    if (*no_gpu) {
+      backend_refused("probe", st.message + "; nothing was recorded", true);
+      return nullptr;
+    }
     std::fprintf(stderr, "probe: no GPU: %s\nprobe: nothing was recorded\n", st.message.c_str());
 #else
     std::fprintf(stderr,
@@ -209,7 +217,7 @@ struct ProbeRun {
 };
 
 // The options, the source and the folder, before anything runs; false after printing why not.
-bool prepare(ProbeRun* p) {
+bool prepare(ProbeRun* p, bool* no_gpu) {
   const ProbeArgs& a = p->a;
   if (!parse_whole_number(a.seed_text, &p->seed)) {
     std::fprintf(stderr, "probe: --seed %s is not an unsigned integer (decimal or 0x hex)\n",
@@ -220,7 +228,7 @@ bool prepare(ProbeRun* p) {
     std::fprintf(stderr, "probe: --cases %u must be in 1..65536 (cases per regime)\n", a.cases);
     return false;
   }
-  p->source = open_source(a);
+  p->source = open_source(a, no_gpu);
   if (!p->source) return false;
   if (a.instruction == "mma.sync") {
     p->variants = {kMmaSync};
@@ -407,7 +415,8 @@ void print_targeted(const ProbeRun& p) {
 
 int run_probe(const ProbeArgs& a) {
   ProbeRun p(a);
-  if (!prepare(&p)) return kProbeError;
+  bool no_gpu = false;
+  if (!prepare(&p, &no_gpu)) return no_gpu ? kExitNoGpu : kProbeError;
   const GpuIdentity& id = p.id;
   std::printf("probe: %s (compute capability %s, driver %s, CUDA %s), %u cases per regime, seed 0x%016" PRIx64 "\n",
               id.name.c_str(), id.compute_capability.c_str(), id.driver.c_str(), id.cuda.c_str(), a.cases, p.seed);

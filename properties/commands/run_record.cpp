@@ -111,6 +111,8 @@ int open_backend(const RecordArgs& a, [[maybe_unused]] const LoadedCases& loaded
     auto gpu = a.module.empty() ? device::CudaBackend::create(0, &st)
                                 : device::CudaBackend::create_from_file(0, a.module, &st);
     if (!gpu) {
+      if (st.code == device::Errc::no_device)
+        return backend_refused("record", st.message + "; nothing was recorded", true);
       std::fprintf(stderr, "record: no GPU: %s\nrecord: nothing was recorded\n", st.message.c_str());
       return 2;
     }

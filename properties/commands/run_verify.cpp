@@ -64,8 +64,9 @@ void print_scope(bool on_gpu, const std::vector<std::string>& mma_roots, const s
         "    and the GPU recordings above are this run's hardware evidence.\n");
 }
 
-// --shard, --entry and --dist into the campaign's options; a usage error's exit status, or 0.
-int campaign_options(const VerifyArgs& a, props::CampaignOptions* opt) {
+// --shard, --entry and --dist into the campaign's options (*shard_from: what asked for a shard, ""
+// for none); a usage error's exit status, or 0.
+int campaign_options(const VerifyArgs& a, props::CampaignOptions* opt, std::string* shard_from) {
   opt->cases = a.quick && !a.cases_given ? kQuickCases : a.cases;
   opt->seed = a.seed;
   opt->time_budget_s = a.time_budget_s;
@@ -77,7 +78,8 @@ int campaign_options(const VerifyArgs& a, props::CampaignOptions* opt) {
     shard = std::string(std::getenv("GTEST_SHARD_INDEX") ? std::getenv("GTEST_SHARD_INDEX") : "") + "/" +
             std::getenv("GTEST_TOTAL_SHARDS");
   if (!shard.empty() && !props::parse_shard(shard, &opt->shard_index, &opt->shard_count, &error))
-    return usage(golden::escaped(error));
+    return usage(golden::escaped(error) + (a.shard.empty() ? " (from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS)" : ""));
+  if (opt->shard_count != 1) *shard_from = a.shard.empty() ? "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS" : "--shard";
   if (!a.entries.empty()) {
     opt->draw.entries.clear();
     for (const std::string& name : a.entries) {
@@ -366,7 +368,11 @@ int finish(const VerifyArgs& a, const props::VerifyResult& v, const VerifyReport
     std::fprintf(stderr, "%s\n", error.c_str());
     status = kExitUsage;
   }
-  std::printf("verdict: %s%s\n", reasons.empty() ? "PASS" : "FAIL",
+  std::printf("verdict: %s%s%s\n", reasons.empty() ? "PASS" : "FAIL",
+              v.shard_count != 1 ? (" (shard " + std::to_string(v.shard_index) + "/" + std::to_string(v.shard_count) +
+                                    " only; coverage not judged)")
+                                       .c_str()
+                                 : "",
               status == kExitUsage ? " (but a report could not be written: exit status 2)" : "");
   return status;
 }
@@ -374,7 +380,8 @@ int finish(const VerifyArgs& a, const props::VerifyResult& v, const VerifyReport
 int run_verify(const VerifyArgs& a) {
   props::CampaignOptions opt;
   Inputs in;
-  if (const int bad = campaign_options(a, &opt)) return bad;
+  std::string shard_from;
+  if (const int bad = campaign_options(a, &opt, &shard_from)) return bad;
   // The contract before anything runs or any report is begun: a bad one is exit 2, nothing launched.
   std::string contract_error;
   if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
@@ -413,13 +420,17 @@ int run_verify(const VerifyArgs& a) {
   opt.draw.max_macs = std::min(a.draw_max_macs != 0 ? a.draw_max_macs : draw_default, a.limits.max_macs);
   Stopwatch clock;
   plan_coverage(a, *backend, &opt, &v);
-  v.seed = opt.seed, v.shard_index = opt.shard_index, v.shard_count = opt.shard_count;
+  v.seed = opt.seed, v.shard_index = opt.shard_index, v.shard_count = opt.shard_count, v.shard_from = shard_from;
   v.saved_asked = a.saved, v.saved_chosen = opt.saved.size(), v.max_failures = a.max_failures;
   v.case_file_errors = in.saved.errors;
 
-  std::printf("w8a16check verify%s: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u\n",
-              a.quick ? " --quick (the gate)" : "", note.c_str(), opt.seed, opt.cases, opt.shard_index,
-              opt.shard_count);
+  std::printf("w8a16check verify%s: backend %s; seed %" PRIu64 ", %" PRIu64 " drawn cases, shard %u/%u%s\n",
+              a.quick ? " --quick (the gate)" : "", note.c_str(), opt.seed, opt.cases, opt.shard_index, opt.shard_count,
+              shard_from.empty() ? ""
+                                 : (" (a shard, from " + shard_from +
+                                    ": it runs part of the cases and judges no "
+                                    "coverage)")
+                                       .c_str());
   std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
   print_scope(v.on_gpu, in.mma_roots, in.recordings, a.replay_recordings);
   std::fputs(identity_text(ctx.identity).c_str(), stdout);

@@ -2,9 +2,15 @@
 // Report files: the registry, the INCOMPLETE placeholder, atomic writing, ERROR reports (report_files.hpp).
 #include "report_files.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include <algorithm>
 #include <climits>
@@ -216,14 +222,71 @@ std::string status_report(ReportFormat format, const std::string& command, const
          name + "\">\n" + outcome + "  </testcase>\n</testsuite>\n</testsuites>\n";
 }
 
+namespace {
+
+// The file a report path names, for telling two paths of one file apart ("" when it cannot say).
+std::string same_file_key(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? "" : p.string();
+}
+
+// Whether `path` is still the file this run's placeholder was written to: "" when it is (or when no
+// placeholder is held), else what happened to it.
+std::string taken_by_another_run(const Report& r, const std::string& path) {
+  if (r.held_fd < 0) return "";
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "it was removed while this run ran";
+  if (static_cast<unsigned long long>(st.st_dev) != r.held_dev ||
+      static_cast<unsigned long long>(st.st_ino) != r.held_ino)
+    return "another run replaced it while this run ran (two runs writing one report path): its report is left in "
+           "place, not overwritten";
+  return "";
+}
+
+// Why this run must not touch `path` at all, or "": a symbolic link (a rename would replace the
+// link, not write where it points), or a report another run holds now (begin_report).
+std::string untouchable(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return "is a symbolic link: a report replaces its file by a rename, which would replace the link rather than "
+           "write where it points; name the file itself (nothing was written)";
+  if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); fd >= 0) {
+    const bool held = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) != 0 &&
+                      errno == EWOULDBLOCK;
+    ::close(fd);
+    if (held)
+      return "another run is writing this report now (it holds the file); wait for it or name another file "
+             "(nothing was written)";
+  }
+  return "";
+}
+
+}  // namespace
+
 bool begin_report(Report* report, std::string* error) {
   if (report->path.empty()) return true;
-  std::string why;
+  std::string why = untouchable(report->path);
+  struct stat st;
+  if (!why.empty()) {
+    report->settled = true;  // refused: no ERROR report goes there either
+    *error = where(*report, report->path) + ": " + why;
+    return false;
+  }
+  // One file, one report: a second report written over the first would leave only the last.
+  const std::string key = same_file_key(report->path);
+  for (const Registered& other : registry())
+    if (other.report.get() != report && !other.report->path.empty() && !key.empty() &&
+        same_file_key(other.report->path) == key && !(::stat(report->path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) {
+      report->settled = other.report->settled = true;  // neither is written, an ERROR report neither
+      *error = where(*report, report->path) + ": " + other.report->option +
+               " names the same file; each report needs a file of its own (nothing was written)";
+      return false;
+    }
   if (!golden::check_writable(report->path, &why)) {
     *error = where(*report, report->path) + ": " + why;
     return false;
   }
-  struct stat st;
   if (::stat(report->path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return true;  // a device or FIFO
   const std::string text = status_report(report->format, report->command, "INCOMPLETE",
                                          "run " + run_info().id + ", which writes this report, started at " +
@@ -233,13 +296,25 @@ bool begin_report(Report* report, std::string* error) {
     *error = where(*report, report->path) + ": " + why;
     return false;
   }
+  // Held until this process ends (the descriptor closes with it).
+  const int fd = ::open(report->path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(fd, &st) == 0) {
+    report->held_fd = fd;
+    report->held_dev = static_cast<unsigned long long>(st.st_dev);
+    report->held_ino = static_cast<unsigned long long>(st.st_ino);
+  } else if (fd >= 0) {
+    ::close(fd);
+    *error = where(*report, report->path) +
+             ": another run began writing this report at the same moment; name another file for one of them";
+    return false;
+  }
   return true;
 }
 
 bool finish_report(Report* report, const std::string& text, std::string* error) {
   report->settled = true;
-  std::string why;
-  if (golden::write_file_atomic(report->path, text, &why)) return true;
+  std::string why = taken_by_another_run(*report, report->path);
+  if (why.empty() && golden::write_file_atomic(report->path, text, &why)) return true;
   *error = where(*report, report->path) + ": cannot write the report: " + why;
   return false;
 }
@@ -257,9 +332,10 @@ bool settle_reports(int exit_status, const std::string& why) {
     const std::string reason = "w8a16check " + rep.command + " exited with status " + std::to_string(exit_status) +
                                " before its verdict" + (why.empty() ? "" : ": " + why) +
                                (last_error().empty() || last_error() == why ? "" : ": " + last_error());
-    std::string error;
+    std::string error = rep.held_fd >= 0 ? taken_by_another_run(rep, path) : untouchable(path);
     const char* verdict = exit_status == kExitFail ? "FAIL" : exit_status == kExitNoGpu ? "SKIPPED" : "ERROR";
-    if (!golden::write_file_atomic(path, status_report(rep.format, rep.command, verdict, reason), &error)) {
+    if (!error.empty() ||
+        !golden::write_file_atomic(path, status_report(rep.format, rep.command, verdict, reason), &error)) {
       std::fprintf(stderr, "%s: cannot write the report: %s\n", where(rep, path).c_str(), error.c_str());
       ok = false;
     }

@@ -42,6 +42,11 @@ struct Report {
   ReportFormat format = ReportFormat::json;
   std::string path;      // the option's value; empty when not asked for
   bool settled = false;  // this run wrote it, or tried and said why not
+  // The placeholder this run wrote and holds (an exclusive flock, for the run's life), by its file's
+  // identity: another run that finds it held refuses to start, and this run writes its verdict only
+  // over its own placeholder. -1: none held (not begun, or a device or FIFO).
+  int held_fd = -1;
+  unsigned long long held_dev = 0, held_ino = 0;
 };
 
 // Adds `name` to `cmd`, storing the path in report->path, and registers the report.
@@ -51,12 +56,16 @@ CLI::Option* add_report_option(CLI::App* cmd, const std::string& name, const std
 // Before the work starts: the report's path can be written (its folder exists; it is not a folder),
 // and a regular file already there (an earlier run's report) is replaced at once by an INCOMPLETE
 // report, so that a run that dies never leaves the old verdict in place. A device or FIFO (/dev/stdout)
-// is left alone until the end. Nothing to do when the report was not asked for. False with the
-// reason (naming the option and path) in *error.
+// is left alone until the end. Refused, writing nothing: a path that is a symbolic link (a report
+// is replaced by a rename, which would replace the link rather than write where it points: name the
+// file itself), a path another report of this run names too (`--json X --junit X`), and a report
+// another run is writing now (it holds its placeholder). Nothing to do when the report was not asked
+// for. False with the reason (naming the option and path) in *error.
 bool begin_report(Report* report, std::string* error);
 
-// Writes the final text atomically (golden/files.hpp); marks the report settled either way. False
-// with the reason in *error (the caller exits 2: a report that cannot be written is an error).
+// Writes the final text atomically (golden/files.hpp) over this run's own placeholder, never over a
+// report another run put there since; marks the report settled either way. False with the reason
+// in *error (the caller exits 2: a report that cannot be written is an error).
 bool finish_report(Report* report, const std::string& text, std::string* error);
 
 // Remembers the message of a usage or input error, for the ERROR report main writes.

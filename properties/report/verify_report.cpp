@@ -65,11 +65,8 @@ void print_coverage(std::FILE* out, const VerifyResult& v) {
                  r.not_run_lost_context ? "the context was lost and could not be replaced" : "after a launch hung");
     return;
   }
-  if (v.shard_count != 1)
-    std::fprintf(out,
-                 "coverage: shard %u/%u: a shard runs part of the coverage cases; the union of the shards' JSON "
-                 "covers every cell\n",
-                 v.shard_index, v.shard_count);
+  const std::string not_judged = props::coverage_not_judged(v);
+  if (!not_judged.empty()) std::fprintf(out, "\ncoverage: %s\n", not_judged.c_str());
   std::fprintf(out, "\ncoverage (entry point x body x configuration x special class; the plan each case ran):\n");
   std::fprintf(out, "  %-34s %-18s %-34s %6s %9s %8s\n", "entry point", "body", "configuration", "cases", "specials",
                "without=");
@@ -86,14 +83,20 @@ void print_coverage(std::FILE* out, const VerifyResult& v) {
                "coverage: %zu cells expected, %" PRIu64 " coverage cases, %" PRIu64
                " of them planned with kernels taken away (without=: the Hopper tier, to reach the seed's bodies on an "
                "sm_90a module; the tier's other symbols, to reach each of its own; the row-tile kernel, to reach "
-               "by_m's 32-row tile); %zu gaps\n",
-               cov.expected.size(), cov.aimed, cov.aimed_without, cov.gaps.size());
+               "by_m's 32-row tile); %s\n",
+               cov.expected.size(), cov.aimed, cov.aimed_without,
+               not_judged.empty() ? (std::to_string(cov.gaps.size()) + " gaps").c_str() : "gaps not judged");
 }
 
 nlohmann::json coverage_json(const VerifyResult& v) {
   const props::CoverageReport& cov = v.coverage;
   nlohmann::json c;
-  c["checked"] = cov.checked;
+  // `checked`: coverage was judged (every expected cell reached, or the gaps named); a shard, a run
+  // cut short and --no-coverage never say so. `planned`: coverage cases were in the plan.
+  const std::string not_judged = props::coverage_not_judged(v);
+  c["checked"] = not_judged.empty();
+  if (!not_judged.empty()) c["why_not_checked"] = not_judged;
+  c["planned"] = cov.checked;
   c["aimed_cases"] = cov.aimed;
   c["aimed_cases_planned_without_some_kernels"] = cov.aimed_without;
   c["gaps"] = cov.gaps;
@@ -142,8 +145,8 @@ std::string junit_group(const VerifyResult& v, const std::vector<Reason>& reason
   std::string body = std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
   if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
     body += "    <skipped message=\"not replayed (--no-recordings)\"/>\n";
-  if (std::string(g[0]) == "coverage" && !v.coverage.checked && fails.empty())
-    body += "    <skipped message=\"not checked (--no-coverage)\"/>\n";
+  if (std::string(g[0]) == "coverage" && fails.empty() && !props::coverage_not_judged(v).empty())
+    body += "    <skipped message=\"" + xml_text(props::coverage_not_judged(v)) + "\"/>\n";
   return body + "  </testcase>\n";
 }
 
@@ -340,7 +343,10 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   j["backend"] = ctx.backend;
   j["contract"] = contract_json(ctx.contract);
   j["seed"] = v.seed;
-  j["shard"] = {{"index", v.shard_index}, {"count", v.shard_count}};
+  j["shard"] = {{"index", v.shard_index},
+                {"count", v.shard_count},
+                {"is_shard", v.shard_count != 1},
+                {"from", v.shard_from.empty() ? "-" : v.shard_from}};
   j["seconds"] = r.seconds;
   j["mode"] = v.quick ? "quick" : "full";
   j["stage_seconds"] = {{"evidence", v.times.evidence},       {"recorded_mma", v.times.recorded_mma},
@@ -388,12 +394,16 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
 }
 
 namespace {
-// identity_junit_properties' block with the contract's properties added before its end.
-std::string with_contract(const std::string& properties, const props::ContractChoice& choice) {
+// identity_junit_properties' block with the contract's and the shard's properties added before its
+// end: a shard's JUnit says it is one.
+std::string with_contract(const std::string& properties, const props::ContractChoice& choice, const VerifyResult& v) {
   const std::string end = "  </properties>\n";
   const std::size_t at = properties.rfind(end);
   if (at == std::string::npos) return properties;
-  return properties.substr(0, at) + contract_junit_properties(choice) + properties.substr(at);
+  std::string shard = "    <property name=\"shard\" value=\"" + std::to_string(v.shard_index) + "/" +
+                      std::to_string(v.shard_count) + "\"/>\n";
+  if (!v.shard_from.empty()) shard += "    <property name=\"shard.from\" value=\"" + xml_text(v.shard_from) + "\"/>\n";
+  return properties.substr(0, at) + contract_junit_properties(choice) + shard + properties.substr(at);
 }
 }  // namespace
 
@@ -411,7 +421,8 @@ std::string verify_junit_report(const VerifyResult& v, const VerifyReportContext
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\"" +
          std::to_string(std::size(kGroups) + r.per_entry.size() + invariance_tests) + "\" failures=\"" +
          std::to_string(failed) + "\" time=\"" + seconds + "\">\n" +
-         with_contract(identity_junit_properties(ctx.identity), ctx.contract) + body + "</testsuite>\n</testsuites>\n";
+         with_contract(identity_junit_properties(ctx.identity), ctx.contract, v) + body +
+         "</testsuite>\n</testsuites>\n";
 }
 
 }  // namespace w8a16::cli

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -33,16 +35,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 DeadlinePolicy& policy_storage() {
-  static DeadlinePolicy p = [] {
-    DeadlinePolicy d;
-    if (const char* env = std::getenv("W8A16_LAUNCH_DEADLINE"); env && *env) {
-      char* end = nullptr;
-      const double v = std::strtod(env, &end);
-      // A bad value is not silently ignored: the CLI checks it again and refuses it (exit 2).
-      if (end && *end == '\0' && std::isfinite(v) && v > 0) d.fixed_s = v;
-    }
-    return d;
-  }();
+  static DeadlinePolicy p;
   return p;
 }
 
@@ -64,8 +57,9 @@ class Watchdog {
       std::thread([this] { loop(); }).detach();
       thread_started_ = true;
     }
-    until_ = Clock::now() +
-             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report.deadline_s));
+    // A guard over several launches may pass a product: it is held to the range here, so that no
+    // deadline overflows the clock into an instant, false HANG.
+    until_ = Clock::now() + std::chrono::milliseconds(LaunchDeadline::clamped(report.deadline_s).milliseconds());
     report_ = std::move(report);
     armed_ = true;
     cv_.notify_all();
@@ -202,22 +196,45 @@ constexpr double kStartSeconds = 120, kPrepareSeconds = 300;
 
 }  // namespace
 
-double DeadlinePolicy::seconds(const golden::Case& c, const std::string& backend) const {
-  if (fixed_s > 0) return fixed_s;
+bool LaunchDeadline::parse(const std::string& text, LaunchDeadline* out, std::string* error) {
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || !end || *end != '\0' || !std::isfinite(v) || v < kMinSeconds || v > kMaxSeconds) {
+    *error = "launch deadline " + golden::quote(text) + " must be a number of seconds from 1 to 1000000 (one launch's)";
+    return false;
+  }
+  *out = clamped(v);
+  return true;
+}
+
+LaunchDeadline LaunchDeadline::clamped(double seconds) {
+  LaunchDeadline d;
+  if (std::isnan(seconds)) return d;
+  const double s = std::min(std::max(seconds, kMinSeconds), kMaxSeconds);
+  d.ms_ = static_cast<std::uint64_t>(std::llround(s * 1000.0));
+  return d;
+}
+
+LaunchDeadline DeadlinePolicy::deadline(const golden::Case& c, const std::string& backend) const {
+  if (fixed_ms > 0) return LaunchDeadline::clamped(static_cast<double>(fixed_ms) / 1000.0);
   const double macs = double(c.m) * double(c.n) * double(c.k);
   const double c_bytes = 2.0 * (double(c.m) + golden::kOutputGuardRows) * double(c.c_row_stride);
-  return 20.0 + macs * (backend == "cuda" ? 1e-9 : 1e-6) + c_bytes * 1e-8;
+  return LaunchDeadline::clamped(20.0 + macs * (backend == "cuda" ? 1e-9 : 1e-6) + c_bytes * 1e-8);
 }
 
 bool set_deadline_seconds(const std::string& text, std::string* error) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || !end || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e6) {
-    *error = "launch deadline '" + text + "' must be a positive number of seconds (at most 1000000)";
-    return false;
-  }
-  policy_storage().fixed_s = v;
+  LaunchDeadline d;
+  if (!LaunchDeadline::parse(text, &d, error)) return false;
+  policy_storage().fixed_ms = d.milliseconds();
   return true;
+}
+
+bool deadline_from_environment(std::string* error) {
+  const char* env = std::getenv("W8A16_LAUNCH_DEADLINE");
+  if (!env || !*env) return true;
+  if (set_deadline_seconds(env, error)) return true;
+  *error = "W8A16_LAUNCH_DEADLINE: " + *error;
+  return false;
 }
 
 const DeadlinePolicy& deadline_policy() { return policy_storage(); }
@@ -261,6 +278,73 @@ Launched InProcessLauncher::launch(const golden::Case& c, const golden::CaseInpu
   return r;
 }
 
+// ---- workers that never outlive the process that started them ----------------------------
+// A worker dies with its launcher's process on every path: the launcher kills and reaps it when it
+// is done with it (stop), and on SIGTERM, SIGINT, SIGHUP and SIGQUIT (what `timeout`, a CI cancel
+// and a terminal send) and at exit the handlers below kill and reap every live one before the
+// process ends; a SIGKILL leaves no handler, and then the worker's own lifeline (serve_cases) sees
+// its request pipe close and ends itself. PR_SET_PDEATHSIG is not used: it follows the thread that
+// spawned the worker, and a launcher outlives the campaign thread that first started its worker.
+constexpr int kMaxWorkers = 256;
+std::atomic<pid_t> g_workers[kMaxWorkers];  // 0: a free slot; read by signal handlers (lock-free)
+static_assert(std::atomic<pid_t>::is_always_lock_free, "the signal handlers read the worker table");
+
+void register_worker(pid_t pid) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t free_slot = 0;
+    if (w.compare_exchange_strong(free_slot, pid)) return;
+  }
+}
+
+void unregister_worker(pid_t pid) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t mine = pid;
+    if (w.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+// Kills and reaps every registered worker; async-signal-safe (kill, waitpid, nanosleep). A worker
+// whose kernel is being torn down is waited on for at most 10 s.
+void kill_and_reap_workers() {
+  for (std::atomic<pid_t>& w : g_workers) {
+    const pid_t pid = w.exchange(0);
+    if (pid <= 0) continue;
+    ::kill(pid, SIGKILL);
+    for (int i = 0; i < 1000; ++i) {
+      const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) break;
+      const timespec ten_ms{0, 10 * 1000 * 1000};
+      ::nanosleep(&ten_ms, nullptr);
+    }
+  }
+}
+
+void on_terminating_signal(int sig) {
+  const int saved = errno;
+  kill_and_reap_workers();
+  // Then the signal's own default action: the process ends as the sender meant (its status says so).
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+  errno = saved;
+}
+
+// Once per process, before the first worker: the handlers (only over a default action: a signal
+// the caller ignores or handles stays so) and the exit hook.
+void install_worker_reapers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+      struct sigaction sa {};
+      sa.sa_handler = on_terminating_signal;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+    std::atexit(kill_and_reap_workers);
+  });
+}
+
 // ---- in a worker process -----------------------------------------------------------------
 
 IsolatedLauncher::IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits)
@@ -274,6 +358,7 @@ IsolatedLauncher::~IsolatedLauncher() {
 bool IsolatedLauncher::start(std::string* why) {
   // A worker that died must not take this process with it when the next request is written.
   ::signal(SIGPIPE, SIG_IGN);
+  install_worker_reapers();
   if (inputs_fd_ < 0) {
     inputs_fd_ = ::memfd_create("w8a16-case-inputs", MFD_CLOEXEC);
     if (inputs_fd_ < 0) {
@@ -314,6 +399,7 @@ bool IsolatedLauncher::start(std::string* why) {
     *why = "cannot start " + spec_.argv[0] + ": " + std::strerror(rc);
     return false;
   }
+  register_worker(pid);
   pid_ = pid;
   to_ = to[1];
   from_ = from[0];
@@ -359,6 +445,7 @@ void IsolatedLauncher::stop(bool kill_first) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  unregister_worker(pid_);
   pid_ = -1;
 }
 
@@ -455,6 +542,17 @@ Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInput
 }
 
 int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd) {
+  // The lifeline: the request pipe's write end lives only in the launcher's process, so it closes
+  // when that process ends, however it ends (a SIGKILL included). A hung launch never reads again,
+  // so a thread of its own watches for the close and ends the worker, hung kernel and all.
+  std::thread([in_fd] {
+    pollfd p{in_fd, 0, 0};  // no events asked: poll returns on POLLHUP or POLLERR alone
+    for (;;) {
+      const int r = ::poll(&p, 1, -1);
+      if (r > 0 || (r < 0 && errno != EINTR)) break;
+    }
+    std::_Exit(0);
+  }).detach();
   auto say = [&](const std::string& s) { return write_all(out_fd, s.data(), s.size()); };
   if (!say("ready\n")) return 1;
   std::string buffer, line;

@@ -79,8 +79,18 @@ bool cut_short(const VerifyResult& v) {
   return r.stopped_by_hang || !v.recordings.hang.empty() || r.not_run_lost_context > 0;
 }
 
+std::string coverage_not_judged(const VerifyResult& v) {
+  if (!v.coverage.checked) return "not checked (--no-coverage)";
+  if (cut_short(v)) return "not judged: the run was cut short, and the cells of the cases not run are not gaps";
+  if (v.shard_count != 1)
+    return "not judged: shard " + std::to_string(v.shard_index) + "/" + std::to_string(v.shard_count) +
+           (v.shard_from.empty() ? "" : " (from " + v.shard_from + ")") +
+           " runs part of the coverage cases; the union of every shard's JSON, or an unsharded run, judges coverage";
+  return "";
+}
+
 void judge_coverage(VerifyResult* v) {
-  if (!v->coverage.checked || cut_short(*v) || v->shard_count != 1) return;
+  if (!coverage_not_judged(*v).empty()) return;
   const std::vector<std::string> gaps = coverage_gaps(v->coverage.expected, v->campaign.coverage);
   v->coverage.gaps.insert(v->coverage.gaps.end(), gaps.begin(), gaps.end());
 }

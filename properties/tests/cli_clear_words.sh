@@ -68,6 +68,15 @@ if [ $rc -ne 2 ] || ! grep -q "golden/regressions: this folder holds no .case fi
 else
   ok "readme.replay_golden_regressions (a fresh checkout: nothing saved, and it says so)"
 fi
+# What a fresh clone gets: golden/regressions/ holds its README alone, never a committed case.
+if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
+  committed=$(git -C "$src" ls-files golden/regressions | grep -v '^golden/regressions/README.md$')
+  if [ -n "$committed" ]; then
+    fail "readme.no_regression_is_committed (committed: $(echo $committed))"
+  else
+    ok "readme.no_regression_is_committed"
+  fi
+fi
 "$cli" replay "$src/golden/cases" > "$work/out" 2>&1
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "^[0-9]* cases, 0 failed$" "$work/out"; then fail "readme.replay_golden_cases (exit $rc)"; else ok "readme.replay_golden_cases"; fi

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "cli_run.hpp"
+#include "w8a16/golden/manifest.hpp"
 #include "w8a16/golden/recording.hpp"
+#include "w8a16/golden/sha256.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -250,6 +252,102 @@ TEST(EvidenceCli, ADataFolderWithoutManifestsFailsSayingSo) {
       own.string() + "' --cases-from '" + (kGolden / "cases").string() + "'");
   EXPECT_EQ(mine.exit_status, 0) << mine.output;
   EXPECT_NE(mine.output.find("the user's own"), std::string::npos) << mine.output;
+}
+
+// Rewrites the entry `name` of `dir`'s manifest with what `edit` makes of it.
+template <typename Edit>
+void edit_manifest(const fs::path& dir, const std::string& name, Edit edit) {
+  const fs::path path = dir / std::string(w8a16::golden::kManifestFileName);
+  w8a16::golden::Manifest m;
+  std::string error;
+  ASSERT_TRUE(w8a16::golden::parse_manifest(slurp(path), path.string(), &m, &error)) << error;
+  bool found = false;
+  for (w8a16::golden::ManifestEntry& e : m.entries)
+    if (e.name == name) {
+      edit(e);
+      found = true;
+    }
+  ASSERT_TRUE(found) << name;
+  spit(path, w8a16::golden::format_manifest(m));
+}
+
+TEST(EvidenceCli, AFolderNamedLikeDocumentationIsCheckedAndNothingInItCounts) {
+  const fs::path data = copy_of_golden("md_folder");
+  const fs::path sim = data.parent_path() / "sim";
+  ASSERT_EQ(cli("probe --source sim --cases 1 --out '" + sim.string() + "'").exit_status, 0);
+  // Emulator-made MMAs under mma/, in a folder whose name ends in .md.
+  fs::create_directories(data / "mma" / "notes.md");
+  fs::copy(sim / "emulator-sm90-not-hardware", data / "mma" / "notes.md", fs::copy_options::recursive);
+  const CliRun mmav = verify(data, false);
+  expect_fail_naming(mmav, "notes.md", "a folder not listed");
+  EXPECT_NE(mmav.output.find("failing the evidence check not counted"), std::string::npos) << mmav.output;
+  fs::remove_all(data / "mma" / "notes.md");
+
+  // A simulation recording under recordings/, in such a folder; and a link named *.md.
+  const std::string one =
+      "case/1 w8a16_gemv_batch4_strided m=3 n=7 k=640 a_row_stride=648 c_row_stride=9 dist=specials "
+      "seed=0x0000000000000042 gen=1\n";
+  spit(data.parent_path() / "one.case", one);
+  ASSERT_EQ(cli("record --source sim --cases '" + (data.parent_path() / "one.case").string() + "' --out '" +
+                (sim / "sim.rec").string() + "'")
+                .exit_status,
+            0);
+  fs::create_directories(data / "recordings" / "extra.md");
+  fs::copy(sim / "sim.rec", data / "recordings" / "extra.md" / "sim.rec");
+  expect_fail_naming(verify(data, true), "extra.md", "a folder not listed");
+  fs::remove_all(data / "recordings" / "extra.md");
+  fs::create_directory_symlink(sim, data / "recordings" / "link.md");
+  expect_fail_naming(verify(data, true), "link.md", "not a regular file or folder");
+  fs::remove(data / "recordings" / "link.md");
+  // A regular file named *.md is documentation: aside, as before.
+  spit(data / "recordings" / "NOTES.md", "# notes\n");
+  EXPECT_EQ(verify(data, true).exit_status, 0);
+}
+
+TEST(EvidenceCli, AManifestEntryWithAProvenanceItsKindCannotHaveFails) {
+  for (const auto source : {w8a16::golden::Provenance::none, w8a16::golden::Provenance::input}) {
+    const std::string name = w8a16::golden::provenance_name(source);
+    const fs::path data = copy_of_golden("provenance_" + name);
+    edit_manifest(data / "mma" / "h200", "h200_10_targeted.mmav",
+                  [&](w8a16::golden::ManifestEntry& e) { e.source = source; });
+    const CliRun r = verify(data, false);
+    expect_fail_naming(r, "h200_10_targeted.mmav", "source=" + name + ", which recorded evidence cannot have");
+    EXPECT_NE(r.output.find("failing the evidence check not counted"), std::string::npos) << r.output;
+    // The check of the folders alone says the same, and `manifest --write` does not carry it over.
+    const CliRun check = cli("manifest --check '" + (data / "mma").string() + "'");
+    EXPECT_EQ(check.exit_status, 1) << check.output;
+    EXPECT_NE(check.output.find("source=" + name), std::string::npos) << check.output;
+  }
+  const fs::path data = copy_of_golden("provenance_case");
+  edit_manifest(data / "cases", "hopper_tier.case",
+                [](w8a16::golden::ManifestEntry& e) { e.source = w8a16::golden::Provenance::hardware; });
+  expect_fail_naming(verify(data, false), "hopper_tier.case", "source=hardware, which this kind of file cannot have");
+}
+
+TEST(EvidenceCli, ManifestWriteRefusesToRelistACutVersionOneRecording) {
+  const fs::path data = copy_of_golden("v1_write");
+  const fs::path rec = data / "recordings" / "h200.rec";
+  const std::string whole = slurp(rec);
+  // The whole recording as version 1, listed as such (as a manifest written before the trailer).
+  const std::string v1 = v1_cut(whole, 1 << 30);
+  spit(rec, v1);
+  edit_manifest(data / "recordings", "h200.rec", [&](w8a16::golden::ManifestEntry& e) {
+    e.bytes = v1.size();
+    e.sha256 = w8a16::golden::sha256_hex(v1);
+  });
+  // Unchanged: listed again with its count.
+  EXPECT_EQ(cli("manifest --write '" + (data / "recordings").string() + "'").exit_status, 0);
+  const std::string listed = slurp(data / "recordings" / "evidence-manifest.txt");
+  EXPECT_NE(listed.find("cases=313 "), std::string::npos) << listed;
+
+  spit(rec, v1_cut(whole, 3));
+  const CliRun w = cli("manifest --write '" + (data / "recordings").string() + "'");
+  EXPECT_EQ(w.exit_status, 2) << w.output;
+  EXPECT_NE(w.output.find("version-1 recording"), std::string::npos) << w.output;
+  EXPECT_NE(w.output.find("it says 313 cases; this file holds 3"), std::string::npos) << w.output;
+  EXPECT_NE(w.output.find("upgrade-recording"), std::string::npos) << w.output;
+  EXPECT_EQ(slurp(data / "recordings" / "evidence-manifest.txt"), listed);  // nothing written
+  expect_fail_naming(verify(data, true), "h200.rec", "holds 3 cases, its manifest says 313");
 }
 
 }  // namespace

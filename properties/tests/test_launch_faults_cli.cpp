@@ -5,8 +5,15 @@
 // deadline with the case named and final reports; a fault or crash fails exactly the cases of the
 // faulting kernel, each alone, while every other case runs; bad deadline or injection values are
 // usage errors.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +21,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cli_run.hpp"
 #include "w8a16/device/sim_backend.hpp"
@@ -208,12 +217,136 @@ TEST(LaunchFaults, BadDeadlinesAndInjectionsAreUsageErrors) {
   EXPECT_EQ(env.exit_status, 2) << env.output;
   EXPECT_NE(env.output.find("W8A16_LAUNCH_DEADLINE"), std::string::npos) << env.output;
   for (const char* inj : {"explode:w8a16_gemv_batch4_strided", "fault", "fault:gemv", "hang:w8a16_tc_rows:m=0",
-                          "hang:w8a16_tc_rows:n=3"}) {
+                          "hang:w8a16_tc_rows:n=3", "fault:w8a16_no_such_kernel", "hang:w8a16_gemv_batch4"}) {
     const CliRun r = cli_with(std::string("W8A16_SIM_INJECT='") + inj + "'",
                               "replay --backend sim '" + kData + "/cases/boundaries.case'");
     EXPECT_EQ(r.exit_status, 2) << inj << ": " << r.output;
     EXPECT_NE(r.output.find("W8A16_SIM_INJECT"), std::string::npos) << r.output;
   }
+}
+
+// ---- a worker never outlives verify ---------------------------------------------------------
+
+// The children of `parent` (from /proc/*/stat's ppid field).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp(e.path() / "stat");
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// verify on the simulation with its one entry point's kernel hanging (the injected hang: the
+// launch sleeps forever) and a deadline far off, so that the launch worker is hung when the test
+// signals verify. Returns verify's pid and, once it is there, its launch worker's.
+std::pair<pid_t, pid_t> start_verify_with_a_hung_worker(const fs::path& dir) {
+  const std::string dev_null = "/dev/null";
+  std::vector<std::string> args = {W8A16_CLI_PATH,
+                                   "verify",
+                                   "--backend",
+                                   "sim",
+                                   "--data-dir",
+                                   kData,
+                                   "--no-recordings",
+                                   "--no-coverage",
+                                   "--no-save",
+                                   "--no-saved",
+                                   "--cases",
+                                   "3",
+                                   "--entry",
+                                   "gemv_batch16_strided",
+                                   "--launch-deadline",
+                                   "600",
+                                   "--json",
+                                   (dir / "v.json").string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("W8A16_SIM_INJECT=", 0) != 0) env_text.emplace_back(*e);
+  env_text.emplace_back("W8A16_SIM_INJECT=hang:w8a16_gemv_batch16_strided");
+  std::vector<char*> envp;
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, dev_null.c_str(), O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, dev_null.c_str(), O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  pid_t worker = -1;
+  for (int i = 0; i < 600 && worker < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::vector<pid_t> kids = children_of(pid);
+    if (!kids.empty()) worker = kids.front();
+  }
+  // Past its start: the worker has taken the case and sleeps in the hung launch.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  return {pid, worker};
+}
+
+bool gone_within(pid_t pid, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (!fs::exists(fs::path("/proc") / std::to_string(pid))) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(LaunchFaults, ATerminatedVerifyKillsAndReapsItsHungWorker) {
+  // Orphans come to this process, not to PID 1, so that one left behind is seen (and cleaned up).
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  for (int sig : {SIGTERM, SIGINT}) {
+    const fs::path dir = temp_dir("signal_" + std::to_string(sig));
+    const auto [verify, worker] = start_verify_with_a_hung_worker(dir);
+    ASSERT_GT(worker, 0) << "verify started no launch worker";
+    ASSERT_EQ(::kill(verify, sig), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(verify, &status, 0), verify);
+    // verify ends as the signal's default action ends it, and no report says PASS.
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_EQ(slurp(dir / "v.json").find("\"PASS\""), std::string::npos);
+    // verify reaped its worker: it is no child of this subreaper, alive or a zombie.
+    const bool reaped_by_verify = ::waitpid(worker, nullptr, WNOHANG) < 0 && errno == ECHILD;
+    EXPECT_TRUE(reaped_by_verify) << "the launch worker " << worker << " outlived verify (signal " << sig << ")";
+    if (!reaped_by_verify) {
+      ::kill(worker, SIGKILL);
+      ::waitpid(worker, nullptr, 0);
+    }
+  }
+}
+
+TEST(LaunchFaults, AKilledVerifysHungWorkerEndsItself) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const fs::path dir = temp_dir("sigkill");
+  const auto [verify, worker] = start_verify_with_a_hung_worker(dir);
+  ASSERT_GT(worker, 0) << "verify started no launch worker";
+  ASSERT_EQ(::kill(verify, SIGKILL), 0);
+  ASSERT_EQ(::waitpid(verify, nullptr, 0), verify);
+  // No handler runs on SIGKILL: the worker, now this subreaper's child, sees its request pipe close.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  pid_t r = 0;
+  while (r == 0 && std::chrono::steady_clock::now() < until) {
+    r = ::waitpid(worker, nullptr, WNOHANG);
+    if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(r, worker) << "the launch worker " << worker << " outlived a killed verify";
+  if (r != worker) {
+    ::kill(worker, SIGKILL);
+    ::waitpid(worker, nullptr, 0);
+  }
+  EXPECT_TRUE(gone_within(worker, 5));
 }
 
 }  // namespace

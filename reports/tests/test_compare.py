@@ -194,6 +194,62 @@ def test_a_replay_bundle_runs_through_run_operands_check(ops, cli, tmp_path):
     assert np.array_equal(out["c"][:, :130], c_buf[:, :130]) and (out["c"][:, 130:] == 0xFFFF).all()
 
 
+def test_the_bundle_holds_the_operands_that_were_compared(ops, cli, tmp_path):
+    # A test that reuses its buffers: compared on one set of operands (a FAIL), then overwritten
+    # with the next case's before the bundle is written. The bundle must replay the compared ones.
+    a, wt, s = ops
+    a_buf, w_buf, s_buf = a.copy(), wt.copy(), s.copy()
+    c = w.gemm(a, wt, s)
+    c[0, 0] ^= 1  # one output bit wrong: the comparison fails
+    r = w.compare(c, a_buf, w_buf, s_buf, entry="gemm_pipelined_m32_strided")
+    assert not r
+    a_buf[:] = 0
+    w_buf[:] = 0
+    s_buf[:] = 0
+    bundle = tmp_path / "reused.opb"
+    r.write_bundle(bundle)
+    run = subprocess.run([cli, "run-operands", "--backend", "sim", "--entry", "gemm_pipelined_m32_strided", "--in",
+                          str(bundle), "--out", str(tmp_path / "out.bin"), "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = w.operands.read_output(tmp_path / "out.bin")
+    # The simulation produces the contract's bytes of the operands compared: exactly the expected C,
+    # which the device's C differed from in one element, not the zeros the buffers now hold.
+    assert np.array_equal(out["c"][:, :130], r.expected)
+    assert int(out["c"][0, 0]) != int(c[0, 0])
+    assert np.array_equal(r.expected, w.gemm(a, wt, s))
+
+
+def test_a_zero_of_the_other_sign_is_named_as_such_not_zero_ulp(ops):
+    a, wt, s = ops
+    a = a.copy()
+    a[0, :] = 0  # row 0 of C: every sum exactly zero, so +0 (NUMERICS.md 1.1)
+    want = w.gemm(a, wt, s)
+    assert int(want[0, 3]) == 0x0000
+    c = want.copy()
+    c[0, 3] = 0x8000
+    r = w.compare(c, a, wt, s, entry="gemm_pipelined_m32_strided")
+    assert not r and r.mismatches == 1
+    assert "the sign of zero differs: -0 and +0" in str(r.first)
+    assert "0 BF16 ULP" not in r.explain()
+
+
+def test_writes_into_cs_pitch_gap_fail_when_the_fill_is_given(ops):
+    a, wt, s = ops
+    fill = 0x7FA5  # a NaN no kernel writes (golden/README.md, the case inputs)
+    c_buf = np.full((5, 136), fill, np.uint16)
+    c_buf[:, :130] = w.gemm(a, wt, s)
+    assert w.compare(c_buf[:, :130], a, wt, s, entry="gemm_pipelined_m32_strided", c_fill=fill)
+    c_buf[2, 133] = 0x3F80  # a kernel writing past N into the pitch
+    r = w.compare(c_buf[:, :130], a, wt, s, entry="gemm_pipelined_m32_strided", c_fill=fill)
+    assert not r and r.mismatches == 0
+    assert r.pitch_gap_writes == [(2, 133, 0x3F80)]
+    assert "1 elements of C's pitch gap were written" in r.explain()
+    # Without the fill the gap is not read, and the report says so rather than passing silently on it.
+    unchecked = w.compare(c_buf[:, :130], a, wt, s, entry="gemm_pipelined_m32_strided")
+    assert unchecked.pitch_gap_writes is None
+    assert "pitch gap was not checked" in unchecked.explain()
+
+
 BAD = [
     (lambda a, wt, s, c: dict(a=a.astype(np.float32)), TypeError, r"a must hold BF16 bits \(uint16 or int16\), got float32"),
     (lambda a, wt, s, c: dict(w=wt.astype(np.float32)), TypeError, r"w must hold E4M3 codes \(uint8 or int8\), got float32"),

@@ -196,3 +196,41 @@ def test_read_recording_says_whether_its_length_was_verified():
     assert len(old["outputs"]) == len(rec["outputs"])
     with pytest.raises(ValueError, match="without its trailer line"):
         w.parse_recording(text[: text.rindex("end cases=")])
+
+
+def test_compare_keeps_what_it_compared_when_the_caller_reuses_its_buffers(tmp_path):
+    # A caller that reuses (or frees) its buffers after compare(): the bundle written afterwards holds
+    # the operands compared, not the buffers' new bytes.
+    line = ("case/1 w8a16_gemv_batch4_strided m=2 n=8 k=256 a_row_stride=256 c_row_stride=8 "
+            "dist=activation_like seed=0x0000000000000011 gen=1")
+    d = w.case_inputs(line)
+    a = np.ascontiguousarray(d["a"].reshape(2, -1)[:, :256])
+    wt, s = d["w"].reshape(8, 256).copy(), d["s"].reshape(1, 2).copy()
+    kept = (a.copy(), wt.copy(), s.copy())
+    r = w.compare(w.gemm(a, wt, s, contract="gemv"), a, wt, s, entry="gemv_batch4_strided")
+    for buf in (a, wt, s):
+        buf[...] = np.frombuffer(os.urandom(buf.nbytes), buf.dtype).reshape(buf.shape)
+    r.write_bundle(tmp_path / "b.opb")
+    # The dense bundle (golden/include/w8a16/golden/operands.hpp): an 80-byte header, A with its
+    # pitch, W, S.
+    body = (tmp_path / "b.opb").read_bytes()[80:]
+    a_bytes, w_bytes = 2 * 2 * 256, 8 * 256
+    assert np.array_equal(np.frombuffer(body[:a_bytes], np.uint16).reshape(2, 256), kept[0])
+    assert np.array_equal(np.frombuffer(body[a_bytes:a_bytes + w_bytes], np.uint8).reshape(8, 256), kept[1])
+    assert np.array_equal(np.frombuffer(body[a_bytes + w_bytes:], np.float32).reshape(1, 2), kept[2])
+
+
+def test_compare_names_a_zero_of_the_other_sign_and_checks_the_pitch_gap_given_the_fill():
+    # Two results that once read as a pass or as "0 BF16 ULP": -0 for +0, and a write past N.
+    line = ("case/1 w8a16_gemv_batch4_strided m=3 n=8 k=128 a_row_stride=128 c_row_stride=8 "
+            "dist=activation_like seed=0x0000000000000012 gen=1")
+    d = w.case_inputs(line)
+    a = np.zeros((3, 128), np.uint16)
+    wt, s = d["w"].reshape(8, 128).copy(), d["s"].reshape(1, 1).copy()
+    buf = np.full((3, 12), 0x7FA5, np.uint16)
+    buf[:, :8] = w.gemm(a, wt, s, contract="gemv")
+    buf[1, 0] ^= 0x8000
+    buf[0, 9] = 0
+    r = w.compare(buf[:, :8], a, wt, s, entry="gemv_batch4_strided", c_fill=0x7FA5)
+    assert not r and "the sign of zero differs" in str(r.first)
+    assert r.pitch_gap_writes == [(0, 9, 0)]

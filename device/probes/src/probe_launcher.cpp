@@ -91,10 +91,18 @@ std::unique_ptr<ProbeLauncher> ProbeLauncher::create_with_module(int ordinal, co
   auto s = std::make_unique<State>();
   std::string why;
   s->d = device::cuda::driver(&why);
-  if (!s->d) return fail(device::Status::error(device::Errc::backend_error, why));
+  // No driver, or one that sees no GPU, is "no GPU here" (Errc::no_device: `probe` exits 77).
+  if (!s->d)
+    return fail(device::Status::error(device::cuda::driver_absent() ? device::Errc::no_device
+                                                                    : device::Errc::backend_error,
+                                      why));
   const device::cuda::Driver* d = s->d;
   std::string failed;
-  if (CUresult r = s->ctx.retain(*d, ordinal, &failed); r != CUDA_SUCCESS) return fail(s->error(failed, r));
+  if (CUresult r = s->ctx.retain(*d, ordinal, &failed); r != CUDA_SUCCESS) {
+    device::Status st = s->error(failed, r);
+    if (device::cuda::means_no_device(failed, r, ordinal)) st.code = device::Errc::no_device;
+    return fail(st);
+  }
   const CUdevice dev = s->ctx.device();
   device::CudaDeviceInfo info;
   {

@@ -100,13 +100,15 @@ work, src = sys.argv[1], sys.argv[2]
 mmav = open(os.path.join(src, "golden/mma/h200/h200_10_targeted.mmav"), "rb").read()
 open(os.path.join(work, "cut.mmav"), "wb").write(mmav[: len(mmav) - 100])
 open(os.path.join(work, "lying_count.mmav"), "wb").write(mmav[:8] + struct.pack("<I", 0xFFFFFFFF) + mmav[12:])
-def bundle(m, n, k, launches, body=True):
-    h = b"W8A16OPB" + struct.pack("<I", 1) + b"gemm_pipelined".ljust(32, b"\0")
+def bundle(m, n, k, launches, body=True, entry=b"gemm_pipelined"):
+    h = b"W8A16OPB" + struct.pack("<I", 1) + entry.ljust(32, b"\0")
     h += struct.pack("<IIIIIIIII", m, n, k, k, n, launches, 0, 0, 0)
     if not body:
         return h
     return h + b"\0" * (2 * launches * m * k + n * k + 4 * ((n + 127) // 128) * (k // 128))
 open(os.path.join(work, "ok.bundle"), "wb").write(bundle(2, 8, 128, 1))
+open(os.path.join(work, "many.bundle"), "wb").write(bundle(1, 8, 128, 5000, entry=b"gemv_batch4_strided"))
+open(os.path.join(work, "packed.bundle"), "wb").write(bundle(4, 256, 256, 1, entry=b"gemm_packed_strided"))
 open(os.path.join(work, "cut.bundle"), "wb").write(bundle(2, 8, 128, 1)[:-7])
 # launches * m * a_row_stride wraps 2^64 when multiplied unchecked; the file is as long as the wrapped size says.
 open(os.path.join(work, "wrapping.bundle"), "wb").write(bundle(0xFFFFFFFF, 8, 128, 0x80000001, body=False))
@@ -224,7 +226,13 @@ run verify.stale_report_after_an_input_error 2 "no such file or folder" --report
 run verify.stale_report_replaced_by_this_run 0 "verdict: PASS" --report "$work/v3.json" --report "$work/v3.xml" -- \
   "$cli" verify "${quick[@]}" --json "$work/v3.json" --junit "$work/v3.xml"
 run verify.stdout_to_dev_full 2 "cannot write to standard output" -- sh -c '"$0" verify "$@" > /dev/full' "$cli" "${quick[@]}"
-run bench.stale_report_without_a_gpu 2 "bench: " --report "$work/b.json" -- "$cli" bench --json "$work/b.json" --m 1 --shapes 128x128
+# Without a GPU (this catalogue runs where there is none; CUDA_VISIBLE_DEVICES= hides one): a CUDA
+# build says SKIPPED (77) for every command that needs one, a build without the CUDA backend 2.
+if "$cli" --version | grep -q "CUDA ON"; then nogpu=77 nogpu_says="SKIPPED: no GPU"; else nogpu=2 nogpu_says="no CUDA backend"; fi
+run bench.stale_report_without_a_gpu "$nogpu" "bench: .*$nogpu_says" --report "$work/b.json" -- \
+  env CUDA_VISIBLE_DEVICES= "$cli" bench --json "$work/b.json" --m 1 --shapes 128x128
+run record.without_a_gpu "$nogpu" "record: .*$nogpu_says" -- env CUDA_VISIBLE_DEVICES= "$cli" record --cases "$work/small.case" --out "$work/nogpu.rec"
+run probe.without_a_gpu "$nogpu" "probe: .*$nogpu_says" -- env CUDA_VISIBLE_DEVICES= "$cli" probe --out "$work/nogpu_probe" --cases 1
 run record.out_dev_full 2 "--out /dev/full: is a character device" -- "$cli" record --source sim --cases "$work/small.case" --out /dev/full
 run record.out_under_a_file 2 "afile/sub/x.rec|Not a directory|cannot" -- "$cli" record --source sim --cases "$work/small.case" --out "$work/afile/sub/x.rec"
 run run_operands.out_dev_full 2 "--out /dev/full: cannot write: .*No space left" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out /dev/full
@@ -232,6 +240,28 @@ run run_operands.out_missing_folder 2 "--out .*missing/o.bin: the folder .*does 
 run upgrade_recording.out_dev_full 2 "--out /dev/full: is a character device" -- "$cli" upgrade-recording "$work/v1.rec" --out /dev/full
 run upgrade_recording.writes_version_2 0 "version 2, every header and out line byte for byte" -- "$cli" upgrade-recording "$work/v1.rec" --cases 1 --out "$work/v1_up.rec"
 run upgrade_recording.result_replays_verified 0 "1 recorded cases: emulator 0 differ" -- "$cli" replay --backend sim --recordings "$work/v1_up.rec"
+
+# ---- report paths: one file per report, never a link replaced, never another run's report --------
+printf '{"stale": "an earlier report"}\n' > "$work/same.json"
+run reports.one_file_named_twice 2 "names the same file; each report needs a file of its own" -- \
+  "$cli" verify "${quick[@]}" --json "$work/same.json" --junit "$work/./same.json"
+printf '{"stale": "an earlier report"}\n' > "$work/linked_target.json"
+ln -sf linked_target.json "$work/linked.json"
+run reports.symlinked_path_refused 2 "linked.json'?: is a symbolic link" -- "$cli" verify "${quick[@]}" --json "$work/linked.json"
+runs=$((runs + 1))
+if ! grep -q 'an earlier report' "$work/same.json" || [ ! -L "$work/linked.json" ] || ! grep -q 'an earlier report' "$work/linked_target.json"; then
+  broken=$((broken + 1)); echo "BROKEN  reports.refused_paths_left_as_they_were"
+else
+  echo "ok      reports.refused_paths_left_as_they_were"
+fi
+W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" verify "${quick[@]}" --launch-deadline 30 --json "$work/held.json" > /dev/null 2>&1 &
+held_pid=$!
+for _ in $(seq 1 200); do grep -q INCOMPLETE "$work/held.json" 2> /dev/null && break; sleep 0.05; done
+run reports.second_run_on_a_held_report_refused 2 "another run is writing this report now" -- "$cli" verify "${quick[@]}" --json "$work/held.json"
+kill "$held_pid" 2> /dev/null
+{ wait "$held_pid"; } 2> /dev/null
+runs=$((runs + 1))
+if grep -q INCOMPLETE "$work/held.json"; then echo "ok      reports.held_report_untouched"; else broken=$((broken + 1)); echo "BROKEN  reports.held_report_untouched"; fi
 
 # ---- reports that agree with the verdict: every FAIL reason is a failure in both reports -------
 # reports_agree NAME VERDICT JSON XML NEEDLE: the JSON's verdict is VERDICT; on FAIL its "failures"
@@ -355,6 +385,125 @@ run paths.record_out_with_a_newline 0 "wrote 1 outputs to '.*new\\\\nline/r.rec'
   "$cli" record --source sim --cases "$work/small.case" --out "$nl_dir/r.rec"
 run paths.probe_out_with_invalid_utf8 0 "wrote 11 files to '.*bad\\\\xFF\\\\xFEutf" -- \
   "$cli" probe --source sim --cases 1 --out "$bad_dir/probe"
+
+# ---- evidence: every file verify reads is listed by a checked manifest, with a fitting provenance ---
+# A copy of the data folder's evidence; each run below plants one thing in it and takes it away.
+data="$work/data"
+mkdir -p "$data"
+for sub in mma recordings cases order; do cp -r "$d/$sub" "$data/$sub"; done
+"$cli" probe --source sim --cases 1 --out "$work/simprobe" > /dev/null 2>&1
+ev=(--backend sim --cases 0 --no-coverage --no-save --entry gemv_batch4_strided --data-dir "$data")
+mkdir -p "$data/mma/notes.md"
+cp -r "$work/simprobe/emulator-sm90-not-hardware" "$data/mma/notes.md/"
+run evidence.folder_named_like_documentation 1 "notes.md: a folder not listed" -- "$cli" verify "${ev[@]}" --no-recordings
+rm -rf "$data/mma/notes.md"
+mkdir -p "$data/recordings/old.md"
+cp "$work/small.rec" "$data/recordings/old.md/sim.rec"
+run evidence.recording_in_a_folder_named_like_documentation 1 "old.md: a folder not listed" -- "$cli" verify "${ev[@]}"
+rm -rf "$data/recordings/old.md"
+for src in none input; do
+  sed -i "s/^\(file h200_10_targeted.mmav .*\) source=hardware /\1 source=$src /" "$data/mma/h200/evidence-manifest.txt"
+  run "evidence.mmav_listed_as_source_$src" 1 "h200_10_targeted.mmav: its manifest says source=$src" -- \
+    "$cli" verify "${ev[@]}" --no-recordings
+  sed -i "s/^\(file h200_10_targeted.mmav .*\) source=$src /\1 source=hardware /" "$data/mma/h200/evidence-manifest.txt"
+done
+# A version-1 recording listed whole, then cut by one case: --write refuses to re-list it.
+sed 's/^w8a16check-recording 2$/w8a16check-recording 1/; /^end /d' "$d/recordings/h200.rec" > "$data/recordings/h200.rec"
+sed -i "s/^file h200.rec bytes=[0-9]* sha256=[0-9a-f]* /file h200.rec bytes=$(wc -c < "$data/recordings/h200.rec") sha256=$(sha256sum "$data/recordings/h200.rec" | cut -d' ' -f1) /" \
+  "$data/recordings/evidence-manifest.txt"
+run evidence.manifest_write_keeps_a_whole_version_1_recording 0 "manifest: wrote" -- "$cli" manifest --write "$data/recordings"
+sed -i '$d' "$data/recordings/h200.rec"
+run evidence.manifest_write_refuses_a_cut_version_1_recording 2 "h200.rec: a version-1 recording .*it says 313 cases; this file holds 312" -- \
+  "$cli" manifest --write "$data/recordings"
+run evidence.cut_version_1_recording_fails 1 "h200.rec: holds 312 cases, its manifest says 313" -- "$cli" verify "${ev[@]}"
+cp "$d/recordings/h200.rec" "$d/recordings/evidence-manifest.txt" "$data/recordings/"
+
+# ---- a shard says it is one and judges no coverage -------------------------------------------------
+sh=(--backend sim --quick --cases 20 --no-save --no-recordings --entry gemv_batch4_strided --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
+    --cases-from "$work/small.case")
+run shard.says_so_and_judges_no_coverage 0 "verdict: PASS \(shard 0/4 only; coverage not judged\)" \
+  --report "$work/s1.json" --report "$work/s1.xml" -- "$cli" verify "${sh[@]}" --shard 0/4 --json "$work/s1.json" --junit "$work/s1.xml"
+run shard.inherited_from_gtest_says_so 0 "shard 7/300 \(a shard, from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS" \
+  --report "$work/s2.json" --report "$work/s2.xml" -- \
+  env GTEST_TOTAL_SHARDS=300 GTEST_SHARD_INDEX=7 "$cli" verify "${sh[@]}" --json "$work/s2.json" --junit "$work/s2.xml"
+runs=$((runs + 1))
+why=$("$py" - "$work" <<'EOF'
+import json, os, re, sys
+work = sys.argv[1]
+problems = []
+for n, shard in (("s1", "0/4"), ("s2", "7/300")):
+    try:
+        j = json.load(open(os.path.join(work, n + ".json")))
+        x = open(os.path.join(work, n + ".xml")).read()
+    except Exception as e:
+        problems.append(f"{n}: a report is missing or unreadable: {e}"); continue
+    if j["coverage"].get("checked") is not False: problems.append(f"{n}: the JSON says coverage was checked")
+    if not j["shard"].get("is_shard"): problems.append(f"{n}: the JSON does not say it is a shard")
+    cov = re.search(r'classname="verify.coverage".*?</testcase>', x, re.S)
+    if not cov or "<skipped" not in cov.group(0): problems.append(f"{n}: every_cell_drawn is not skipped")
+    if f'<property name="shard" value="{shard}"/>' not in x: problems.append(f"{n}: the JUnit does not name the shard")
+print("; ".join(problems))
+EOF
+)
+if [ -n "$why" ]; then broken=$((broken + 1)); printf 'BROKEN  shard.reports_say_it: %s\n' "$why"; else echo "ok      shard.reports_say_it"; fi
+
+# ---- a launch worker never outlives verify: SIGTERM while a launch hangs --------------------------
+# SIGINT is LaunchFaults.ATerminatedVerifyKillsAndReapsItsHungWorker's to send: a background job of a
+# non-interactive shell ignores it.
+for sig in TERM HUP; do
+  runs=$((runs + 1))
+  W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" verify --backend sim --no-save --no-coverage --no-recordings --cases 0 \
+    --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case" --launch-deadline 600 > /dev/null 2>&1 &
+  vpid=$!
+  wpid=""
+  for _ in $(seq 1 300); do
+    wpid=$(pgrep -P "$vpid" | head -n 1)
+    [ -n "$wpid" ] && break
+    sleep 0.05
+  done
+  sleep 1.5  # the worker has taken the case and sleeps in the hung launch
+  kill -s "$sig" "$vpid"
+  { wait "$vpid"; } 2> /dev/null
+  vrc=$?
+  left=""
+  for _ in $(seq 1 100); do
+    { [ -z "$wpid" ] || [ ! -e "/proc/$wpid" ] || grep -q '^State:[[:space:]]*Z' "/proc/$wpid/status" 2> /dev/null; } && break
+    sleep 0.05
+  done
+  if [ -n "$wpid" ] && [ -e "/proc/$wpid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$wpid/status" 2> /dev/null; then
+    left="the launch worker $wpid is still running"
+    kill -KILL "$wpid" 2> /dev/null
+  fi
+  if [ -z "$wpid" ]; then
+    broken=$((broken + 1)); echo "BROKEN  worker.dies_with_verify_on_SIG$sig: verify started no launch worker"
+  elif [ -n "$left" ] || [ "$vrc" -ne $((128 + $(kill -l "$sig"))) ]; then
+    broken=$((broken + 1)); echo "BROKEN  worker.dies_with_verify_on_SIG$sig: verify exit $vrc; $left"
+  else
+    echo "ok      worker.dies_with_verify_on_SIG$sig (exit $vrc)"
+  fi
+done
+
+# ---- deadlines: one launch's, in range, from the environment only where a command launches ---------
+run deadline.run_operands_hang_named_within_one_launchs_deadline 1 "HANG: run-operands: .*launch 1 of 5000" -- \
+  env W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" run-operands --backend sim --entry gemv_batch4_strided \
+  --launch-deadline 2 --in "$work/many.bundle" --out "$work/many.out"
+run deadline.longest_times_many_launches_does_not_overflow 0 "verdict: PASS" -- "$cli" run-operands --backend sim \
+  --entry gemv_batch4_strided --launch-deadline 1000000 --check --in "$work/many.bundle" --out "$work/many.out"
+for v in 1e-9 0.5 1e10; do
+  run "deadline.out_of_range_$v" 2 "launch deadline '$v' must be a number of seconds from 1 to 1000000" -- \
+    "$cli" verify --backend sim --cases 0 --launch-deadline "$v"
+done
+run deadline.bad_environment_leaves_version_alone 0 "w8a16check [0-9]" -- env W8A16_LAUNCH_DEADLINE=soon "$cli" --version
+run deadline.bad_environment_fails_a_command_that_launches 2 "W8A16_LAUNCH_DEADLINE: launch deadline 'soon'" -- \
+  env W8A16_LAUNCH_DEADLINE=soon "$cli" replay --backend sim "$work/small.case"
+
+# ---- the simulation's fault injection: a symbol no plan names is an error, never a silent PASS ----
+run sim_inject.unknown_symbol 2 "W8A16_SIM_INJECT: .*w8a16_no_such_kernel' is not a kernel symbol of the family" -- \
+  env W8A16_SIM_INJECT=fault:w8a16_no_such_kernel "$cli" replay --backend sim "$work/small.case"
+
+# ---- an operand bundle of the packed entry point: W packed by the launch layer, said so ------------
+run run_operands.packed_entry_packs_w 0 "codes were packed by the launch layer \(NUMERICS.md 2.3\)" -- \
+  "$cli" run-operands --backend sim --entry gemm_packed_strided --check --in "$work/packed.bundle" --out "$work/packed.out"
 
 # ---- every report: a parsable JUnit, and the run that wrote it ----------------------------------
 # A run whose launch hangs (the simulation's injected hang, a 2 s deadline): the INCOMPLETE report

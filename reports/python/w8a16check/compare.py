@@ -149,7 +149,14 @@ class Mismatch:
     ulp: int | None  # BF16 ULP distance; None when either is a NaN
 
     def __str__(self) -> str:
-        dist = "a NaN" if self.ulp is None else f"{self.ulp} BF16 ULP"
+        if self.ulp is None:
+            dist = "a NaN"
+        elif self.ulp == 0:
+            # -0 and +0 meet on the ordinal line, yet are different bits: the contract fixes the sign of
+            # a zero result (NUMERICS.md 1.1, +0 for any zero sum; 2.1 the fold's signed zeros).
+            dist = "the sign of zero differs: -0 and +0"
+        else:
+            dist = f"{self.ulp} BF16 ULP"
         return f"C[{self.row}][{self.col}] = 0x{self.got:04X}, want 0x{self.want:04X} ({dist})"
 
 
@@ -174,14 +181,19 @@ class Comparison:
     part: str = "tc"                  # its part: "tc" (the tensor-core tiers) or "gemv", from the entry point
     contract_description: str = ""    # the part's fields, one line (with contract= only)
     trace: dict | None = field(default=None, repr=False)  # the first mismatch's trace under the contract
+    # C's pitch gap (the elements between N and c_row_stride of each row but the last, which no
+    # kernel may write): None when not checked (no c_fill=, or C has no gap in memory), else the
+    # (row, col, bits) of every element that no longer holds c_fill.
+    pitch_gap_writes: list | None = None
     _operands: tuple = field(default=(), repr=False)
+    _c_fill: int | None = field(default=None, repr=False)
 
     def __bool__(self) -> bool:
-        return self.mismatches == 0
+        return self.mismatches == 0 and not self.pitch_gap_writes
 
     @property
     def equal(self) -> bool:
-        return self.mismatches == 0
+        return bool(self)
 
     def case_line(self) -> str:
         """The launch's geometry as the golden case format writes it, without a seed: the operands
@@ -199,8 +211,15 @@ class Comparison:
             held = f"{self.contract} contract, NUMERICS.md {'2.1' if self.contract == 'canonical' else '2.2'}"
         lines = [f"{'PASS' if self else 'FAIL'}: {self.entry} ({held}), m={self.m} n={self.n} k={self.k}: "
                  f"{self.mismatches} of {self.m * self.n} elements differ"]
+        if self.pitch_gap_writes:
+            r, col, bits = self.pitch_gap_writes[0]
+            lines.append(f"{len(self.pitch_gap_writes)} elements of C's pitch gap were written (columns "
+                         f"{self.n}..{self.c_row_stride - 1} of rows 0..{self.m - 2}): first C[{r}][{col}] = "
+                         f"0x{bits:04X}, filled with 0x{self._c_fill:04X}")
+        elif self.pitch_gap_writes is None and self.c_row_stride > self.n and self.m > 1:
+            lines.append("C's pitch gap was not checked (pass c_fill=, the bits C's buffer held before the launch)")
         if self.first is None:
-            return lines[0]
+            return "\n".join(lines)
         lines.append(f"first: {self.first}")
         if self.diverging_step is not None:
             s = self.diverging_step
@@ -224,7 +243,8 @@ class Comparison:
         return "\n".join(lines)
 
     def write_bundle(self, path) -> str:
-        """Writes the operands as an operand bundle (golden/include/w8a16/golden/operands.hpp) at
+        """Writes the operands that were compared (copies taken by compare(), so a caller reusing its
+        buffers afterwards changes nothing here) as an operand bundle (golden/include/w8a16/golden/operands.hpp) at
         `path`, with the launch's pitches (A's pitch tail filled with a NaN, 0xFFC1), and returns the
         command that replays it on any machine and checks it against the same contract:
         `w8a16check run-operands --backend cuda --entry E --in PATH --out OUT --check` (`--backend
@@ -293,7 +313,7 @@ def _entry_info(entry: str, m: int, n: int, k: int, a_row_stride: int, c_row_str
 
 
 def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_stride: int | None = None,
-            launch=None, threads: int = 0, contract=None) -> Comparison:
+            launch=None, threads: int = 0, contract=None, c_fill: int | None = None) -> Comparison:
     """C from a device against the contract's bytes for `entry`, bit for bit.
 
     c: the device's output, BF16 bits [M, N]; a: BF16 bits [M, K]; w: E4M3 codes [N, K]; s: FP32
@@ -310,6 +330,10 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     contract: None (canonical: 2.1 or 2.2 by the entry point, the bytes compare always gave), or a
     library name, a file path, the text form or a Contract (NUMERICS.md 2.4): the entry point's part
     of it ("tc" or "gemv") gives the expected bytes, and explain() shows its trace.
+    c_fill: optional, the BF16 bits C's whole buffer was filled with before the launch (e.g. 0x7FA5,
+    a NaN no kernel writes). When c is a pitched view, every element of its pitch gap between rows
+    (which no kernel may write) must still hold it: `pitch_gap_writes` lists those that do not, and
+    the result is falsy. Without it the gap is not read, and explain() says so.
     Returns a Comparison, truthy only when every byte matches; nothing given is modified.
     """
     held = None if contract is None else _contract.load_contract(contract)
@@ -357,9 +381,9 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     contract = info["contract"]
     threads = _whole(threads, "threads")
 
-    a_c = np.ascontiguousarray(ab)
-    w_c = np.ascontiguousarray(wb)
-    s_c = np.ascontiguousarray(sb)
+    # Copies the Comparison owns: what was compared is what write_bundle saves, whatever the caller
+    # does with its buffers afterwards (a reproduction that reproduces).
+    a_c, w_c, s_c = (np.array(x, order="C", copy=True) for x in (ab, wb, sb))
     part = "gemv" if contract == "gemv" else "tc"
     if held is None:
         want = _core.gemm(a_c, w_c, s_c, contract=contract, threads=threads)
@@ -370,11 +394,24 @@ def compare(c, a, w, s, entry: str, *, a_row_stride: int | None = None, c_row_st
     got = np.ascontiguousarray(cb)
     differ = got != want
     count = int(np.count_nonzero(differ))
+    gap_writes = None
+    if c_fill is not None:
+        c_fill = _whole(c_fill, "c_fill")
+        if not 0 <= c_fill <= 0xFFFF:
+            raise ValueError(f"c_fill = {c_fill} must be BF16 bits (0..0xFFFF)")
+        pitch = _pitch(cb)
+        if pitch is not None and pitch > n and m > 1 and layout["c"] != "copied":
+            # Rows 0..M-2 at their full pitch: memory inside the view's own span (it ends at row M-1's N).
+            rows = np.lib.stride_tricks.as_strided(cb, shape=(m - 1, pitch), strides=(cb.strides[0], cb.itemsize),
+                                                   writeable=False)
+            gap = rows[:, n:]
+            hit = np.argwhere(gap != c_fill)
+            gap_writes = [(int(r), n + int(j), int(gap[r, j])) for r, j in hit]
     result = Comparison(entry=info["entry"], contract=contract, m=m, n=n, k=k, a_row_stride=pitches["a"],
                         c_row_stride=pitches["c"], layout=layout, mismatches=count, first=None, expected=want,
                         contract_name=held.name if held is not None else "canonical", part=part,
                         contract_description=held.describe(part) if held is not None else "",
-                        _operands=(a_c, w_c, s_c))
+                        pitch_gap_writes=gap_writes, _operands=(a_c, w_c, s_c), _c_fill=c_fill)
     if count == 0:
         return result
     if held is not None:

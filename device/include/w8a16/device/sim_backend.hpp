@@ -53,7 +53,8 @@ struct Injection {
   std::string kernel;   // the symbol, e.g. "w8a16_gemv_batch4_strided"
   std::uint32_t m = 0;  // 0: any m
 };
-// "KIND:SYMBOL[:m=N],..." (W8A16_SIM_INJECT's format) -> the injections; false with *error.
+// "KIND:SYMBOL[:m=N],..." (W8A16_SIM_INJECT's format) -> the injections; false with *error, also for
+// a SYMBOL that is not one of the family's kernel symbols (kernels.hpp): it would inject nothing.
 bool parse_injections(const std::string& text, std::vector<Injection>* out, std::string* error);
 
 // Stand-ins for `w8a16check identify` (properties/README.md, "identify"): a simulated body whose

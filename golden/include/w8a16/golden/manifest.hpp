@@ -19,8 +19,8 @@ namespace w8a16::golden {
 //   folder <name>
 //   file <name> bytes=<n> sha256=<64 hex> [<unit>=<n>] source=<provenance> from=<text>
 //
-// One line per entry of the folder (the manifest itself and documentation, *.md, excepted), sorted
-// by name, each name once:
+// One line per entry of the folder (the manifest itself and documentation, a regular file *.md,
+// excepted; a folder or link named *.md is an entry like any other), sorted by name, each name once:
 // `folder` for a subfolder (which has its own manifest), `file` for a regular file. A name is
 // printable ASCII without spaces or '/'. `bytes` and `sha256` are the file's (the sum `sha256sum`
 // prints). The unit is what the file holds, by its extension: `dot_products` for a .mmav (128 per
@@ -31,7 +31,11 @@ namespace w8a16::golden {
 //   simulation  made by the CPU simulation or the emulator: never hardware evidence
 //   input       inputs written by hand or by a generator (saved cases)
 //   none        not evidence itself (a README, a probe's MANIFEST.txt, a log)
-// and `from` is the rest of the line, printable ASCII ("-" when there is nothing to say).
+// and `from` is the rest of the line, printable ASCII ("-" when there is nothing to say). Each kind
+// of file has its one provenance: a .mmav, .rec or .out is hardware (or simulation, never counted),
+// a .case input, any other file none; an entry with another is a problem, and its file no evidence.
+// A version-1 recording (no trailer) is listed only while its bytes are the ones listed before:
+// nothing else knows its length.
 inline constexpr std::string_view kManifestFileName = "evidence-manifest.txt";
 inline constexpr std::string_view kManifestMagic = "w8a16check-manifest";
 inline constexpr std::uint32_t kManifestVersion = 1;
@@ -84,7 +88,7 @@ bool is_simulation_identity(std::string_view gpu, std::string_view compute_capab
 // no probe manifest there lists it.
 bool probe_manifest_provenance(const std::string& dir, const std::string& name, Provenance* source, std::string* from);
 
-// A folder, and every folder below it that it lists, checked against their manifests. Each problem
+// A folder, and every folder below it, checked against their manifests. Each problem
 // is one line starting with the path it is about: a folder without a manifest (when required), an
 // unreadable or corrupt manifest, an entry missing or of the wrong kind, a file or folder that is
 // not listed, a size, SHA-256 or count that differs from the manifest, a file the manifest or its
@@ -93,7 +97,8 @@ struct TreeCheck {
   std::vector<std::string> problems;
   std::vector<std::string> simulated;  // paths of files made by the simulation (also in problems)
   // Paths of the files whose bytes are not what their manifest says (missing, cut, changed, not
-  // listed) or whose length nothing verifies: not to be read as evidence at all.
+  // listed, under a folder no checked manifest lists, a provenance their kind cannot have) or whose
+  // length nothing verifies: not to be read as evidence at all.
   std::vector<std::string> failed;
   std::uint64_t folders = 0, manifests = 0, files = 0;
 };

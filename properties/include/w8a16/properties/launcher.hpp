@@ -26,17 +26,41 @@
 
 namespace w8a16::props {
 
-// How long a launch may run before it is a hang. The default is derived from the case's work and
-// is far above what a healthy kernel needs: 20 s, plus 1 ns a multiply-add on a GPU (an H200 does
-// over 10^13 a second) or 1 us a multiply-add on the simulation (the emulator under the
-// sanitizers), plus 10 ns a byte of C for its copy back.
+// How long one launch may run before it is a hang: always one launch's (a run of many launches
+// holds each to it, never their sum), in whole milliseconds from kMinSeconds to kMaxSeconds, so
+// that no use of it (a clock's time point, a product) can overflow. The minimum is above what a
+// loaded machine's scheduling can take from a healthy launch, so that no verdict depends on timing
+// noise; the maximum is 11.6 days. The default is derived from the case's work and is far above
+// what a healthy kernel needs: 20 s, plus 1 ns a multiply-add on a GPU (an H200 does over 10^13 a
+// second) or 1 us a multiply-add on the simulation (the emulator under the sanitizers), plus 10 ns
+// a byte of C for its copy back, at most kMaxSeconds.
+class LaunchDeadline {
+ public:
+  static constexpr double kMinSeconds = 1, kMaxSeconds = 1e6;
+  // A decimal number of seconds in [kMinSeconds, kMaxSeconds] (rounded to whole milliseconds);
+  // false with *error otherwise (not a number, NaN, out of range).
+  static bool parse(const std::string& text, LaunchDeadline* out, std::string* error);
+  // `seconds` brought into the range (NaN: the maximum).
+  static LaunchDeadline clamped(double seconds);
+  double seconds() const { return static_cast<double>(ms_) / 1000.0; }
+  std::uint64_t milliseconds() const { return ms_; }
+
+ private:
+  std::uint64_t ms_ = 1000 * 1000 * 1000;  // kMaxSeconds
+};
+
 struct DeadlinePolicy {
-  double fixed_s = 0;  // > 0: this many seconds for every launch (--launch-deadline, W8A16_LAUNCH_DEADLINE)
-  double seconds(const golden::Case& c, const std::string& backend) const;
+  std::uint64_t fixed_ms = 0;  // > 0: every launch's (--launch-deadline, W8A16_LAUNCH_DEADLINE)
+  LaunchDeadline deadline(const golden::Case& c, const std::string& backend) const;
+  double seconds(const golden::Case& c, const std::string& backend) const { return deadline(c, backend).seconds(); }
 };
 // The policy of this process: --launch-deadline when given, else W8A16_LAUNCH_DEADLINE, else the
-// derived default. False with *error for a value that is not a positive number of seconds.
+// derived default. False with *error for a value LaunchDeadline::parse refuses. The environment is
+// read only by the commands that launch (deadline_from_environment, where their options are
+// parsed): a bad value there fails those commands, never `--version` or a command that launches
+// nothing.
 bool set_deadline_seconds(const std::string& text, std::string* error);
+bool deadline_from_environment(std::string* error);
 const DeadlinePolicy& deadline_policy();
 
 // "entry point X, body Y, kernel Z, grid (x, y, z), block (x, y, z), N bytes of shared memory":
@@ -96,6 +120,10 @@ struct WorkerSpec {
   std::string backend_name;       // what name() says: "cuda" or "simulation"
 };
 
+// Its workers never outlive this process: each is killed and reaped when the launcher is done with
+// it, and on SIGTERM, SIGINT, SIGHUP or SIGQUIT (handlers installed with the first worker, over a
+// default action only, which kill and reap every live worker and then re-raise the signal) and at
+// exit; after a SIGKILL the worker's lifeline (serve_cases) ends it.
 class IsolatedLauncher final : public CaseLauncher {
  public:
   // registry and limits: the same module's, for planning here what the worker runs (plan_case),
@@ -132,7 +160,9 @@ class IsolatedLauncher final : public CaseLauncher {
 // The worker's loop (`w8a16check launch-worker`): "ready", then for every case line read from
 // in_fd, with its operands read from inputs_fd (the launcher's memfd), "launching" right before
 // the kernel runs and the result (status, whether it was planned, C). After a sticky error it
-// returns (its context is lost): the caller exits. Returns 0 at the end of input.
+// returns (its context is lost): the caller exits. Returns 0 at the end of input. When in_fd's
+// writer closes (the launcher's process ended, however it ended), the process exits at once, even
+// with a launch hung: a worker never outlives its launcher.
 int serve_cases(device::Backend& backend, int in_fd, int out_fd, int inputs_fd);
 
 }  // namespace w8a16::props

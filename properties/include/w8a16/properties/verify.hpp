@@ -58,6 +58,7 @@ struct VerifyResult {
   bool on_gpu = false;  // the cases ran on a GPU (else the simulation)
   std::uint64_t seed = 1;
   std::uint32_t shard_index = 0, shard_count = 1;
+  std::string shard_from;          // what asked for the shard: "--shard", the GTEST_* variables; "" for the whole run
   bool saved_asked = true;         // saved cases were to be replayed (not --no-saved)
   std::size_t saved_chosen = 0;    // saved cases of the chosen entry points
   std::uint64_t max_failures = 0;  // --max-failures (0: none)
@@ -83,9 +84,13 @@ struct VerifyResult {
 // of the campaign's design.
 bool cut_short(const VerifyResult& v);
 
-// Adds the campaign's coverage gaps (coverage_gaps) to v->coverage.gaps when coverage was
-// checked, the run was not cut short and it is the whole campaign (one shard; the union of the
-// shards' reports covers every cell otherwise).
+// Why coverage is not judged in this run, or "" when it is: --no-coverage, a run cut short, or a
+// shard (a shard runs part of the coverage cases, so a cell may lie in another shard; the union of
+// the shards' reports, or an unsharded run, judges it). Every report says this, never a pass.
+std::string coverage_not_judged(const VerifyResult& v);
+
+// Adds the campaign's coverage gaps (coverage_gaps) to v->coverage.gaps when coverage is judged
+// (coverage_not_judged is "").
 void judge_coverage(VerifyResult* v);
 
 // One row of the coverage table: the expected cells in their order, then any other cell a case
