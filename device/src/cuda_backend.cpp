@@ -231,10 +231,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
   std::string failed;
   if (CUresult r = ctx->retain(*d, ordinal, &failed); r != CUDA_SUCCESS) {
     Status s = driver_error(d, failed, r);
-    const bool no_gpu = failed == "cuInit"
-                            ? (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY)
-                            : failed.rfind("cuDeviceGet", 0) == 0 && ordinal == 0 && r == CUDA_ERROR_INVALID_DEVICE;
-    if (no_gpu) s.code = Errc::no_device;
+    if (cuda::means_no_device(failed, r, ordinal)) s.code = Errc::no_device;
     return fail(std::move(s));
   }
   const CUdevice dev = ctx->device();
