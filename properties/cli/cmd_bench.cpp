@@ -38,7 +38,7 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-cublas", a->no_cublas, "skip the cuBLAS comparison");
   cmd->add_flag("--no-graph", a->no_graph, "time launches issued one by one instead of graph replays");
   add_module_option(cmd, &a->module);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   cmd->add_option("--max-bytes", a->limits.max_bytes,
                   "refuse shapes whose host buffers need more memory than this (bytes)")
       ->transform(whole_number(1, UINT64_MAX))

@@ -31,7 +31,7 @@ void add_identify(CLI::App& app, int* exit_code) {
   cmd->add_option("--threads", a->threads, "threads that emulate the candidates (0: every core)")
       ->transform(whole_number(0, 1024));
   add_module_option(cmd, &a->module);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   add_report_option(cmd, "--json", a->json, "write a JSON report: per entry point and body, what it keeps");
   cmd->callback([a, exit_code] { *exit_code = run_identify(*a); });
 }

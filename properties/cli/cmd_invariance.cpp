@@ -42,7 +42,7 @@ void add_invariance(CLI::App& app, int* exit_code) {
   cmd->add_option("--threads", a->threads, "emulation threads (0: every core)")->transform(whole_number(0, 1024));
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   add_report_option(cmd, "--json", a->json, "write a JSON report: per shape and entry point, dispatch and verdicts");
   cmd->callback([a, exit_code] { *exit_code = run_invariance(*a); });
 }

@@ -27,7 +27,7 @@ void add_record(CLI::App& app, int* exit_code) {
   cmd->add_flag("!--no-compare", a->compare, "do not compare each case with the emulator while recording");
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   add_limit_options(cmd, &a->limits);
   cmd->callback([=] { *exit_code = run_record(*a); });
 }

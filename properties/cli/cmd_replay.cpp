@@ -22,7 +22,7 @@ void add_replay(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpu", a->gpu, "with --recordings: every recording must be from this GPU (e.g. h200)");
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   add_limit_options(cmd, &a->limits);
   cmd->callback([a, exit_code] { *exit_code = run_replay(*a); });
 }

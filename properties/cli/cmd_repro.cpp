@@ -24,7 +24,7 @@ void add_repro(CLI::App& app, int* exit_code) {
       ->transform(whole_number(0, 0xFFFFFFFFu));
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   add_limit_options(cmd, &a->limits);
   cmd->callback([a, exit_code] { *exit_code = run_repro(*a); });
 }

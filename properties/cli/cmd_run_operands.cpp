@@ -19,7 +19,7 @@ void add_run_operands(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", a->out, "output file: header and C's bits")->required();
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   cmd->add_flag("--without-hopper-tier", a->without_hopper,
                 "plan as if the module lacked the Hopper tier's symbols (the seed's bodies and the row-tile kernel)");
   cmd->add_flag("--check", a->check,

@@ -57,7 +57,7 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_flag("!--no-saved", a->saved, "replay no saved case (otherwise none replayed is a FAIL)");
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
-  add_deadline_option(cmd);
+  add_deadline_option(cmd, &a->deadlines);
   cmd->add_flag("--isolate", a->isolate,
                 "run the simulation's cases in worker processes, as a GPU's always run (a launch that hangs, "
                 "faults or crashes fails its case alone)");
@@ -66,6 +66,8 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_flag("!--no-coverage", a->coverage,
                 "run no coverage cases and do not require every cell (entry point x body x configuration x special "
                 "class) to be drawn");
+  cmd->add_flag("!--no-invariance", a->invariance,
+                "run no batch and tier invariance rows at the dispatch edges (the report says they were not run)");
   cmd->add_option("--max-failures", a->max_failures, "start no case after this many have failed (0: no limit)")
       ->transform(whole_number(0, UINT64_MAX))
       ->capture_default_str();

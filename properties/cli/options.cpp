@@ -69,20 +69,20 @@ void add_limit_options(CLI::App* cmd, WorkLimits* limits) {
       ->capture_default_str();
 }
 
-void add_deadline_option(CLI::App* cmd) {
+void add_deadline_option(CLI::App* cmd, props::DeadlinePolicy* deadlines) {
   CLI::Option* flag = cmd->add_option_function<std::string>(
       "--launch-deadline",
-      [](const std::string& v) {
+      [deadlines](const std::string& v) {
         std::string why;
-        if (!props::set_deadline_seconds(v, &why)) throw CLI::ValidationError("--launch-deadline", why);
+        if (!deadlines->set_fixed(v, &why)) throw CLI::ValidationError("--launch-deadline", why);
       },
       "seconds each launch may run before it is a HANG, 1 to 1000000 (default: W8A16_LAUNCH_DEADLINE, else 20 s "
       "plus 1 ns a multiply-add on a GPU, 1 us on the simulation)");
   // The environment's value only where it is used, a command that launches, and only when the flag
   // does not replace it: a bad one fails this command (exit 2), never --version or another command.
-  cmd->parse_complete_callback([flag] {
+  cmd->parse_complete_callback([flag, deadlines] {
     std::string why;
-    if (flag->count() == 0 && !props::deadline_from_environment(&why)) throw CLI::ValidationError(golden::escaped(why));
+    if (flag->count() == 0 && !deadlines->from_environment(&why)) throw CLI::ValidationError(golden::escaped(why));
   });
 }
 

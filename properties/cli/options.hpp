@@ -12,6 +12,7 @@
 #include "exit_status.hpp"
 #include "numbers.hpp"
 #include "w8a16/properties/contract_choice.hpp"
+#include "w8a16/properties/launcher.hpp"
 #include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::cli {
@@ -38,8 +39,9 @@ using props::over_limits;
 using props::WorkLimits;
 void add_limit_options(CLI::App* cmd, WorkLimits* limits);
 
-// --launch-deadline SECONDS on a subcommand that launches (properties/launcher.hpp DeadlinePolicy).
-void add_deadline_option(CLI::App* cmd);
+// --launch-deadline SECONDS on a subcommand that launches, else W8A16_LAUNCH_DEADLINE, parsed into
+// *deadlines (properties/launcher.hpp DeadlinePolicy), which the command hands to its launchers.
+void add_deadline_option(CLI::App* cmd, props::DeadlinePolicy* deadlines);
 // --module FILE on a subcommand (docs/KERNEL_ABI.md 5).
 void add_module_option(CLI::App* cmd, std::string* module);
 // --contract NAME|FILE|ENTRY=NAME|FILE on a subcommand that compares with the emulator

@@ -97,15 +97,16 @@ int backend_refused(const std::string& command, const std::string& error, bool n
 }
 
 std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,
-                                                   bool isolate) {
+                                                   bool isolate, const props::DeadlinePolicy& deadlines) {
   const bool gpu = backend.kind() == device::BackendKind::cuda;
   const char* inject = std::getenv("W8A16_SIM_INJECT");
-  if (!gpu && !isolate && !(inject && *inject)) return std::make_unique<props::InProcessLauncher>(backend);
+  if (!gpu && !isolate && !(inject && *inject)) return std::make_unique<props::InProcessLauncher>(backend, deadlines);
   props::WorkerSpec spec;
   spec.backend_name = backend.name();
+  spec.backend_kind = backend.kind();
   spec.argv = {"/proc/self/exe", "launch-worker", "--backend", gpu ? "cuda" : "sim", "--gpu", std::to_string(ordinal)};
   if (!module.empty()) spec.argv.insert(spec.argv.end(), {"--module", module});
-  return std::make_unique<props::IsolatedLauncher>(std::move(spec), backend.registry(), backend.limits());
+  return std::make_unique<props::IsolatedLauncher>(std::move(spec), backend.registry(), backend.limits(), deadlines);
 }
 
 std::vector<std::unique_ptr<device::Backend>> more_gpu_backends(std::uint32_t max_total, const std::string& module) {

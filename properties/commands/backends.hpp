@@ -48,7 +48,7 @@ std::vector<golden::EntryPoint> entries_the_module_holds(const device::KernelReg
 // `isolate` or W8A16_SIM_INJECT asks for workers, as the tests of that path do. `backend` is
 // this process's backend for GPU `ordinal` (its registry and limits plan what the worker runs).
 std::unique_ptr<props::CaseLauncher> make_launcher(device::Backend& backend, const std::string& module, int ordinal,
-                                                   bool isolate);
+                                                   bool isolate, const props::DeadlinePolicy& deadlines);
 
 // The CUDA backends of GPUs 1, 2, ... (GPU 0 is make_backend's), up to `max_total` GPUs in all
 // (0: every visible one), over the same module. Empty without CUDA.

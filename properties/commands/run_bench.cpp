@@ -368,8 +368,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
           // and the stability launch), each held to a case of this shape's (launcher.hpp): they are
           // queued together and waited on once, so the row's is their sum, held to the range.
           const golden::Case shape_case = golden::CaseSpec{}.shape(m, sh.n, sh.k);
-          const double deadline = props::LaunchDeadline::clamped(props::deadline_policy().seconds(shape_case,
-                                                                                                  backend->name()) *
+          const double deadline = props::LaunchDeadline::clamped(a.deadlines.seconds(shape_case, backend->kind()) *
                                                                  (4.0 + static_cast<double>(a.reps) * (a.batches + 1)))
                                       .seconds();
           const props::DeadlineGuard guard(props::HangReport{

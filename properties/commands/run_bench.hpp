@@ -9,11 +9,13 @@
 
 #include "backends.hpp"
 #include "report_files.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_bench {
 
 struct BenchArgs {
+  props::DeadlinePolicy deadlines;  // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::vector<std::string> shapes;  // "NxK"
   std::vector<std::uint32_t> ms;
   int reps = 20;     // launches per timed graph (back to back)

@@ -116,7 +116,7 @@ int run_identify(const IdentifyArgs& a) {
     plan.erase(std::remove_if(plan.begin(), plan.end(), [](const props::EntryProbes& ep) { return ep.bodies.empty(); }),
                plan.end());
   }
-  const auto launcher = make_launcher(*backend, a.module, 0, false);
+  const auto launcher = make_launcher(*backend, a.module, 0, false, a.deadlines);
   bool hung = false;
   const std::vector<props::EntryVerdict> verdicts = props::identify(*launcher, plan, a.threads, &hung,
                                                                     [](const std::string& what) {

@@ -10,11 +10,13 @@
 
 #include "backends.hpp"
 #include "report_files.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_identify {
 
 struct IdentifyArgs {
+  props::DeadlinePolicy deadlines;   // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::vector<std::string> entries;  // default: every entry point the module holds
   std::vector<std::string> bodies;   // default: every body each entry point dispatches
   std::string backend = "auto";

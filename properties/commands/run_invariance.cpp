@@ -158,7 +158,7 @@ int run_invariance(const InvarianceArgs& a) {
               static_cast<unsigned long long>(opt.seed));
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
   std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
-  const auto cases = make_launcher(*backend, a.module, 0, false);
+  const auto cases = make_launcher(*backend, a.module, 0, false, a.deadlines);
   props::BackendInvarianceLauncher launcher(*cases, *backend);
   const props::InvarianceReport report = props::run_invariance(launcher, opt, backend->registry(), backend->limits(),
                                                                [](const std::string& what) {

@@ -10,11 +10,13 @@
 
 #include "backends.hpp"
 #include "report_files.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_invariance {
 
 struct InvarianceArgs {
+  props::DeadlinePolicy deadlines;    // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::vector<std::string> shapes;    // "NxK"; default 136x512
   std::vector<std::string> entries;   // default: every entry point the module holds
   std::vector<std::string> ms;        // "A..B" or "M"; default: 1 .. past the tile and the edges, and each edge +-1

@@ -138,10 +138,10 @@ std::string upload(device::Backend& backend, const golden::OperandBundle& bundle
 // with 0xFF, so an element a launch did not write still reads 0xFFFF).
 bool launch_all(device::Backend& backend, const device::KernelRegistry& registry, const golden::Case& c,
                 std::size_t launches, const DeviceOperands& d, const std::vector<std::uint32_t>& columns,
-                std::vector<std::uint16_t>* c_bits) {
+                const props::DeadlinePolicy& deadlines, std::vector<std::uint16_t>* c_bits) {
   // Each launch under its own deadline (launcher.hpp: one launch's, never the bundle's sum), waited
   // on before the next: a hang in the first of 8,160 launches is named within one deadline.
-  const props::LaunchDeadline deadline = props::deadline_policy().deadline(c, backend.name());
+  const props::LaunchDeadline deadline = deadlines.deadline(c, backend.kind());
   std::atomic<std::size_t> launched{0};
   props::Heartbeat beat("run-operands", [&] {
     return std::to_string(launched.load()) + " of " + std::to_string(launches) + " launches";
@@ -300,7 +300,7 @@ int run_operands(const RunOperandsArgs& args) {
                  " c_row_stride=" + std::to_string(c.c_row_stride) + ": " + device::errc_name(plan.status.code) + ": " +
                  plan.status.message + " (nothing was run)");
   golden::OperandOutput result;
-  if (!launch_all(*backend, registry, c, launches, d, args.columns, &result.c)) return kExitFail;
+  if (!launch_all(*backend, registry, c, launches, d, args.columns, args.deadlines, &result.c)) return kExitFail;
   result.entry = bundle_entry;
   result.kernel = plan.plan.kernel_name;
   result.body = device::body_name(plan.plan.body);

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_run_operands {
 
 struct RunOperandsArgs {
+  props::DeadlinePolicy deadlines;  // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::string backend_kind, entry, in, out, module;
   bool without_hopper = false;         // --without-hopper-tier
   bool check = false;                  // --check: C against the emulator's contract for the entry

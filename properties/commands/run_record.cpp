@@ -153,7 +153,7 @@ int record_cases(const RecordArgs& a, const props::ContractChoice& contract, con
       std::fprintf(stderr, "record: %s: %s\nrecord: nothing was written\n", loaded.sources[i].c_str(), why.c_str());
       return 2;
     }
-    const props::Launched got = props::InProcessLauncher(backend).launch(c, in);
+    const props::Launched got = props::InProcessLauncher(backend, a.deadlines).launch(c, in);
     if (!got.status.ok()) {
       std::fprintf(stderr, "record: %s: the launch failed: %s\nrecord: nothing was written\n",
                    loaded.sources[i].c_str(), got.status.message.c_str());

@@ -69,7 +69,7 @@ int run_replay(const ReplayArgs& a) {
   if (!backend) return backend_refused("replay", error, no_gpu);
 
   // Each case in a worker process on a GPU (launcher.hpp): a kernel that faults fails its case only.
-  const auto launcher = make_launcher(*backend, a.module, 0, false);
+  const auto launcher = make_launcher(*backend, a.module, 0, false, a.deadlines);
   int rec_status = kExitPass;
   if (!a.recordings.empty()) {
     // A module given must hold what the recorded cases need: every entry point (they span all).

@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_replay {
 
 struct ReplayArgs {
+  props::DeadlinePolicy deadlines;  // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::vector<std::string> cases;
   std::string backend = "auto";
   std::vector<std::string> recordings;

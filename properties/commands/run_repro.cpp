@@ -94,7 +94,7 @@ int run_repro(const ReproArgs& a) {
     props::Heartbeat beat("repro: running the case (" + count_text(case_cost(c).macs) +
                           " multiply-adds) and the emulator");
     expected = props::expected_output(c, in, 0, contract);
-    got = props::InProcessLauncher(*backend).launch(c, in);
+    got = props::InProcessLauncher(*backend, a.deadlines).launch(c, in);
   }
   if (!got.status.ok()) {
     std::printf("launch: error %s: %s\nverdict: FAIL\n", device::errc_name(got.status.code),

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_repro {
 
 struct ReproArgs {
+  props::DeadlinePolicy deadlines;  // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::string arg;
   std::string backend = "auto";
   std::string module;

@@ -289,7 +289,7 @@ class ProgressLine {
 void run_invariance_stage(props::CaseLauncher& cases, device::Backend& backend, const props::CampaignOptions& opt,
                           props::VerifyResult* v) {
   // A kernel that faulted is already its cases' failure; its rows here would say it again.
-  if (v->shard_index != 0 || props::cut_short(*v) || v->campaign.faulted > 0) return;
+  if (v->shard_index != 0 || props::cut_short(*v) || v->campaign.faulted > 0 || v->invariance_not_asked) return;
   const auto start = std::chrono::steady_clock::now();
   props::InvarianceOptions io;
   io.shapes = {{136, 512}};
@@ -413,6 +413,7 @@ int run_verify(const VerifyArgs& a) {
   const VerifyReportContext ctx{backend->name(), run_identity(*backend), in.data.path, opt.contract};
   props::VerifyResult v;
   v.quick = a.quick;
+  v.invariance_not_asked = !a.invariance;
   v.on_gpu = backend->kind() == device::BackendKind::cuda;
   // The emulator computes every expected byte on the host: on a 2-core machine 2^23 multiply-adds
   // per case keeps the default campaign to a few minutes and admits the smaller model shapes at m=1.
@@ -445,7 +446,7 @@ int run_verify(const VerifyArgs& a) {
   for (auto& b : extra) backends.push_back(b.get());
   std::vector<std::unique_ptr<props::CaseLauncher>> launchers;
   for (std::size_t j = 0; j < backends.size(); ++j)
-    launchers.push_back(make_launcher(*backends[j], a.module, static_cast<int>(j), a.isolate));
+    launchers.push_back(make_launcher(*backends[j], a.module, static_cast<int>(j), a.isolate, a.deadlines));
 
   if (const int bad = replay_recordings_stage(a, in, v.on_gpu ? launchers[0].get() : nullptr, opt, &clock, &v))
     return bad;

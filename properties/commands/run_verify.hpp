@@ -9,6 +9,7 @@
 
 #include "backends.hpp"
 #include "report_files.hpp"
+#include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::cli {
 namespace cmd_verify {
@@ -18,6 +19,7 @@ namespace cmd_verify {
 constexpr std::uint64_t kQuickCases = 200;
 
 struct VerifyArgs {
+  props::DeadlinePolicy deadlines;      // --launch-deadline, else W8A16_LAUNCH_DEADLINE (launcher.hpp)
   std::string data_dir;                 // --data-dir; else found (data_dir.hpp)
   std::vector<std::string> mma_roots;   // --mma-dir; default <data>/mma
   std::vector<std::string> case_paths;  // --cases-from; default <data>/cases and <data>/regressions
@@ -39,6 +41,7 @@ struct VerifyArgs {
   std::shared_ptr<Report> junit = std::make_shared<Report>(), json = std::make_shared<Report>();
   bool save_failures = true;
   bool coverage = true;               // --no-coverage: no coverage cases, no coverage verdict
+  bool invariance = true;             // --no-invariance: no batch and tier rows at the dispatch edges
   std::uint64_t max_failures = 0;     // --max-failures
   bool isolate = false;               // --isolate: the simulation's cases in worker processes too
   std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)

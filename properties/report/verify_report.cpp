@@ -221,7 +221,8 @@ std::string invariance_row_text(const props::InvarianceVerdict& iv) {
 void print_invariance(std::FILE* out, const VerifyResult& v) {
   if (!v.invariance_run) {
     std::fprintf(out, "invariance at the dispatch edges: not run (%s)\n",
-                 v.shard_index != 0       ? "shard 0 runs it"
+                 v.invariance_not_asked   ? "--no-invariance"
+                 : v.shard_index != 0     ? "shard 0 runs it"
                  : v.campaign.faulted > 0 ? "a kernel faulted in the campaign"
                                           : "the run was cut short");
     return;
@@ -245,6 +246,7 @@ void print_invariance(std::FILE* out, const VerifyResult& v) {
 nlohmann::json invariance_json(const VerifyResult& v) {
   nlohmann::json j;
   j["run"] = v.invariance_run;
+  j["asked"] = !v.invariance_not_asked;
   j["seconds"] = v.invariance_seconds;
   j["hung"] = v.invariance.hung;
   nlohmann::json rows = nlohmann::json::array();

@@ -82,7 +82,7 @@ Launched BackendInvarianceLauncher::in_process(const golden::Case& c, const gold
       backend_, c, in,
       [&](const device::Plan& p) {
         if (before) before(p);
-        const double deadline = deadline_policy().seconds(c, backend_.name());
+        const double deadline = cases_.deadlines().seconds(c, backend_.kind());
         guard = std::make_unique<DeadlineGuard>(HangReport{
             c, p, deadline, "HANG: " + golden::format_case(c) + " (" + what + ")\n  " + launch_text(p)});
       },

@@ -34,11 +34,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-DeadlinePolicy& policy_storage() {
-  static DeadlinePolicy p;
-  return p;
-}
-
 // One watchdog for the in-process launches: armed before a plan executes, disarmed when the
 // launch returns; on expiry it runs the hang handler and ends the process.
 class Watchdog {
@@ -215,29 +210,27 @@ LaunchDeadline LaunchDeadline::clamped(double seconds) {
   return d;
 }
 
-LaunchDeadline DeadlinePolicy::deadline(const golden::Case& c, const std::string& backend) const {
+LaunchDeadline DeadlinePolicy::deadline(const golden::Case& c, device::BackendKind backend) const {
   if (fixed_ms > 0) return LaunchDeadline::clamped(static_cast<double>(fixed_ms) / 1000.0);
   const double macs = double(c.m) * double(c.n) * double(c.k);
   const double c_bytes = 2.0 * (double(c.m) + golden::kOutputGuardRows) * double(c.c_row_stride);
-  return LaunchDeadline::clamped(20.0 + macs * (backend == "cuda" ? 1e-9 : 1e-6) + c_bytes * 1e-8);
+  return LaunchDeadline::clamped(20.0 + macs * (backend == device::BackendKind::cuda ? 1e-9 : 1e-6) + c_bytes * 1e-8);
 }
 
-bool set_deadline_seconds(const std::string& text, std::string* error) {
+bool DeadlinePolicy::set_fixed(const std::string& text, std::string* error) {
   LaunchDeadline d;
   if (!LaunchDeadline::parse(text, &d, error)) return false;
-  policy_storage().fixed_ms = d.milliseconds();
+  fixed_ms = d.milliseconds();
   return true;
 }
 
-bool deadline_from_environment(std::string* error) {
+bool DeadlinePolicy::from_environment(std::string* error) {
   const char* env = std::getenv("W8A16_LAUNCH_DEADLINE");
   if (!env || !*env) return true;
-  if (set_deadline_seconds(env, error)) return true;
+  if (set_fixed(env, error)) return true;
   *error = "W8A16_LAUNCH_DEADLINE: " + *error;
   return false;
 }
-
-const DeadlinePolicy& deadline_policy() { return policy_storage(); }
 
 std::string launch_text(const device::Plan& p) {
   char buf[320];
@@ -267,7 +260,7 @@ Launched InProcessLauncher::launch(const golden::Case& c, const golden::CaseInpu
     r.status = device::Status::error(device::Errc::context_lost, "not run: the context was lost by an earlier case");
     return r;
   }
-  const double deadline = deadline_policy().seconds(c, backend_.name());
+  const double deadline = deadlines().seconds(c, backend_.kind());
   bool armed = false;
   Launched r = launch_case(backend_, c, in, [&](const device::Plan& p) {
     Watchdog::get().arm(HangReport{c, p, deadline, hang_text(c, &p, deadline)});
@@ -347,8 +340,9 @@ void install_worker_reapers() {
 
 // ---- in a worker process -----------------------------------------------------------------
 
-IsolatedLauncher::IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits)
-    : spec_(std::move(spec)), registry_(registry), limits_(limits) {}
+IsolatedLauncher::IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits,
+                                   DeadlinePolicy deadlines)
+    : CaseLauncher(deadlines), spec_(std::move(spec)), registry_(registry), limits_(limits) {}
 
 IsolatedLauncher::~IsolatedLauncher() {
   stop(true);
@@ -498,7 +492,7 @@ Launched IsolatedLauncher::launch(const golden::Case& c, const golden::CaseInput
   ReadEnd e = read_line(from_, &buffer_, after(kPrepareSeconds), &msg);
   if (e == ReadEnd::ok && msg == "launching") {
     failed_starts_ = 0;
-    const double deadline = deadline_policy().seconds(c, spec_.backend_name);
+    const double deadline = deadlines().seconds(c, spec_.backend_kind);
     e = read_line(from_, &buffer_, after(deadline), &msg);
     if (e == ReadEnd::timeout) {
       stop(true);

@@ -133,7 +133,7 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
   class EntryFiltered : public CaseLauncher {
    public:
     EntryFiltered(CaseLauncher& inner, std::function<bool(golden::EntryPoint)> wanted)
-        : inner_(inner), wanted_(std::move(wanted)) {}
+        : CaseLauncher(inner.deadlines()), inner_(inner), wanted_(std::move(wanted)) {}
     const char* name() const override { return inner_.name(); }
     Launched launch(const golden::Case& c, const golden::CaseInputs& in) override {
       if (wanted_(c.entry)) return inner_.launch(c, in);

@@ -29,7 +29,7 @@ golden::Case drawn(std::size_t i) {
 // `hang_at` comes back as a launch that timed out.
 class OrderLauncher final : public props::CaseLauncher {
  public:
-  explicit OrderLauncher(std::size_t hang_at = SIZE_MAX) : inner_(sim_), hang_at_(hang_at) {}
+  explicit OrderLauncher(std::size_t hang_at = SIZE_MAX) : CaseLauncher({}), inner_(sim_), hang_at_(hang_at) {}
   const char* name() const override { return "order"; }
   props::Launched launch(const golden::Case& c, const golden::CaseInputs& in) override {
     if (busy_.exchange(true)) overlapped_ = true;

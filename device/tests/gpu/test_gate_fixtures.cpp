@@ -44,15 +44,17 @@ const char* kM32 =
 class GateFixtures : public ::testing::Test {
  protected:
   // GTEST_SKIP here returns from open alone: the tests return when IsSkipped().
-  void open(const std::string& fixture) {
+  void open(const std::string& fixture, props::DeadlinePolicy deadlines = {}) {
     const fs::path module = beside_this_binary(fixture), cli = beside_this_binary("w8a16check");
     if (!fs::is_regular_file(cli)) GTEST_SKIP() << cli << " is not beside this binary (tools/gpu-build puts it there)";
     device::Status st;
     backend_ = device::CudaBackend::create_from_file(0, module.string(), &st);
     if (!backend_) GTEST_SKIP() << "GPU test skipped: no usable CUDA device, or " << fixture << ": " << st.message;
     props::WorkerSpec spec{
-        {cli.string(), "launch-worker", "--backend", "cuda", "--gpu", "0", "--module", module.string()}, "cuda"};
-    launcher_ = std::make_unique<props::IsolatedLauncher>(spec, backend_->registry(), backend_->limits());
+        {cli.string(), "launch-worker", "--backend", "cuda", "--gpu", "0", "--module", module.string()},
+        "cuda",
+        device::BackendKind::cuda};
+    launcher_ = std::make_unique<props::IsolatedLauncher>(spec, backend_->registry(), backend_->limits(), deadlines);
   }
   // The case through the launcher; its bytes against the emulator's when it completes.
   props::Launched run(const std::string& line, bool* equal = nullptr) {
@@ -69,10 +71,11 @@ class GateFixtures : public ::testing::Test {
 };
 
 TEST_F(GateFixtures, AHangingKernelIsALaunchTimeoutAndTheNextCaseRunsInAFreshWorker) {
-  open("w8a16_fixture_hang.fatbin");
-  if (IsSkipped()) return;
+  props::DeadlinePolicy five_seconds;
   std::string why;
-  ASSERT_TRUE(props::set_deadline_seconds("5", &why)) << why;
+  ASSERT_TRUE(five_seconds.set_fixed("5", &why)) << why;
+  open("w8a16_fixture_hang.fatbin", five_seconds);
+  if (IsSkipped()) return;
   const auto start = std::chrono::steady_clock::now();
   const props::Launched hung = run(kGemv16);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -49,19 +49,18 @@ class LaunchDeadline {
   std::uint64_t ms_ = 1000 * 1000 * 1000;  // kMaxSeconds
 };
 
+// A command's deadlines, parsed once where its options are (the CLI: --launch-deadline, else
+// W8A16_LAUNCH_DEADLINE, read only by the commands that launch, so that a bad value fails those and
+// never `--version`), and handed to its launchers: no launcher reads a process global.
 struct DeadlinePolicy {
-  std::uint64_t fixed_ms = 0;  // > 0: every launch's (--launch-deadline, W8A16_LAUNCH_DEADLINE)
-  LaunchDeadline deadline(const golden::Case& c, const std::string& backend) const;
-  double seconds(const golden::Case& c, const std::string& backend) const { return deadline(c, backend).seconds(); }
+  std::uint64_t fixed_ms = 0;  // > 0: every launch's; 0: derived from each case's work
+  LaunchDeadline deadline(const golden::Case& c, device::BackendKind backend) const;
+  double seconds(const golden::Case& c, device::BackendKind backend) const { return deadline(c, backend).seconds(); }
+  // Every launch's deadline from text (LaunchDeadline::parse); false with *error, unchanged.
+  bool set_fixed(const std::string& text, std::string* error);
+  // W8A16_LAUNCH_DEADLINE when set (set_fixed on it); true and unchanged when it is not set.
+  bool from_environment(std::string* error);
 };
-// The policy of this process: --launch-deadline when given, else W8A16_LAUNCH_DEADLINE, else the
-// derived default. False with *error for a value LaunchDeadline::parse refuses. The environment is
-// read only by the commands that launch (deadline_from_environment, where their options are
-// parsed): a bad value there fails those commands, never `--version` or a command that launches
-// nothing.
-bool set_deadline_seconds(const std::string& text, std::string* error);
-bool deadline_from_environment(std::string* error);
-const DeadlinePolicy& deadline_policy();
 
 // "entry point X, body Y, kernel Z, grid (x, y, z), block (x, y, z), N bytes of shared memory":
 // what a HANG or FAULT line names.
@@ -78,6 +77,14 @@ class CaseLauncher {
   virtual bool usable() const { return true; }
   // Worker processes started so far (0 in process).
   virtual std::uint64_t restarts() const { return 0; }
+  // The deadlines this launcher holds each launch to (a caller launching beside it uses the same).
+  const DeadlinePolicy& deadlines() const { return deadlines_; }
+
+ protected:
+  explicit CaseLauncher(DeadlinePolicy deadlines) : deadlines_(deadlines) {}
+
+ private:
+  DeadlinePolicy deadlines_;
 };
 
 // What the in-process hang handler is told: the case and the plan that did not complete.
@@ -104,7 +111,8 @@ class DeadlineGuard {
 
 class InProcessLauncher final : public CaseLauncher {
  public:
-  explicit InProcessLauncher(device::Backend& backend) : backend_(backend) {}
+  explicit InProcessLauncher(device::Backend& backend, DeadlinePolicy deadlines = {})
+      : CaseLauncher(deadlines), backend_(backend) {}
   const char* name() const override { return backend_.name(); }
   Launched launch(const golden::Case& c, const golden::CaseInputs& in) override;
   bool usable() const override { return !lost_; }
@@ -118,6 +126,7 @@ class InProcessLauncher final : public CaseLauncher {
 struct WorkerSpec {
   std::vector<std::string> argv;  // argv[0]: the executable (the CLI's own, /proc/self/exe)
   std::string backend_name;       // what name() says: "cuda" or "simulation"
+  device::BackendKind backend_kind = device::BackendKind::simulation;  // what the deadlines derive from
 };
 
 // Its workers never outlive this process: each is killed and reaped when the launcher is done with
@@ -128,7 +137,8 @@ class IsolatedLauncher final : public CaseLauncher {
  public:
   // registry and limits: the same module's, for planning here what the worker runs (plan_case),
   // so that a case whose worker died still names its kernel and grid.
-  IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits);
+  IsolatedLauncher(WorkerSpec spec, const device::KernelRegistry& registry, device::DeviceLimits limits,
+                   DeadlinePolicy deadlines = {});
   ~IsolatedLauncher() override;
   IsolatedLauncher(const IsolatedLauncher&) = delete;
   IsolatedLauncher& operator=(const IsolatedLauncher&) = delete;

@@ -73,8 +73,9 @@ struct VerifyResult {
   CoverageReport coverage;
   // The batch and tier verdicts at each entry point's dispatch edges (invariance.hpp), on one
   // small shape and one needle: rows of their own in every report. Not run: a shard other than the
-  // first, or a run cut short.
+  // first, a run cut short, or --no-invariance (invariance_not_asked).
   bool invariance_run = false;
+  bool invariance_not_asked = false;
   InvarianceReport invariance;
   double invariance_seconds = 0;
 };
