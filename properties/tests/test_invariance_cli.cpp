@@ -247,6 +247,15 @@ TEST(InvarianceCli, VerifyQuickGainsBatchAndTierRows) {
   bool named = false;
   for (const auto& w : j["why_not_pass"]) named = named || has(w.get<std::string>(), "batch invariance FAIL at M=9");
   EXPECT_TRUE(named) << j["why_not_pass"].dump();
+
+  // --no-invariance: the rows are not run, and every report says so rather than showing none.
+  r = run_process("cd '" + dir.string() + "' && W8A16_SIM_CONVENTIONS=gemm128_tile=split-k-by-m " + cmd +
+                  " --no-invariance");
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "invariance at the dispatch edges: not run (--no-invariance)")) << r.output;
+  j = read_json(dir / "v.json");
+  EXPECT_EQ(j["invariance"]["run"], false);
+  EXPECT_EQ(j["invariance"]["asked"], false);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 # timeout, and must end with the documented exit status (README "Exit status"), a clear message
 # matching its pattern, no signal (no crash, no core), no raw control byte in what it prints, and no
 # report left from an earlier run (each report path starts out holding a stale PASS).
+# The verify runs that hold input handling run without the invariance rows (--no-invariance: they
+# are the invariance tests' to hold, and under the sanitizers they cost seconds a run); `vq` keeps them.
 #
 # Usage: hostile_cli.sh CLI SOURCE_DIR [PYTHON]. Prints one line per run and a summary; exits 1 if
 # any run broke a rule. W8A16_HOSTILE_VMEM_KIB (default 4194304, 0: none, e.g. under ASan, which
@@ -151,10 +153,10 @@ run run_operands.truncated 2 "truncated, or trailing bytes" -- "$cli" run-operan
 run run_operands.wrapping_header 2 "larger than 2\^31" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/wrapping.bundle" --out "$work/o.bin"
 run upgrade_recording.fifo 2 "fifo.rec: is a FIFO" -- "$cli" upgrade-recording "$work/fifo.rec" --out "$work/u.rec"
 run upgrade_recording.folder 2 "empty: is a folder" -- "$cli" upgrade-recording "$work/empty" --out "$work/u.rec"
-run verify.cases_from_fifo 1 "case file error: .*fifo.case: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-recordings --cases-from "$work/fifo.case"
-run verify.mma_dir_dev_zero 1 "/dev/zero: is a character device" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-recordings --no-saved --mma-dir /dev/zero
-run verify.recordings_fifo 1 "fifo.rec: is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 1 --no-saved --recordings-from "$work/fifo.rec"
-run verify.data_dir_not_a_folder 2 "no such folder" -- "$cli" verify --backend sim --data-dir /dev/zero
+run verify.cases_from_fifo 1 "case file error: .*fifo.case: is a FIFO" -- "$cli" verify --no-invariance --backend sim --no-save --no-coverage --cases 1 --no-recordings --cases-from "$work/fifo.case"
+run verify.mma_dir_dev_zero 1 "/dev/zero: is a character device" -- "$cli" verify --no-invariance --backend sim --no-save --no-coverage --cases 1 --no-recordings --no-saved --mma-dir /dev/zero
+run verify.recordings_fifo 1 "fifo.rec: is a FIFO" -- "$cli" verify --no-invariance --backend sim --no-save --no-coverage --cases 1 --no-saved --recordings-from "$work/fifo.rec"
+run verify.data_dir_not_a_folder 2 "no such folder" -- "$cli" verify --no-invariance --backend sim --data-dir /dev/zero
 run probe.out_is_a_file 2 "cannot create .*afile/.*Not a directory" -- "$cli" probe --source sim --out "$work/afile" --cases 1
 run module.folder 2 "module|CUDA backend" -- "$cli" replay --module "$work/empty" "$work/small.case"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
@@ -170,7 +172,7 @@ fi
 run replay.huge_case 2 "needs 70368744177664 \(2\^46\) multiply-adds, more than --max-macs.*pass --max-macs" -- "$cli" replay --backend sim "$huge_case"
 run replay.huge_case_bytes 2 "bytes of host memory, more than --max-bytes.*pass --max-bytes" -- "$cli" replay --backend sim --max-macs 0x400000000000 "$huge_case"
 run repro.huge_case 2 "repro: nothing was run" -- "$cli" repro --backend sim "$huge_case"
-run verify.huge_saved_case 2 "huge.case:1 .*more than --max-macs" -- "$cli" verify --backend sim --no-save --no-coverage --no-recordings --cases-from "$work/huge.case"
+run verify.huge_saved_case 2 "huge.case:1 .*more than --max-macs" -- "$cli" verify --no-invariance --backend sim --no-save --no-coverage --no-recordings --cases-from "$work/huge.case"
 run record.huge_case 2 "more than --max-macs" -- "$cli" record --source sim --cases "$work/huge.case" --out "$work/never.rec"
 run replay.recordings_huge_case 2 "huge.rec case 1 .*more than --max-macs" -- "$cli" replay --backend sim --recordings "$work/huge.rec"
 run run_operands.over_max_macs 2 "needs 2048 \(2\^11\) multiply-adds, more than --max-macs 1" -- "$cli" run-operands --backend sim --entry gemm_pipelined --in "$work/ok.bundle" --out "$work/o.bin" --max-macs 1
@@ -213,7 +215,7 @@ run cli.help_is_exit_0 0 "Exit status, every subcommand" -- "$cli" --help
 # The runs below check what a campaign does with its reports, its output and its options, not the
 # saved cases: each replays one small saved case, not the 48 of golden/cases (under ASan each of
 # those campaigns took 40 s).
-quick=(--backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
+quick=(--backend sim --no-invariance --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
        --cases-from "$work/small.case")
 run verify.json_to_dev_full 2 "--json /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --json /dev/full
 run verify.junit_to_dev_full 2 "--junit /dev/full: cannot write the report: .*No space left" -- "$cli" verify "${quick[@]}" --junit /dev/full
@@ -307,16 +309,16 @@ EOF
   fi
 }
 vq=(--backend sim --no-save --no-coverage --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
-vr=(--backend sim --no-save --no-coverage --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case")
+vr=(--backend sim --no-invariance --no-save --no-coverage --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case")
 one_saved=(--cases-from "$work/small.case")
 run verify.malformed_saved_case 1 "verdict: FAIL" -- "$cli" verify "${vq[@]}" --cases 2 --cases-from "$work/cut.case" --json "$work/r1.json" --junit "$work/r1.xml"
 reports_agree reports.malformed_saved_case FAIL "$work/r1.json" "$work/r1.xml" "case file errors"
 grep -q "expected 10 space-separated fields" "$work/r1.xml" || { broken=$((broken + 1)); echo "BROKEN  reports.malformed_saved_case: the JUnit does not name the bad line"; }
 run verify.nothing_checked 1 "not a pass: no case ran" -- "$cli" verify "${vq[@]}" --cases 0 --no-saved --json "$work/r2.json" --junit "$work/r2.xml"
 reports_agree reports.nothing_checked FAIL "$work/r2.json" "$work/r2.xml" "no case ran"
-run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/empty" "${one_saved[@]}" --json "$work/r3.json" --junit "$work/r3.xml"
+run verify.no_recorded_mma 1 "not a pass: no recorded MMA was replayed" -- "$cli" verify --no-invariance --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/empty" "${one_saved[@]}" --json "$work/r3.json" --junit "$work/r3.xml"
 reports_agree reports.no_recorded_mma FAIL "$work/r3.json" "$work/r3.xml" "no recorded MMA"
-run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/fifo" "${one_saved[@]}" --json "$work/r4.json" --junit "$work/r4.xml"
+run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --no-invariance --backend sim --no-save --no-coverage --cases 2 --no-recordings --mma-dir "$work/fifo" "${one_saved[@]}" --json "$work/r4.json" --junit "$work/r4.xml"
 reports_agree reports.unreadable_mma FAIL "$work/r4.json" "$work/r4.xml" "unreadable"
 run verify.recording_that_differs 1 "emulator 1 differ" -- "$cli" verify "${vr[@]}" --recordings-from "$d/examples/one_output_changed.rec" --json "$work/r5.json" --junit "$work/r5.xml"
 reports_agree reports.recording_that_differs FAIL "$work/r5.json" "$work/r5.xml" "recorded cases differ from the emulator"
@@ -326,7 +328,7 @@ reports_agree reports.pass PASS "$work/r6.json" "$work/r6.xml" ""
 # ---- user text in messages: escaped and cut -------------------------------------------------
 run quote.control_bytes_in_a_case_line 2 "unknown entry point '.*\\\\x1B\[31mred\\\\x07'" -- "$cli" replay --backend sim "case/1 w8a16_$esc m=1 n=1 k=128 a_row_stride=128 c_row_stride=1 dist=specials seed=0x1 gen=1"
 run quote.long_argument_is_cut 2 "\(cut: 100[0-9]{3} bytes\)" -- "$cli" replay --backend sim "$long"
-run quote.bidi_override_in_an_entry 2 "unknown --entry 'gemv\\\\u\{202E\}batch4'" -- "$cli" verify --backend sim --entry "$rtl"
+run quote.bidi_override_in_an_entry 2 "unknown --entry 'gemv\\\\u\{202E\}batch4'" -- "$cli" verify --no-invariance --backend sim --entry "$rtl"
 run quote.control_bytes_in_a_path 2 "no such file" -- "$cli" vectors "$work/$esc.mmav"
 run quote.long_option_value 2 "\(cut: 100[0-9]{3} bytes\)" -- "$cli" verify --cases "$long"
 
@@ -348,7 +350,7 @@ empty() {
 }
 for o in --json --junit --module --data-dir --mma-dir --recordings-from --cases-from --entry --dist --backend --shard \
          --launch-deadline --time-budget --cases; do
-  empty "verify$o" "$o" "$cli" verify --backend sim
+  empty "verify$o" "$o" "$cli" verify --no-invariance --backend sim
 done
 for o in --recordings --gpu --module --backend; do empty "replay$o" "$o" "$cli" replay "$work/small.case"; done
 for o in --module --backend; do empty "repro$o" "$o" "$cli" repro "$work/small.case"; done
@@ -365,7 +367,7 @@ run empty.replay_positional 2 "CASES: an empty value" -- "$cli" replay --backend
 run empty.vectors_positional 2 "FILE: an empty value" -- "$cli" vectors ""
 run empty.upgrade_recording_positional 2 "IN: an empty value" -- "$cli" upgrade-recording "" --out "$work/u2.rec"
 run empty.json_with_equals 2 "--json: (an empty value|1 required TEXT missing)" -- "$cli" verify --json=
-run empty.one_of_several 2 "--mma-dir: an empty value" -- "$cli" verify --backend sim --mma-dir "$d/mma" ""
+run empty.one_of_several 2 "--mma-dir: an empty value" -- "$cli" verify --no-invariance --backend sim --mma-dir "$d/mma" ""
 run empty.json_beside_a_junit 2 "--json: an empty value" --report "$work/e1.xml" -- "$cli" verify "${quick[@]}" --junit "$work/e1.xml" --json ""
 
 # ---- paths with escapes, newlines and invalid UTF-8: escaped in what is printed and in reports ---
@@ -380,7 +382,7 @@ run paths.invalid_utf8_in_a_case_file 1 "bad\\\\xFF\\\\xFEutf\\\\u\{202E\}/e\\\\
 run paths.report_path_in_a_missing_folder 2 "--json '.*new\\\\nline/x/r.json': the folder '.*new\\\\nline/x' does not exist" -- \
   "$cli" verify "${quick[@]}" --json "$nl_dir/x/r.json"
 run paths.data_dir_with_escapes 2 "--data-dir '.*bad\\\\xFF\\\\xFEutf\\\\u\{202E\}/missing': no such folder" -- \
-  "$cli" verify --backend sim --data-dir "$bad_dir/missing"
+  "$cli" verify --no-invariance --backend sim --data-dir "$bad_dir/missing"
 run paths.record_out_with_a_newline 0 "wrote 1 outputs to '.*new\\\\nline/r.rec'" -- \
   "$cli" record --source sim --cases "$work/small.case" --out "$nl_dir/r.rec"
 run paths.probe_out_with_invalid_utf8 0 "wrote 11 files to '.*bad\\\\xFF\\\\xFEutf" -- \
@@ -392,15 +394,22 @@ data="$work/data"
 mkdir -p "$data"
 for sub in mma recordings cases order; do cp -r "$d/$sub" "$data/$sub"; done
 "$cli" probe --source sim --cases 1 --out "$work/simprobe" > /dev/null 2>&1
-ev=(--backend sim --cases 0 --no-coverage --no-save --entry gemv_batch4_strided --data-dir "$data")
+ev=(--backend sim --no-invariance --cases 0 --no-coverage --no-save --entry gemv_batch4_strided --data-dir "$data")
 mkdir -p "$data/mma/notes.md"
 cp -r "$work/simprobe/emulator-sm90-not-hardware" "$data/mma/notes.md/"
 run evidence.folder_named_like_documentation 1 "notes.md: a folder not listed" -- "$cli" verify "${ev[@]}" --no-recordings
 rm -rf "$data/mma/notes.md"
+# recordings/ read as verify reads it by default, over three cases of h200.rec listed anew: the
+# whole file's replay (313 cases, minutes under the sanitizers) is the committed recordings' tests'.
+{ grep -v '^out \|^end ' "$d/recordings/h200.rec" | sed 's/^w8a16check-recording 2$/w8a16check-recording 1/'
+  grep -m 3 '^out ' "$d/recordings/h200.rec"; } > "$work/h200_3_v1.rec"
+"$cli" upgrade-recording "$work/h200_3_v1.rec" --cases 3 --out "$data/recordings/h200.rec" --overwrite > /dev/null 2>&1
+"$cli" manifest --write "$data/recordings" > /dev/null 2>&1
 mkdir -p "$data/recordings/old.md"
 cp "$work/small.rec" "$data/recordings/old.md/sim.rec"
 run evidence.recording_in_a_folder_named_like_documentation 1 "old.md: a folder not listed" -- "$cli" verify "${ev[@]}"
 rm -rf "$data/recordings/old.md"
+cp "$d/recordings/h200.rec" "$d/recordings/evidence-manifest.txt" "$data/recordings/"
 for src in none input; do
   sed -i "s/^\(file h200_10_targeted.mmav .*\) source=hardware /\1 source=$src /" "$data/mma/h200/evidence-manifest.txt"
   run "evidence.mmav_listed_as_source_$src" 1 "h200_10_targeted.mmav: its manifest says source=$src" -- \
@@ -419,7 +428,7 @@ run evidence.cut_version_1_recording_fails 1 "h200.rec: holds 312 cases, its man
 cp "$d/recordings/h200.rec" "$d/recordings/evidence-manifest.txt" "$data/recordings/"
 
 # ---- a shard says it is one and judges no coverage -------------------------------------------------
-sh=(--backend sim --quick --cases 20 --no-save --no-recordings --entry gemv_batch4_strided --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
+sh=(--backend sim --no-invariance --quick --cases 20 --no-save --no-recordings --entry gemv_batch4_strided --mma-dir "$d/mma/h200/h200_10_targeted.mmav"
     --cases-from "$work/small.case")
 run shard.says_so_and_judges_no_coverage 0 "verdict: PASS \(shard 0/4 only; coverage not judged\)" \
   --report "$work/s1.json" --report "$work/s1.xml" -- "$cli" verify "${sh[@]}" --shard 0/4 --json "$work/s1.json" --junit "$work/s1.xml"
@@ -452,7 +461,7 @@ if [ -n "$why" ]; then broken=$((broken + 1)); printf 'BROKEN  shard.reports_say
 # non-interactive shell ignores it.
 for sig in TERM HUP; do
   runs=$((runs + 1))
-  W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" verify --backend sim --no-save --no-coverage --no-recordings --cases 0 \
+  W8A16_SIM_INJECT=hang:w8a16_gemv_batch4_strided "$cli" verify --no-invariance --backend sim --no-save --no-coverage --no-recordings --cases 0 \
     --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case" --launch-deadline 600 > /dev/null 2>&1 &
   vpid=$!
   wpid=""
@@ -491,7 +500,7 @@ run deadline.longest_times_many_launches_does_not_overflow 0 "verdict: PASS" -- 
   --entry gemv_batch4_strided --launch-deadline 1000000 --check --in "$work/many.bundle" --out "$work/many.out"
 for v in 1e-9 0.5 1e10; do
   run "deadline.out_of_range_$v" 2 "launch deadline '$v' must be a number of seconds from 1 to 1000000" -- \
-    "$cli" verify --backend sim --cases 0 --launch-deadline "$v"
+    "$cli" verify --no-invariance --backend sim --cases 0 --launch-deadline "$v"
 done
 run deadline.bad_environment_leaves_version_alone 0 "w8a16check [0-9]" -- env W8A16_LAUNCH_DEADLINE=soon "$cli" --version
 run deadline.bad_environment_fails_a_command_that_launches 2 "W8A16_LAUNCH_DEADLINE: launch deadline 'soon'" -- \
