@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // A command as a process, for the tests that drive the CLI (run_cli: W8A16_CLI_PATH, the binary, set
-// by CMake) or another tool (run_process).
+// by CMake) or another tool (run_process), and what those tests share around it: a fresh folder of
+// their own, a file's bytes, a substring test.
 #pragma once
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace w8a16::cli_test {
@@ -24,6 +30,22 @@ inline CliRun run_process(const std::string& command) {
   const int status = pclose(pipe);
   if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
   return r;
+}
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// An empty folder under the test's temporary folder, named prefix + name (each suite its prefix,
+// so that suites running at once never share one).
+inline std::filesystem::path fresh_dir(const std::string& prefix, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / (prefix + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 #ifdef W8A16_CLI_PATH

@@ -23,24 +23,14 @@ namespace {
 namespace fs = std::filesystem;
 namespace golden = w8a16::golden;
 using w8a16::cli_test::CliRun;
+using w8a16::cli_test::has;
+using w8a16::cli_test::slurp;
 
 const fs::path kGolden = fs::path(W8A16_SOURCE_DIR) / "golden";
 
 CliRun cli(const std::string& args) { return w8a16::cli_test::run_cli(args); }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("w8a16_contract_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return w8a16::cli_test::fresh_dir("w8a16_contract_", name); }
 
 // A case whose W holds NaN codes that reach its outputs (nan_codes: one W row in eight), so that
 // canonical (NaN propagates) and seed-tile (NaN codes read as zeros) give other bytes; and one

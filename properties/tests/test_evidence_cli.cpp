@@ -19,15 +19,11 @@
 namespace {
 namespace fs = std::filesystem;
 using w8a16::cli_test::CliRun;
+using w8a16::cli_test::slurp;
 
 const fs::path kGolden = fs::path(W8A16_SOURCE_DIR) / "golden";
 
 CliRun cli(const std::string& args) { return w8a16::cli_test::run_cli(args); }
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 void spit(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 

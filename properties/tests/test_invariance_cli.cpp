@@ -20,16 +20,10 @@
 namespace {
 namespace fs = std::filesystem;
 using w8a16::cli_test::CliRun;
+using w8a16::cli_test::has;
 using w8a16::cli_test::run_process;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("w8a16_invariance_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return w8a16::cli_test::fresh_dir("w8a16_invariance_", name); }
 
 nlohmann::json read_json(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

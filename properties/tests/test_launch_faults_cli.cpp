@@ -32,20 +32,11 @@
 namespace {
 namespace fs = std::filesystem;
 using w8a16::cli_test::CliRun;
+using w8a16::cli_test::slurp;
 
 const std::string kData = std::string(W8A16_SOURCE_DIR) + "/golden";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("w8a16_launch_faults_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+fs::path temp_dir(const std::string& name) { return w8a16::cli_test::fresh_dir("w8a16_launch_faults_", name); }
 
 CliRun cli_with(const std::string& env, const std::string& args) {
   return w8a16::cli_test::run_process(env + " '" + std::string(W8A16_CLI_PATH) + "' " + args);

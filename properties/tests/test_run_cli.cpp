@@ -20,20 +20,11 @@
 namespace {
 namespace fs = std::filesystem;
 using w8a16::cli_test::CliRun;
+using w8a16::cli_test::slurp;
 
 const fs::path kGolden = fs::path(W8A16_SOURCE_DIR) / "golden";
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("w8a16_run_cli_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return w8a16::cli_test::fresh_dir("w8a16_run_cli_", name); }
 
 // verify --quick on the simulation over one entry point, the recorded MMAs of one file, no recordings.
 std::string quick_args(const fs::path& dir) {
