@@ -13,6 +13,9 @@ install(TARGETS w8a16_reference w8a16_golden EXPORT w8a16checkTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/reference/include/ ${PROJECT_SOURCE_DIR}/golden/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+# The kernel table golden/case.hpp reads its symbol names from (the only file of device/ installed).
+install(FILES ${PROJECT_SOURCE_DIR}/device/include/w8a16/device/bodies.def
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/w8a16/device)
 install(EXPORT w8a16checkTargets NAMESPACE w8a16check:: DESTINATION ${W8A16_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/w8a16checkConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/w8a16checkConfig.cmake

@@ -29,8 +29,12 @@ std::string entries_text(const std::vector<Entry>& es) {
 std::vector<KernelId> required_kernels(Entry e) {
   if (e == Entry::gemm_pipelined_by_m)
     return {KernelId::gemm_pipelined, KernelId::gemm_pipelined_m32, KernelId::gemm_pipelined_m64};
-  if (e == Entry::gemm_packed_strided)  // one symbol by shape (plan.hpp packed_body), no other tier
-    return {KernelId::wgmma_rows_n128_packed, KernelId::wgmma_rows_n128_x2_packed, KernelId::tc_rows_packed};
+  if (e == Entry::gemm_packed_strided) {  // one symbol by shape (plan.hpp packed_body), no other tier
+    std::vector<KernelId> out;
+    for (KernelId k : kAllKernels)
+      if (packed_layout_kernels() & kernel_bit(k)) out.push_back(k);
+    return out;
+  }
   return {entry_own_kernel(e)};
 }
 

@@ -191,22 +191,24 @@ bool parse_distribution(std::string_view name, Distribution* out) {
 }
 
 int entry_point_own_symbol(EntryPoint e) {
+  using detail::KernelSymbol;
+  KernelSymbol s = KernelSymbol::gemm_pipelined;
   switch (e) {
     case EntryPoint::gemm_pipelined:
-    case EntryPoint::gemm_pipelined_by_m: return 0;
+    case EntryPoint::gemm_pipelined_by_m: s = KernelSymbol::gemm_pipelined; break;
     case EntryPoint::gemm_pipelined_m32:
-    case EntryPoint::gemm_pipelined_m32_strided: return 1;
+    case EntryPoint::gemm_pipelined_m32_strided: s = KernelSymbol::gemm_pipelined_m32; break;
     case EntryPoint::gemm_pipelined_m64:
-    case EntryPoint::gemm_pipelined_m64_strided: return 2;
-    case EntryPoint::gemv_batch4_strided: return 5;
-    case EntryPoint::gemv_batch16_strided: return 6;
-    case EntryPoint::gemm_packed_strided: return 10;
+    case EntryPoint::gemm_pipelined_m64_strided: s = KernelSymbol::gemm_pipelined_m64; break;
+    case EntryPoint::gemv_batch4_strided: s = KernelSymbol::gemv_batch4_strided; break;
+    case EntryPoint::gemv_batch16_strided: s = KernelSymbol::gemv_batch16_strided; break;
+    case EntryPoint::gemm_packed_strided: s = KernelSymbol::wgmma_rows_n128_packed; break;
   }
-  return 0;
+  return static_cast<int>(s);
 }
 
 std::uint32_t entry_point_own_mask(EntryPoint e) {
-  if (e == EntryPoint::gemm_packed_strided) return (1u << 10) | (1u << 11) | (1u << 12);
+  if (e == EntryPoint::gemm_packed_strided) return kPackedLayoutSymbols;
   return 1u << entry_point_own_symbol(e);
 }
 

@@ -39,6 +39,7 @@
 #include "w8a16/properties/launcher.hpp"
 #include "w8a16/bench/timer.hpp"
 #include "w8a16/device/api.hpp"
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/device/cuda_backend.hpp"
 #include "w8a16/device/module_abi.hpp"
 #endif
@@ -224,16 +225,16 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-// The calls timed at one (shape, M): by_m as it dispatches; on a module with the Hopper tier, which
-// every tensor-core entry tries first, the same call again with each of its symbols alone and with
-// the tier taken away (the tiers below it); else, at M <= 16, the strided 32-row twin (tc_rows
-// where it takes the shape, else the skinny body); and on a module with the packed symbols,
-// gemm_packed_strided over the same W repacked (`packed`: its calls read `packed_ops`).
-// `mask` names the registry each call plans with.
-enum class Mask { none, only64, only128, no_tier };
+// The calls timed at one (shape, M): by_m as it dispatches; on a module with the tier every
+// tensor-core entry point tries first (bodies.def's tier column: the Hopper tier), the same call
+// again with each of that tier's symbols alone and with the tier taken away (the tiers below it);
+// else, at M <= 16, the strided 32-row twin (tc_rows where it takes the shape, else the skinny
+// body); and on a module with the packed symbols, gemm_packed_strided over the same W repacked
+// (`packed`: its calls read `packed_ops`). `absent` is what the registry each call plans with
+// takes away (kernel_bit()s); a call whose plan repeats an earlier one's is not timed again.
 struct TimedCall {
   device::Call call;
-  Mask mask = Mask::none;
+  std::uint32_t absent = 0;
   bool packed = false;
 };
 std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const bench::DeviceOperands& ops,
@@ -246,16 +247,21 @@ std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const benc
   c.m64_kernel = reg.resolve(KernelId::gemm_pipelined_m64);
   c.args = device::Args{
       ops.a->address(), ops.w[0]->address(), ops.s[0]->address(), ops.c->address(), m, sh.n, sh.k, sh.k, sh.n, 0};
-  std::vector<TimedCall> calls = {{c, Mask::none}};
-  if (reg.resolve(KernelId::wgmma_rows) || reg.resolve(KernelId::wgmma_rows_n128) ||
-      reg.resolve(KernelId::wgmma_rows_n128_x2)) {
-    for (Mask v : {Mask::only64, Mask::only128, Mask::no_tier}) calls.push_back({c, v});
+  std::vector<TimedCall> calls = {{c, 0}};
+  const std::uint32_t tier = device::tier_kernels(device::Tier::first);
+  std::uint32_t tier_present = 0;
+  for (KernelId k : device::kAllKernels)
+    if ((tier & device::kernel_bit(k)) && reg.resolve(k)) tier_present |= device::kernel_bit(k);
+  if (tier_present) {
+    for (KernelId k : device::kAllKernels)
+      if (tier_present & device::kernel_bit(k)) calls.push_back({c, tier & ~device::kernel_bit(k)});
+    calls.push_back({c, tier});
   } else if (m <= 16) {
     device::Call s = c;
     s.entry = device::Entry::gemm_pipelined_m32_strided;
     s.kernel = c.m32_kernel;
     s.m32_kernel = s.m64_kernel = device::KernelHandle{};
-    calls.push_back({s, Mask::none});
+    calls.push_back({s, 0});
   }
   if (!packed_ops.w.empty()) {
     device::Call p;
@@ -270,7 +276,7 @@ std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const benc
                           sh.k,
                           sh.n,
                           0};
-    calls.push_back({p, Mask::none, true});
+    calls.push_back({p, 0, true});
   }
   return calls;
 }
@@ -315,13 +321,6 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
 
   using device::KernelId;
   const device::KernelRegistry& reg = backend->registry();
-  const device::MaskedRegistry only64(reg, {KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
-  const device::MaskedRegistry only128(reg, {KernelId::wgmma_rows, KernelId::wgmma_rows_n128_x2});
-  const device::MaskedRegistry no_tier(reg,
-                                       {KernelId::wgmma_rows, KernelId::wgmma_rows_n128, KernelId::wgmma_rows_n128_x2});
-  const auto registry_for = [&](Mask mk) -> const device::KernelRegistry& {
-    return mk == Mask::only64 ? only64 : mk == Mask::only128 ? only128 : mk == Mask::no_tier ? no_tier : reg;
-  };
   const std::uint32_t max_m = *std::max_element(a.ms.begin(), a.ms.end());
   const bench::MeasureOptions opt{a.reps, a.batches, !a.no_graph};
 
@@ -353,6 +352,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
       // The emulator's bytes, computed once per (shape, M) for every call that plans this contract.
       bench::Expected expected(in, sh, bench::choose_sample(m, sh, a.check_macs));
       const std::vector<TimedCall> calls = timed_calls(reg, ops, packed_ops, sh, m);
+      std::vector<std::string> planned_here;  // entry, symbol and configuration of each call timed
       for (const TimedCall& tc : calls) {
         Row r;
         r.sh = sh;
@@ -360,8 +360,13 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         r.entry = device::entry_name(tc.call.entry);
         r.bytes = bench::floor_bytes(sh, m);
         r.floor_us = bench::floor_us(r.bytes, copy_bw);
-        const device::Planned planned = device::plan_launch(tc.call, registry_for(tc.mask), backend->limits());
+        const device::MaskedRegistry registry(reg, tc.absent);
+        const device::Planned planned = device::plan_launch(tc.call, registry, backend->limits());
         if (planned.ok()) {
+          const std::string key = r.entry + " " + planned.plan.kernel_name + " " +
+                                  device::body_info(planned.plan.body).config(planned.plan);
+          if (std::find(planned_here.begin(), planned_here.end(), key) != planned_here.end()) continue;
+          planned_here.push_back(key);
           r.kernel = planned.plan.kernel_name;
           r.body = device::body_name(planned.plan.body);
           // One deadline for the row's launches (the check launch, the warm-up, reps x batches timed

@@ -35,6 +35,7 @@
 #include "report_files.hpp"
 #include "w8a16/golden/files.hpp"
 #include "w8a16/device/api.hpp"
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/device/kernels.hpp"
 #include "w8a16/device/packed.hpp"
 #include "w8a16/device/plan.hpp"
@@ -285,9 +286,7 @@ int run_operands(const RunOperandsArgs& args) {
   DeviceOperands d;
   const std::string failed = upload(*backend, bundle, w_device, !args.columns.empty(), &d);
   if (!failed.empty() || !d.o) return usage("device memory: " + failed + " (nothing was run)");
-  const device::MaskedRegistry no_hopper(backend->registry(),
-                                         {device::KernelId::wgmma_rows, device::KernelId::wgmma_rows_n128,
-                                          device::KernelId::wgmma_rows_n128_x2});
+  const device::MaskedRegistry no_hopper(backend->registry(), device::tier_kernels(device::Tier::first));
   const device::KernelRegistry& registry = args.without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper)
                                                                : backend->registry();
   // The plan of the first launch names the body; every launch has the same shape, hence the same plan.

@@ -21,8 +21,11 @@ using device::KernelId;
 using golden::EntryPoint;
 
 constexpr std::uint32_t bit(KernelId id) { return device::kernel_bit(id); }
-static_assert(device::tier_kernels(device::Tier::first) == golden::kWithoutHopperTier,
-              "golden::kKernelSymbols follows device::KernelId");
+// golden/case.hpp and the launch layer read bodies.def each with macros of their own: the two
+// readings of its tier and layout columns agree.
+static_assert(device::tier_kernels(device::Tier::first) == golden::kWithoutHopperTier &&
+                  device::packed_layout_kernels() == golden::kPackedLayoutSymbols,
+              "golden/case.hpp reads bodies.def as the launch layer does");
 
 struct Shape {
   std::uint32_t m, n, k;

@@ -78,8 +78,18 @@ class Watchdog {
         auto handler = handler_;
         lock.unlock();
         std::fflush(stdout);
-        if (handler) handler(r);
-        else std::fprintf(stderr, "%s\n", r.text.c_str());
+        if (handler) {
+          handler(r);
+        } else {
+          // No listener: the process still ends saying why. Straight to descriptor 2 (write(2),
+          // POSIX): no stdio buffer to flush and no stream lock that another thread may hold.
+          const std::string line = r.text + "\n";
+          for (std::size_t at = 0; at < line.size();) {
+            const ssize_t n = ::write(STDERR_FILENO, line.data() + at, line.size() - at);
+            if (n <= 0) break;
+            at += static_cast<std::size_t>(n);
+          }
+        }
         std::fflush(stdout);
         std::fflush(stderr);
         std::_Exit(1);  // the hung launch holds the device: no destructor may wait on it

@@ -193,6 +193,14 @@ constexpr const KernelColumns& body_columns(Body b) {
   return kKernelColumns[static_cast<std::size_t>(kBodyKernel[static_cast<std::size_t>(b)])];
 }
 }  // namespace detail
+// The symbols that read W in the packed layout (the layout column), as kernel_bit()s: the only ones
+// gemm_packed_strided may run (it picks one by shape, packed_body).
+constexpr std::uint32_t packed_layout_kernels() {
+  std::uint32_t bits = 0;
+  for (std::size_t i = 0; i < sizeof detail::kKernelColumns / sizeof detail::kKernelColumns[0]; ++i)
+    if (detail::kKernelColumns[i].packed) bits |= 1u << i;
+  return bits;
+}
 // The Hopper tier's bodies, and the geometry variant of each.
 constexpr bool is_wgmma_body(Body b) { return detail::body_columns(b).wgmma; }
 constexpr WgVariant wgmma_variant(Body b) { return detail::body_columns(b).variant; }

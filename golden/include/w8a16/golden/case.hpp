@@ -91,32 +91,52 @@ inline constexpr Distribution kAllDistributions[] = {
 std::string_view distribution_name(Distribution d);
 bool parse_distribution(std::string_view name, Distribution* out);
 
-// The kernel symbols of the family, in the launch layer's KernelId order (docs/KERNEL_ABI.md 1.1):
-// what `without=` may name. (properties/tests check the order against device/kernels.hpp.)
+// The kernel symbols of the family (docs/KERNEL_ABI.md 1.1): what `without=` may name, bit i for
+// symbol i. Read from the launch layer's one table (bodies.def's W8A16_KERNEL rows, in KernelId's
+// order, append only), so that a new symbol is one row there and a case can name it at once.
+namespace detail {
+enum class KernelSymbol : std::uint8_t {
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) id,
+#include "w8a16/device/bodies.def"
+};
+constexpr std::uint32_t symbol_bit(KernelSymbol s) { return 1u << static_cast<unsigned>(s); }
+}  // namespace detail
 inline constexpr std::string_view kKernelSymbols[] = {
-    "w8a16_gemm_pipelined",
-    "w8a16_gemm_pipelined_m32",
-    "w8a16_gemm_pipelined_m64",
-    "w8a16_tc_rows",
-    "w8a16_tc_rows_m64",
-    "w8a16_gemv_batch4_strided",
-    "w8a16_gemv_batch16_strided",
-    "w8a16_wgmma_rows",
-    "w8a16_wgmma_rows_n128",
-    "w8a16_wgmma_rows_n128_x2",
-    "w8a16_wgmma_rows_n128_packed",
-    "w8a16_wgmma_rows_n128_x2_packed",
-    "w8a16_tc_rows_packed",
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) "w8a16_" #id,
+#include "w8a16/device/bodies.def"
 };
 inline constexpr int kKernelSymbolCount = static_cast<int>(sizeof kKernelSymbols / sizeof kKernelSymbols[0]);
+static_assert(kKernelSymbolCount <= 32, "a case's `without` is a 32-bit mask");
 // The symbol an entry point is called with (its `kernel` argument; by_m's is the 128-row tile):
 // a case may not take it away, since the launch would then be a refusal, not a case.
 int entry_point_own_symbol(EntryPoint e);
+// The symbols that read W in the packed layout (bodies.def's layout column): the only ones
+// gemm_packed_strided may be called on (it picks one by shape), and no other entry point's.
+inline constexpr std::uint32_t kPackedLayoutSymbols = 0
+#define W8A16_KERNEL(id, file, arch, params, variant, layout) | W8A16_GOLDEN_PACKED_##layout(id)
+#define W8A16_GOLDEN_PACKED_row_major(id) 0u
+#define W8A16_GOLDEN_PACKED_packed(id) detail::symbol_bit(detail::KernelSymbol::id)
+#include "w8a16/device/bodies.def"
+#undef W8A16_GOLDEN_PACKED_row_major
+#undef W8A16_GOLDEN_PACKED_packed
+    ;
 // Every symbol the entry point may be called on, as a `without` mask: its own, and for
-// gemm_packed_strided its three packed symbols (it picks one by shape).
+// gemm_packed_strided every packed-layout symbol.
 std::uint32_t entry_point_own_mask(EntryPoint e);
-// The Hopper tier's three symbols, as a `without` mask.
-inline constexpr std::uint32_t kWithoutHopperTier = (1u << 7) | (1u << 8) | (1u << 9);
+// The Hopper tier (the bodies bodies.def puts in the tier every tensor-core entry point tries
+// first), as a `without` mask.
+inline constexpr std::uint32_t kWithoutHopperTier = 0
+#define K(id) detail::symbol_bit(detail::KernelSymbol::id)
+#define W8A16_BODY(id, tier, contract, kernels, entries, probes) | W8A16_GOLDEN_TIER_##tier(kernels)
+#define W8A16_GOLDEN_TIER_first(kernels) (kernels)
+#define W8A16_GOLDEN_TIER_twin_first(kernels) 0u
+#define W8A16_GOLDEN_TIER_own(kernels) 0u
+#include "w8a16/device/bodies.def"
+#undef K
+#undef W8A16_GOLDEN_TIER_first
+#undef W8A16_GOLDEN_TIER_twin_first
+#undef W8A16_GOLDEN_TIER_own
+    ;
 
 struct Case {
   EntryPoint entry = EntryPoint::gemm_pipelined_by_m;
