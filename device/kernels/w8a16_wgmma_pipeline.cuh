@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "w8a16/device/geometry.hpp"
+#include "w8a16_timing.cuh"
 #include "w8a16_tma.cuh"
 
 namespace w8a16::kernels {
@@ -91,7 +92,8 @@ struct WgSharedStorage<Stage, kStages, 0> {
 // ---- the pipeline's protocol on a WgSharedStorage at shared-window address `base` --------------
 // (The PTX wrappers take 32-bit shared addresses, which the compiler cannot derive from a generic
 // pointer.) Each wait names its phase through the ring's state, nowhere else; kReleases is the
-// arrivals that release a stage (one per thread of each consumer warpgroup that reads it).
+// arrivals that release a stage (one per thread of each consumer warpgroup that reads it). Each
+// hand-over is also a point of the timing policy (w8a16_timing.cuh: nothing in the product module).
 template <class Stage, uint32_t kStages, uint32_t kSlotFloats, uint32_t kReleases>
 struct WgPipeline {
   using Storage = WgSharedStorage<Stage, kStages, kSlotFloats>;
@@ -126,9 +128,11 @@ struct WgPipeline {
   // The producer: wait until the consumers released the stage's previous use; arrive on its full
   // barrier announcing the bytes that the TMA loads, which complete on full_barrier(st), will bring.
   __device__ __forceinline__ void producer_acquire(Stages st) const {
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_acquire, st.count);
     if (!st.first_lap()) mbar_wait(empty(st.index()), st.previous_phase());
   }
   __device__ __forceinline__ void producer_expect(Stages st) const {
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_commit, st.count);
     mbar_arrive_expect_tx(full(st.index()), kStageBytes);
   }
   __device__ __forceinline__ uint32_t full_barrier(Stages st) const { return full(st.index()); }
@@ -139,23 +143,34 @@ struct WgPipeline {
   // warp after __syncwarp orders them too under the CUDA memory model, but racecheck does not
   // follow that for 1-D bulk copies (cp.async.bulk) and reports every refill as a hazard
   // (docs/JOURNAL.md, "GPU runs"); one arrival a thread costs nothing measurable.
-  __device__ __forceinline__ void consumer_wait(Stages st) const { mbar_wait(full(st.index()), st.phase()); }
-  __device__ __forceinline__ void consumer_release(Stages st) const { mbar_arrive(empty(st.index())); }
+  __device__ __forceinline__ void consumer_wait(Stages st) const {
+    mbar_wait(full(st.index()), st.phase());
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_wait, st.count);
+  }
+  __device__ __forceinline__ void consumer_release(Stages st) const {
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_release, st.count);
+    mbar_arrive(empty(st.index()));
+  }
   // The hand-over ring. The second consumer: wait until the first has folded the slot's previous
   // use, write(slot address), commit (all 128 threads arrive). The first: wait for the slot,
-  // read(slot address), release it.
+  // read(slot address), release it. (Their timing points are the stages' with the use counted apart.)
+  static constexpr uint32_t kSlotUse = 1u << 23;
   template <class W>
   __device__ __forceinline__ void handover_put(Slots hs, W&& write) const {
     const uint32_t h = hs.index();
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_acquire, kSlotUse | hs.count);
     if (!hs.first_lap()) mbar_wait(handover_empty(h), hs.previous_phase());
     write(handover(h));
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_commit, kSlotUse | hs.count);
     mbar_arrive(handover_full(h));
   }
   template <class R>
   __device__ __forceinline__ void handover_take(Slots hs, R&& read) const {
     const uint32_t h = hs.index();
     mbar_wait(handover_full(h), hs.phase());
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_wait, kSlotUse | hs.count);
     read(handover(h));
+    if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_release, kSlotUse | hs.count);
     mbar_arrive(handover_empty(h));
   }
 };

@@ -176,6 +176,7 @@ struct WgFolder {
         if (tid == 0 && wg == 0) {
           while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {}
           flags[blockIdx.x - 1] = 0;  // its one reader: zero again for the next launch
+          if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::cta_take, at.unit);
         }
         kn::bar_sync(kn::NamedBarrier::cta_handover, Cfg::kFolders);
         const float* in = slots + (blockIdx.x - 1) * Cfg::kSlotFloats + wg * Cfg::kHandoverFloats;
@@ -191,6 +192,7 @@ struct WgFolder {
     for (int r = 0; r < kAcc; ++r) acc[r] = kn::fma_rn(p(r), s, acc[r]);
     if (at.s + 1 != at.end) return;
     if (at.kind == dev::WgPieceKind::head) {  // this CTA's head of the unit, for the next CTA
+      if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::cta_publish, at.unit);
       float* out = slots + blockIdx.x * Cfg::kSlotFloats + wg * Cfg::kHandoverFloats;
 #pragma unroll
       for (int r = 0; r < kAcc; ++r) out[r * dev::kWgWarpgroupThreads + tid] = acc[r];
@@ -265,6 +267,12 @@ struct WgMainloop {
     static_assert(4 * Cfg::kSliceBytes == dev::kWgSwizzleRowBytes, "four K slices per swizzle row");
     const std::uint32_t act = sm.stage(st) + Pipeline::kOffAct;
     kn::wgmma_fence();
+    // The timing policy's extra wgmmas (none in the product module), overwritten by the first below.
+    if constexpr (kn::Timing::kPerturbs) {
+#pragma unroll
+      for (std::uint32_t x = kn::Timing::kStretch; x != 0; --x)
+        kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
+    }
     kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
@@ -272,6 +280,7 @@ struct WgMainloop {
                                              kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes +
                                                                   (j & 3) * Cfg::kSliceBytes));
     kn::wgmma_commit();
+    if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::mma_in_flight, st.count);
   }
 
   // A consumer's steps q = first, first + stride, ... < range (Cfg::kPipelined: the decode of each

@@ -292,6 +292,11 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
                                                            " (docs/KERNEL_ABI.md 1.1); nothing was launched"));
       b->registry_.handles_[static_cast<std::size_t>(id)] = KernelHandle{reinterpret_cast<std::uint64_t>(f)};
     }
+    CUdeviceptr seed = 0;
+    std::size_t seed_bytes = 0;
+    if (d->cuModuleGetGlobal(&seed, &seed_bytes, mod, "w8a16_timing_seed") == CUDA_SUCCESS &&
+        seed_bytes == sizeof(std::uint64_t))
+      b->timing_seed_ = seed;
   }
   if (status) *status = Status::success();
   return b;
@@ -433,6 +438,19 @@ Stream CudaBackend::concurrent_stream(Status* status) {
   concurrent_stream_ = reinterpret_cast<Stream>(s);
   if (status) *status = Status::success();
   return concurrent_stream_;
+}
+
+Status CudaBackend::set_timing_seed(std::uint64_t seed) {
+  if (!timing_seed_)
+    return Status::error(Errc::backend_error,
+                         "the kernel module has no w8a16_timing_seed: it is not a perturbed module "
+                         "(device/kernels/w8a16_timing.cuh)");
+  Current current(*context_);
+  // Ordered after every launch queued before it on stream 0 (a synchronous copy), so a launch
+  // already queued keeps the seed it was queued with only if it has finished: callers set it between
+  // launches they wait for.
+  const CUresult r = drv_->cuMemcpyHtoD(timing_seed_, &seed, sizeof seed);
+  return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, "cuMemcpyHtoD (w8a16_timing_seed)", r);
 }
 
 Status CudaBackend::synchronize() {

@@ -21,7 +21,7 @@ namespace w8a16::device::cuda {
   X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuModuleLoadData) X(cuModuleUnload)                \
   X(cuModuleGetFunction) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree)       \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) X(cuDeviceGetName) X(cuDriverGetVersion)          \
-  X(cuTensorMapEncodeTiled)
+  X(cuTensorMapEncodeTiled) X(cuModuleGetGlobal)
 // clang-format on
 
 // X(name): what timing needs (device/bench/): streams, events, graphs of captured launches and a

@@ -27,8 +27,12 @@
 #include "report_files.hpp"
 #include "verify_report.hpp"
 #include "w8a16/device/module_abi.hpp"
+#if W8A16_HAVE_CUDA
+#include "w8a16/device/cuda_backend.hpp"
+#endif
 #include "w8a16/golden/files.hpp"
 #include "w8a16/properties/case_runner.hpp"
+#include "w8a16/properties/perturb.hpp"
 #include "w8a16/properties/regression.hpp"
 #include "w8a16/properties/verify.hpp"
 
@@ -377,11 +381,89 @@ int finish(const VerifyArgs& a, const props::VerifyResult& v, const VerifyReport
   return status;
 }
 
+// `verify --perturb`: the cases of the pipelined bodies (the coverage plan's, --quick's share of it
+// with --quick, and the saved cases) on the perturbed module, each under several timing seeds
+// (properties/perturb.hpp). The module: --module, else bin/w8a16_perturbed.fatbin beside the CLI.
+int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
+#if W8A16_HAVE_CUDA
+  std::string module = a.module;
+  if (module.empty()) {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    module = (self.parent_path() / "w8a16_perturbed.fatbin").string();
+    if (ec || !fs::is_regular_file(module, ec))
+      return usage("--perturb: no perturbed module at " + golden::shown(module) +
+                   " (the cuda preset builds bin/w8a16_perturbed.fatbin beside the CLI); name one with --module");
+  }
+  std::string error, note;
+  bool no_gpu = false;
+  auto backend = make_backend("cuda", &note, &error, module, 0, &no_gpu);
+  if (!backend) return backend_refused("verify", error, no_gpu);
+  auto* gpu = dynamic_cast<device::CudaBackend*>(backend.get());
+  if (!gpu || !gpu->has_timing_seed())
+    return usage("--perturb: " + golden::shown(module) +
+                 " has no w8a16_timing_seed: it is not a perturbed module (device/kernels/w8a16_timing.cuh)");
+  std::vector<device::Entry> entries;
+  for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
+  if (!check_module(*backend, entries, &error)) return usage(error);
+  std::vector<props::CoverageKey> unreached;
+  std::vector<props::AimedCase> aimed = props::coverage_plan(backend->registry(), backend->limits(), opt.draw.entries,
+                                                             props::coverage_distributions(true), opt.seed, &unreached);
+  if (a.quick) aimed = props::quick_coverage_plan(aimed);
+  std::vector<golden::Case> candidates;
+  for (const props::AimedCase& x : aimed) candidates.push_back(x.c);
+  candidates.insert(candidates.end(), opt.saved.begin(), opt.saved.end());
+  const std::vector<golden::Case> cases = props::pipelined_cases(candidates, backend->registry(), backend->limits());
+  props::PerturbOptions po;
+  po.seed = a.perturb_seed;
+  po.seeds_per_case = a.perturb_seeds;
+  po.time_budget_s = a.time_budget_s > 0 ? a.time_budget_s : kPerturbBudgetSeconds;
+  po.max_failures = a.max_failures;
+  std::printf("w8a16check verify --perturb 0x%" PRIx64 ": backend %s\n", po.seed, note.c_str());
+  std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  std::printf(
+      "perturb: %zu cases of the Hopper tier's bodies (of %zu coverage%s and saved cases), each under %u timing "
+      "seeds; every byte against the emulator; no case starts after %.0f s\n",
+      cases.size(), candidates.size(), a.quick ? " (--quick)" : "", po.seeds_per_case, po.time_budget_s);
+  props::InProcessLauncher launcher(*backend, a.deadlines);
+  const props::PerturbResult r = props::run_perturbed(
+      launcher, cases, [gpu](std::uint64_t seed) { return gpu->set_timing_seed(seed); }, po,
+      [](const golden::Case& c, std::uint64_t i, std::uint64_t failed) {
+        if (failed)
+          std::printf("  case %" PRIu64 ": %s: %" PRIu64 " failing seeds\n", i, golden::format_case(c).c_str(), failed);
+      });
+  for (const props::PerturbFailure& f : r.failures)
+    std::printf("  FAIL %s perturb-seed=0x%016" PRIx64 " (case %" PRIu64 ", body %s): %s%s\n",
+                golden::format_case(f.c).c_str(), f.timing_seed, f.case_index, f.body.empty() ? "-" : f.body.c_str(),
+                f.mismatches ? (std::to_string(f.mismatches) + " elements differ; first: ").c_str() : "",
+                f.detail.c_str());
+  const char* verdict = !r.failures.empty() ? "FAIL" : !r.complete || r.cases_run == 0 ? "INCOMPLETE" : "PASS";
+  std::printf("verify --perturb: %s: %" PRIu64 " of %" PRIu64 " cases x %u seeds, %" PRIu64
+              " launches in %.1f s; %zu failing launches%s\n",
+              verdict, r.cases_run, r.cases, po.seeds_per_case, r.launches, r.seconds, r.failures.size(),
+              r.failures.empty() ? "" : " (each replays with the same --perturb seed and campaign flags)");
+  return r.pass() ? 0 : 1;
+#else
+  (void)opt;
+  return usage(
+      "--perturb runs the perturbed module on a GPU: this build has no CUDA backend (configure with the "
+      "cuda preset)");
+#endif
+}
+
 int run_verify(const VerifyArgs& a) {
   props::CampaignOptions opt;
   Inputs in;
   std::string shard_from;
   if (const int bad = campaign_options(a, &opt, &shard_from)) return bad;
+  if (a.perturb) {
+    if (!a.contract.empty()) return usage("--perturb holds the bytes to the family's own contract: no --contract");
+    if (!a.junit->path.empty() || !a.json->path.empty())
+      return usage(
+          "--perturb writes its verdict and each failure's seed to the standard output only: no --junit or --json");
+    if (const int bad = gather_inputs(a, &opt, &in)) return bad;
+    return run_perturb(a, opt);
+  }
   // The contract before anything runs or any report is begun: a bad one is exit 2, nothing launched.
   std::string contract_error;
   if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
