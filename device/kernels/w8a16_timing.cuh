@@ -24,6 +24,7 @@
 // whole program, where a separate extern declaration would make it a file-local (static) variable.
 extern "C" {
 __device__ unsigned long long w8a16_timing_seed = 0;
+__device__ float w8a16_timing_sink = 0;  // SeededTiming::keep
 }
 #endif
 
@@ -68,13 +69,20 @@ struct SeededTiming {
     const uint32_t ns = 256u << ((x >> 8) & 3u);  // 256, 512, 1024 or 2048 ns
     __nanosleep(x % 3 == 0 ? ns + static_cast<uint32_t>((x >> 16) % ns) : 0u);
   }
-  // Extra wgmmas the issue puts in front of a step's own, into the same accumulators (the step's
-  // first wgmma starts from +0, so they change no value): they keep the stage's operands in use by
-  // the tensor cores for longer after the issue, which a release before the wait then races. A
-  // constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones, PTX ISA
-  // 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where it
-  // serialises every wgmma (C7520) and nothing is in flight at the release any more.
+  // Extra wgmmas the issue puts in front of a step's own, over the same stage (w8a16_wgmma_rows.cu,
+  // issue): they keep the tensor cores busy, so the step's own start later and read the stage for
+  // longer after the issue, which a release before the wait then races. A constant: wgmma is
+  // .sync.aligned (every thread of the warpgroup issues the same ones, PTX ISA 9.7.15.5), and a
+  // count ptxas cannot prove uniform puts them on a divergent path, where it serialises every wgmma
+  // (C7520) and nothing is in flight at the release any more.
   static constexpr uint32_t kStretch = 16;
+  // Their accumulators, read once their wait has passed: ptxas removes a wgmma whose result is dead
+  // (an empty asm's operands do not reach the PTX), so they are stored where the seed is 0, which
+  // ptxas cannot rule out.
+  __device__ __forceinline__ static void keep(const float (&q)[4]) {
+    if (*static_cast<volatile unsigned long long*>(&w8a16_timing_seed) == 0)
+      *static_cast<volatile float*>(&w8a16_timing_sink) = q[0] + q[1] + q[2] + q[3];
+  }
 };
 using Timing = SeededTiming;
 #else
@@ -82,6 +90,7 @@ struct ProductTiming {
   static constexpr bool kPerturbs = false;
   __device__ __forceinline__ static void at(HandOver, uint32_t) {}
   static constexpr uint32_t kStretch = 0;
+  __device__ __forceinline__ static void keep(const float (&)[4]) {}
 };
 using Timing = ProductTiming;
 #endif
