@@ -381,6 +381,28 @@ int finish(const VerifyArgs& a, const props::VerifyResult& v, const VerifyReport
   return status;
 }
 
+// The static protocol check (protocol_check.hpp) of the module the cases run on: --module's file, or
+// the embedded module written to a temporary file for the disassembler.
+props::ProtocolReport check_loaded_module_protocol(const std::string& module) {
+#if W8A16_HAVE_CUDA
+  if (!module.empty()) return props::check_module_protocol(module);
+  const std::vector<unsigned char> image = device::CudaBackend::embedded_module();
+  char path[] = "/tmp/w8a16check-module-XXXXXX";
+  const int fd = ::mkstemp(path);
+  props::ProtocolReport none;
+  none.why_not = "the embedded module could not be written to a temporary file for the disassembler";
+  if (fd < 0) return none;
+  const bool written = ::write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size());
+  ::close(fd);
+  props::ProtocolReport r = written ? props::check_module_protocol(path) : none;
+  ::unlink(path);
+  return r;
+#else
+  (void)module;
+  return {};
+#endif
+}
+
 // `verify --perturb`: the cases of the pipelined bodies (the coverage plan's, --quick's share of it
 // with --quick, and the saved cases) on the perturbed module, each under several timing seeds
 // (properties/perturb.hpp). The module: --module, else bin/w8a16_perturbed.fatbin beside the CLI.
@@ -425,6 +447,9 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
       "perturb: %zu cases of the Hopper tier's bodies (of %zu coverage%s and saved cases), each under %u timing "
       "seeds; every byte against the emulator; no case starts after %.0f s\n",
       cases.size(), candidates.size(), a.quick ? " (--quick)" : "", po.seeds_per_case, po.time_budget_s);
+  // The module's protocol, read before it runs: a finding fails the run as a failing launch does.
+  const props::ProtocolReport protocol = props::check_module_protocol(module);
+  std::fputs(props::protocol_text(protocol).c_str(), stdout);
   props::InProcessLauncher launcher(*backend, a.deadlines);
   const props::PerturbResult r = props::run_perturbed(
       launcher, cases, [gpu](std::uint64_t seed) { return gpu->set_timing_seed(seed); }, po,
@@ -437,12 +462,14 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
                 golden::format_case(f.c).c_str(), f.timing_seed, f.case_index, f.body.empty() ? "-" : f.body.c_str(),
                 f.mismatches ? (std::to_string(f.mismatches) + " elements differ; first: ").c_str() : "",
                 f.detail.c_str());
-  const char* verdict = !r.failures.empty() ? "FAIL" : !r.complete || r.cases_run == 0 ? "INCOMPLETE" : "PASS";
+  const char* verdict = !r.failures.empty() || !protocol.findings.empty() ? "FAIL"
+                        : !r.complete || r.cases_run == 0                 ? "INCOMPLETE"
+                                                                          : "PASS";
   std::printf("verify --perturb: %s: %" PRIu64 " of %" PRIu64 " cases x %u seeds, %" PRIu64
               " launches in %.1f s; %zu failing launches%s\n",
               verdict, r.cases_run, r.cases, po.seeds_per_case, r.launches, r.seconds, r.failures.size(),
               r.failures.empty() ? "" : " (each replays with the same --perturb seed and campaign flags)");
-  return r.pass() ? 0 : 1;
+  return r.pass() && protocol.findings.empty() ? 0 : 1;
 #else
   (void)opt;
   return usage(
@@ -519,6 +546,11 @@ int run_verify(const VerifyArgs& a) {
   std::fputs(identity_text(ctx.identity).c_str(), stdout);
   if (!in.data.path.empty()) std::printf("%s\n", data_dir_line(in.data).c_str());
   check_evidence_and_mmas(in, &clock, &v);
+  if (v.on_gpu) {
+    v.protocol_run = true;
+    v.protocol = check_loaded_module_protocol(a.module);
+    std::fputs(props::protocol_text(v.protocol).c_str(), stdout);
+  }
 
   // Every launch goes through a launcher (launcher.hpp): on a GPU each GPU's cases run in a worker
   // process, so a kernel that hangs, faults or crashes fails its case and the run goes on.

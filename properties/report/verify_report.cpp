@@ -24,6 +24,7 @@ constexpr const char* kGroups[][3] = {
     {"saved_cases", "verify.saved_cases", "case_files_read_and_replayed"},
     {"campaign", "verify.campaign", "cases_ran"},
     {"coverage", "verify.coverage", "every_cell_drawn"},
+    {"protocol", "verify.protocol", "pipelined_symbols_release_after_their_wgmmas_and_fence_refills"},
 };
 
 int specials_count(std::uint32_t seen) {
@@ -145,6 +146,10 @@ std::string junit_group(const VerifyResult& v, const std::vector<Reason>& reason
   std::string body = std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
   if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
     body += "    <skipped message=\"not replayed (--no-recordings)\"/>\n";
+  if (std::string(g[0]) == "protocol" && fails.empty() && !v.protocol.checked)
+    body += "    <skipped message=\"" +
+            xml_text(v.protocol_run ? "not checked: " + v.protocol.why_not : std::string("not run: no GPU module")) +
+            "\"/>\n";
   if (std::string(g[0]) == "coverage" && fails.empty() && !props::coverage_not_judged(v).empty())
     body += "    <skipped message=\"" + xml_text(props::coverage_not_judged(v)) + "\"/>\n";
   return body + "  </testcase>\n";
@@ -376,6 +381,10 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
                 {"stopped_by_max_failures", r.stopped_by_failures},
                 {"case_file_errors", v.case_file_errors}};
   j["coverage"] = coverage_json(v);
+  j["protocol"] = {{"run", v.protocol_run},   {"checked", v.protocol.checked}, {"why_not_checked", v.protocol.why_not},
+                   {"tool", v.protocol.tool}, {"kernels", v.protocol.kernels}, {"findings", nlohmann::json::array()}};
+  for (const props::ProtocolFinding& f : v.protocol.findings)
+    j["protocol"]["findings"].push_back({{"kernel", f.kernel}, {"rule", f.rule}, {"what", f.what}});
   j["invariance"] = invariance_json(v);
   j["launches"] = {{"faulted", r.faulted},
                    {"not_run_lost_context", r.not_run_lost_context},

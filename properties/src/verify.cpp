@@ -150,6 +150,11 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
          std::to_string(r.not_run_lost_context) + " cases not run: the context was lost and could not be replaced");
   if (!v.coverage.gaps.empty())
     fail("coverage", std::to_string(v.coverage.gaps.size()) + " coverage gaps", v.coverage.gaps);
+  if (v.protocol_run && !v.protocol.findings.empty()) {
+    std::vector<std::string> where;
+    for (const ProtocolFinding& f : v.protocol.findings) where.push_back(f.kernel + " [" + f.rule + "]: " + f.what);
+    fail("protocol", std::to_string(v.protocol.findings.size()) + " protocol findings in the pipelined symbols", where);
+  }
   // The batch and tier rows (invariance.hpp): each failing (entry point, verdict) is a reason of
   // the group "invariance.<verdict>", under that entry point's JUnit test case of the verdict.
   if (v.invariance_run) {

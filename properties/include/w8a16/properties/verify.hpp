@@ -14,6 +14,7 @@
 #include "w8a16/properties/invariance.hpp"
 #include "w8a16/properties/evidence.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/protocol_check.hpp"
 #include "w8a16/properties/recordings.hpp"
 
 namespace w8a16::props {
@@ -74,6 +75,10 @@ struct VerifyResult {
   // The batch and tier verdicts at each entry point's dispatch edges (invariance.hpp), on one
   // small shape and one needle: rows of their own in every report. Not run: a shard other than the
   // first, a run cut short, or --no-invariance (invariance_not_asked).
+  // The static protocol check of the module's pipelined symbols (protocol_check.hpp): run where the
+  // cases run on a GPU (the module that is loaded), never on the simulation.
+  bool protocol_run = false;
+  ProtocolReport protocol;
   bool invariance_run = false;
   bool invariance_not_asked = false;
   InvarianceReport invariance;

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The static protocol check of a module's pipelined symbols (the Hopper tier: bodies.def's `tma`
+// rows), read from their SASS (cuobjdump -sass, from the CUDA toolkit) without running anything.
+// Each symbol's instructions become a control-flow graph (branches, predicated exits, jump tables
+// as edges to every block that nothing falls into), and two rules are held on it:
+//   release  a barrier arrival (SYNCS.ARRIVE: a stage's or a hand-over slot's release, PTX ISA
+//            9.7.13.15.13) that some path reaches from a wgmma (HGMMA, PTX ISA 9.7.15.5) with no
+//            wait covering it (WARPGROUP.DEPBAR.LE gsb0, 0x0: wgmma.wait_group 0, 9.7.15.7) and no
+//            later wgmma between: the release lets the producer overwrite what the wgmma may still
+//            be reading;
+//   fence    an asynchronous copy into shared memory (UTMALDG, UBLKCP: cp.async.bulk, 9.7.9.25)
+//            reachable from a barrier wait (SYNCS.PHASECHK ... TRYWAIT) on no path through a proxy
+//            fence (FENCE.VIEW.ASYNC.S: fence.proxy.async, 9.7.13.4): the wait orders the readers'
+//            generic-proxy accesses before this thread's, and without the fence not before the
+//            async proxy's writes.
+// The fence rule is existential (a copy some path fences passes), so it flags a refill no path
+// fences, not one fenced on most paths; the phase a wait names is not checked here (a register
+// value): `verify --perturb` is what shows a wait on the wrong phase.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace w8a16::props {
+
+struct ProtocolFinding {
+  std::string kernel;  // the symbol
+  std::string rule;    // "release" or "fence"
+  std::string what;    // the instructions and their addresses
+};
+
+struct ProtocolReport {
+  bool checked = false;              // every pipelined symbol of the module was read and analysed
+  std::string why_not;               // when not: what could not be read
+  std::string tool;                  // the disassembler that was run
+  std::vector<std::string> kernels;  // the symbols checked
+  std::size_t wgmmas = 0, arrivals = 0, waits = 0, copies = 0, fences = 0;  // instructions seen, over all
+  std::vector<ProtocolFinding> findings;
+  bool pass() const { return checked && findings.empty(); }
+};
+
+// The rules over cuobjdump -sass text: every function whose name is a pipelined symbol of the
+// family. A text with none of them is checked = false, saying so.
+ProtocolReport check_protocol_sass(const std::string& sass);
+
+// cuobjdump -sass over the module file (a fatbin or cubin): the one found on PATH, else under
+// $CUDA_HOME/bin or /usr/local/cuda/bin; without one, checked = false naming where it looked.
+ProtocolReport check_module_protocol(const std::string& module_path);
+
+// One line for the run's report, and one per finding.
+std::string protocol_text(const ProtocolReport& r);
+
+}  // namespace w8a16::props

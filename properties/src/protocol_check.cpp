@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+#include "w8a16/properties/protocol_check.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "w8a16/device/kernels.hpp"
+
+extern char** environ;
+
+namespace w8a16::props {
+namespace {
+
+struct Insn {
+  std::uint64_t addr = 0;
+  bool guarded = false;  // @P / @!P: may not execute
+  std::string op, operands;
+};
+
+enum class Kind { other, wgmma, wgmma_wait_all, arrive, wait, fence, copy, branch, exit, jump_table };
+
+Kind kind_of(const Insn& i) {
+  const std::string& op = i.op;
+  auto starts = [&](const char* p) { return op.rfind(p, 0) == 0; };
+  if (starts("HGMMA")) return Kind::wgmma;
+  // wgmma.wait_group 0 (the guarded form waits only where its predicate holds: not a cover).
+  if (starts("WARPGROUP.DEPBAR.LE") && !i.guarded && i.operands.find("gsb0") != std::string::npos &&
+      i.operands.find("0x0") != std::string::npos)
+    return Kind::wgmma_wait_all;
+  if (starts("SYNCS.ARRIVE")) return Kind::arrive;
+  if (starts("SYNCS.PHASECHK") && op.find("TRYWAIT") != std::string::npos) return Kind::wait;
+  if (starts("FENCE.VIEW.ASYNC") && !i.guarded) return Kind::fence;
+  if (starts("UTMALDG") || starts("UBLKCP")) return Kind::copy;
+  if (starts("BRX") || starts("JMX")) return Kind::jump_table;
+  if (starts("BRA")) return Kind::branch;
+  if (starts("EXIT") || starts("RET")) return Kind::exit;
+  return Kind::other;
+}
+
+std::string hex(std::uint64_t a) {
+  std::ostringstream o;
+  o << "0x" << std::hex << a;
+  return o.str();
+}
+
+// cuobjdump -sass text into functions (name -> instructions in address order). A function listed
+// for several architectures keeps its sm_90a code (the only cubin the Hopper tier is in).
+std::map<std::string, std::vector<Insn>> parse_sass(const std::string& text) {
+  static const std::regex fn(R"(^\s*Function\s*:\s*(\S+))");
+  static const std::regex arch(R"(arch\s*=\s*(sm_\w+))");
+  static const std::regex insn(R"(^\s*/\*([0-9a-fA-F]+)\*/\s+(@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
+  std::map<std::string, std::vector<Insn>> out;
+  std::istringstream in(text);
+  std::string line, current, current_arch;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, arch)) current_arch = m[1];
+    if (std::regex_search(line, m, fn)) {
+      current = m[1];
+      if (out.count(current) && current_arch != "sm_90a") current.clear();  // keep the first, or sm_90a's
+      else out[current].clear();
+      continue;
+    }
+    if (current.empty() || !std::regex_search(line, m, insn)) continue;
+    Insn i;
+    i.addr = std::stoull(m[1].str(), nullptr, 16);
+    i.guarded = m[2].matched;
+    i.op = m[3];
+    i.operands = m[4];
+    out[current].push_back(i);
+  }
+  return out;
+}
+
+struct Graph {
+  std::vector<Insn> insns;
+  std::vector<Kind> kinds;
+  std::vector<std::vector<std::size_t>> next;
+};
+
+// Successors: the next instruction unless an unguarded branch, exit or jump table ends the flow; a
+// branch's target; a jump table's targets are not in the text, so every instruction that no
+// instruction falls into (a block after an unconditional end) stands in for them.
+bool build_graph(std::vector<Insn> insns, Graph* g, std::string* why) {
+  g->insns = std::move(insns);
+  const std::size_t n = g->insns.size();
+  g->kinds.resize(n);
+  g->next.assign(n, {});
+  std::map<std::uint64_t, std::size_t> at;
+  for (std::size_t k = 0; k < n; ++k) {
+    at[g->insns[k].addr] = k;
+    g->kinds[k] = kind_of(g->insns[k]);
+  }
+  static const std::regex target(R"(0x([0-9a-fA-F]+)\s*$)");
+  std::vector<std::size_t> unfallen;  // instructions nothing falls into
+  bool has_table = false;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Insn& i = g->insns[k];
+    const Kind kd = g->kinds[k];
+    const bool ends = !i.guarded &&
+                      (kd == Kind::exit || kd == Kind::jump_table || (kd == Kind::branch && i.op == "BRA"));
+    if (!ends && k + 1 < n) g->next[k].push_back(k + 1);
+    if (ends && k + 1 < n) unfallen.push_back(k + 1);
+    if (kd == Kind::jump_table) has_table = true;
+    if (kd == Kind::branch) {
+      std::smatch m;
+      if (!std::regex_search(i.operands, m, target)) {
+        *why = "a branch whose target cannot be read at " + hex(i.addr) + " (" + i.op + i.operands + ")";
+        return false;
+      }
+      const auto t = at.find(std::stoull(m[1].str(), nullptr, 16));
+      if (t == at.end()) {
+        *why = "a branch to an address outside the function at " + hex(i.addr);
+        return false;
+      }
+      g->next[k].push_back(t->second);
+    }
+  }
+  if (has_table)
+    for (std::size_t k = 0; k < n; ++k)
+      if (g->kinds[k] == Kind::jump_table) g->next[k].insert(g->next[k].end(), unfallen.begin(), unfallen.end());
+  return true;
+}
+
+// The instructions reachable from the successors of `from`, not entering those `stop` holds (they
+// are reached, not passed).
+template <class Stop>
+std::vector<bool> reach(const Graph& g, std::size_t from, Stop stop) {
+  std::vector<bool> seen(g.insns.size(), false);
+  std::vector<std::size_t> todo(g.next[from].begin(), g.next[from].end());
+  while (!todo.empty()) {
+    const std::size_t k = todo.back();
+    todo.pop_back();
+    if (seen[k]) continue;
+    seen[k] = true;
+    if (stop(k)) continue;
+    for (std::size_t s : g.next[k]) todo.push_back(s);
+  }
+  return seen;
+}
+
+void check_function(const std::string& name, const Graph& g, ProtocolReport* r) {
+  const std::size_t n = g.insns.size();
+  std::set<std::size_t> released_early;
+  for (std::size_t k = 0; k < n; ++k) {
+    switch (g.kinds[k]) {
+      case Kind::wgmma: ++r->wgmmas; break;
+      case Kind::arrive: ++r->arrivals; break;
+      case Kind::wait: ++r->waits; break;
+      case Kind::copy: ++r->copies; break;
+      case Kind::fence: ++r->fences; break;
+      default: break;
+    }
+  }
+  // release: from each wgmma, an arrival reached before a covering wait or another wgmma.
+  for (std::size_t h = 0; h < n; ++h) {
+    if (g.kinds[h] != Kind::wgmma) continue;
+    const std::vector<bool> seen = reach(g, h, [&](std::size_t k) {
+      return g.kinds[k] == Kind::wgmma || g.kinds[k] == Kind::wgmma_wait_all || g.kinds[k] == Kind::arrive;
+    });
+    for (std::size_t a = 0; a < n; ++a)
+      if (seen[a] && g.kinds[a] == Kind::arrive && released_early.insert(a).second)
+        r->findings.push_back({name, "release",
+                               "the barrier arrival at " + hex(g.insns[a].addr) + " (" + g.insns[a].op +
+                                   ") follows the wgmma at " + hex(g.insns[h].addr) +
+                                   " on a path with no wgmma.wait_group 0 (WARPGROUP.DEPBAR.LE gsb0, 0x0) between"});
+  }
+  // fence: from each wait, the copies it reaches, against those it reaches through a proxy fence.
+  std::set<std::size_t> unfenced;
+  for (std::size_t w = 0; w < n; ++w) {
+    if (g.kinds[w] != Kind::wait) continue;
+    const std::vector<bool> seen = reach(g, w, [](std::size_t) { return false; });
+    std::vector<bool> fenced(n, false);
+    for (std::size_t f = 0; f < n; ++f) {
+      if (!seen[f] || g.kinds[f] != Kind::fence) continue;
+      const std::vector<bool> after = reach(g, f, [](std::size_t) { return false; });
+      for (std::size_t c = 0; c < n; ++c) fenced[c] = fenced[c] || after[c];
+    }
+    for (std::size_t c = 0; c < n; ++c)
+      if (seen[c] && g.kinds[c] == Kind::copy && !fenced[c] && unfenced.insert(c).second)
+        r->findings.push_back({name, "fence",
+                               "the copy at " + hex(g.insns[c].addr) + " (" + g.insns[c].op +
+                                   ") refills shared memory after the barrier wait at " + hex(g.insns[w].addr) +
+                                   " with no proxy fence (FENCE.VIEW.ASYNC.S) on any path between"});
+  }
+}
+
+}  // namespace
+
+ProtocolReport check_protocol_sass(const std::string& sass) {
+  ProtocolReport r;
+  const auto functions = parse_sass(sass);
+  std::vector<std::string> wanted;
+  for (device::KernelId id : device::kAllKernels)
+    if (device::kernel_uses_tma(id)) wanted.push_back(device::kernel_name(id));
+  for (const std::string& name : wanted) {
+    const auto f = functions.find(name);
+    if (f == functions.end()) continue;
+    Graph g;
+    std::string why;
+    if (f->second.empty() || !build_graph(f->second, &g, &why)) {
+      r.why_not = name + ": " + (why.empty() ? "no instruction could be read" : why);
+      r.findings.clear();
+      r.kernels.clear();
+      return r;
+    }
+    const std::size_t wgmmas_before = r.wgmmas;
+    check_function(name, g, &r);
+    if (r.wgmmas == wgmmas_before) {
+      r.why_not = name + ": no wgmma (HGMMA) in its SASS: not the pipeline these rules describe";
+      r.findings.clear();
+      r.kernels.clear();
+      return r;
+    }
+    r.kernels.push_back(name);
+  }
+  if (r.kernels.empty()) {
+    r.why_not = "the module has no pipelined symbol of the family (the Hopper tier's)";
+    return r;
+  }
+  r.checked = true;
+  return r;
+}
+
+ProtocolReport check_module_protocol(const std::string& module_path) {
+  std::vector<std::string> candidates;
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream dirs(path);
+    for (std::string d; std::getline(dirs, d, ':');)
+      if (!d.empty()) candidates.push_back(d + "/cuobjdump");
+  }
+  if (const char* home = std::getenv("CUDA_HOME")) candidates.push_back(std::string(home) + "/bin/cuobjdump");
+  candidates.push_back("/usr/local/cuda/bin/cuobjdump");
+  std::string tool;
+  for (const std::string& c : candidates)
+    if (::access(c.c_str(), X_OK) == 0) {
+      tool = c;
+      break;
+    }
+  ProtocolReport none;
+  if (tool.empty()) {
+    none.why_not = "no cuobjdump (the CUDA toolkit's) on PATH, under $CUDA_HOME/bin or in /usr/local/cuda/bin";
+    return none;
+  }
+  int out[2];
+  if (::pipe(out) != 0) {
+    none.why_not = "pipe() failed";
+    return none;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> args = {tool, "-sass", module_path};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, tool.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out[1]);
+  std::string text;
+  if (rc == 0) {
+    char buf[1 << 16];
+    for (ssize_t got; (got = ::read(out[0], buf, sizeof buf)) != 0;) {
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      text.append(buf, static_cast<std::size_t>(got));
+    }
+  }
+  ::close(out[0]);
+  int status = 0;
+  if (rc == 0) ::waitpid(pid, &status, 0);
+  if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    none.tool = tool;
+    none.why_not = tool + " -sass could not read the module";
+    return none;
+  }
+  ProtocolReport r = check_protocol_sass(text);
+  r.tool = tool;
+  return r;
+}
+
+std::string protocol_text(const ProtocolReport& r) {
+  std::string s = "protocol (the pipelined symbols' SASS";
+  s += r.tool.empty() ? "" : ", " + r.tool;
+  s += "): ";
+  if (!r.checked) return s + "NOT CHECKED: " + r.why_not + "\n";
+  s += std::to_string(r.kernels.size()) + " symbols, " + std::to_string(r.wgmmas) + " wgmmas, " +
+       std::to_string(r.arrivals) + " barrier arrivals, " + std::to_string(r.waits) + " waits, " +
+       std::to_string(r.copies) + " copies, " + std::to_string(r.fences) +
+       " proxy fences: " + (r.findings.empty() ? "no finding" : std::to_string(r.findings.size()) + " findings") +
+       " (the phase each wait names is not read here)\n";
+  for (const ProtocolFinding& f : r.findings) s += "  FAIL " + f.kernel + " [" + f.rule + "]: " + f.what + "\n";
+  return s;
+}
+
+}  // namespace w8a16::props

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The static protocol check (properties/protocol_check.hpp) over SASS text written out here in
+// cuobjdump's layout: each rule caught where it is broken, nothing found where it is kept, and every
+// text it cannot read said so rather than passed. The check of real modules (the product's, the
+// perturbed one and the ordering mutants) is the GPU runs' and tools/gpu-mutants' (docs/JOURNAL.md).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "w8a16/properties/protocol_check.hpp"
+
+namespace {
+
+using w8a16::props::check_protocol_sass;
+using w8a16::props::ProtocolReport;
+
+std::string insn(unsigned addr, const std::string& text) {
+  char a[32];
+  std::snprintf(a, sizeof a, "        /*%04x*/", addr);
+  return std::string(a) + "                   " + text + " ;  /* 0x000fe40000000f00 */\n";
+}
+
+// A producer (wait for the stage's release, expect its bytes, fence unless in the first lap, copy)
+// and a consumer (wait for the stage, wgmmas, wait for them, release), as the Hopper tier's.
+struct Sass {
+  std::string release_part = insn(0x0140, "WARPGROUP.DEPBAR.LE gsb0, 0x0") +
+                             insn(0x0150, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30040], RZ");
+  std::string fence = "FENCE.VIEW.ASYNC.S";
+  std::string name = "w8a16_wgmma_rows_n128";
+  std::string text() const {
+    return "Fatbin elf code:\n================\narch = sm_90a\n\n\t\tFunction : " + name + "\n" +
+           insn(0x0000, "ISETP.NE.AND P0, PT, R0, RZ, PT") + insn(0x0010, "@P0 BRA 0x0100") +
+           // the producer
+           insn(0x0020, "SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR6+0x30040], R10") + insn(0x0030, "@!P1 BRA 0x0200") +
+           insn(0x0040, "SYNCS.ARRIVE.TRANS64 RZ, [R16+UR9+0x30000], R15") + insn(0x0050, "@!P2 BRA 0x0070") +
+           insn(0x0060, fence) + insn(0x0070, "UTMALDG.2D [UR8], [UR6]") + insn(0x0080, "@P3 BRA 0x0020") +
+           insn(0x0090, "EXIT") +
+           // the consumer
+           insn(0x0100, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR6+0x30000], R18") + insn(0x0110, "@!P0 BRA 0x0210") +
+           insn(0x0120, "HGMMA.64x32x16.F32.BF16 R24, R68, gdesc[UR8], RZ, !UPT") +
+           insn(0x0130, "HGMMA.64x32x16.F32.BF16 R24, R64, gdesc[UR8], R24, gsb0") + release_part +
+           insn(0x0160, "@P4 BRA 0x0100") + insn(0x0170, "EXIT") +
+           // the waits' retries, out of line
+           insn(0x0200, "BRA 0x0020") + insn(0x0210, "BRA 0x0100");
+  }
+};
+
+TEST(ProtocolCheck, APipelineThatKeepsBothRulesHasNoFinding) {
+  const ProtocolReport r = check_protocol_sass(Sass{}.text());
+  ASSERT_TRUE(r.checked) << r.why_not;
+  EXPECT_TRUE(r.pass());
+  EXPECT_EQ(r.kernels, std::vector<std::string>{"w8a16_wgmma_rows_n128"});
+  EXPECT_EQ(r.wgmmas, 2u);
+  EXPECT_EQ(r.arrivals, 2u);
+  EXPECT_EQ(r.waits, 2u);
+  EXPECT_EQ(r.copies, 1u);
+  EXPECT_EQ(r.fences, 1u);
+}
+
+TEST(ProtocolCheck, AReleaseBeforeTheWgmmasWaitIsAFindingNamingBoth) {
+  Sass s;
+  s.release_part = insn(0x0140, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30040], RZ") +
+                   insn(0x0150, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
+  const ProtocolReport r = check_protocol_sass(s.text());
+  ASSERT_TRUE(r.checked) << r.why_not;
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].rule, "release");
+  EXPECT_NE(r.findings[0].what.find("0x140"), std::string::npos) << r.findings[0].what;
+  EXPECT_NE(r.findings[0].what.find("0x130"), std::string::npos) << r.findings[0].what;
+  // A wait that covers only some groups (gsb0, 0x1) or holds only where its predicate does is no cover.
+  for (const std::string& wait : {"WARPGROUP.DEPBAR.LE gsb0, 0x1", "@P5 WARPGROUP.DEPBAR.LE gsb0, 0x0"}) {
+    s.release_part = insn(0x0140, wait) + insn(0x0150, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30040], RZ");
+    EXPECT_EQ(check_protocol_sass(s.text()).findings.size(), 1u) << wait;
+  }
+}
+
+TEST(ProtocolCheck, ARefillNoPathFencesIsAFinding) {
+  Sass s;
+  s.fence = "NOP";
+  const ProtocolReport r = check_protocol_sass(s.text());
+  ASSERT_TRUE(r.checked) << r.why_not;
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].rule, "fence");
+  EXPECT_NE(r.findings[0].what.find("0x70"), std::string::npos) << r.findings[0].what;
+  s.fence = "@P6 FENCE.VIEW.ASYNC.S";  // a fence that may not execute fences nothing for sure
+  EXPECT_EQ(check_protocol_sass(s.text()).findings.size(), 1u);
+}
+
+TEST(ProtocolCheck, WhatCannotBeReadIsNotCheckedAndSaysWhy) {
+  // No pipelined symbol of the family.
+  Sass other;
+  other.name = "w8a16_gemm_pipelined";
+  ProtocolReport r = check_protocol_sass(other.text());
+  EXPECT_FALSE(r.checked);
+  EXPECT_FALSE(r.pass());
+  EXPECT_NE(r.why_not.find("no pipelined symbol"), std::string::npos) << r.why_not;
+  // Not SASS at all.
+  r = check_protocol_sass("this is not a disassembly\n");
+  EXPECT_FALSE(r.checked);
+  // A branch out of the function.
+  Sass s;
+  std::string text = s.text();
+  text.replace(text.find("BRA 0x0210"), 10, "BRA 0x9990");
+  r = check_protocol_sass(text);
+  EXPECT_FALSE(r.checked);
+  EXPECT_NE(r.why_not.find("outside the function"), std::string::npos) << r.why_not;
+  // A pipelined symbol without a wgmma is not the pipeline the rules describe.
+  text = s.text();
+  for (std::size_t at; (at = text.find("HGMMA")) != std::string::npos;) text.replace(at, 5, "IMAD.");
+  r = check_protocol_sass(text);
+  EXPECT_FALSE(r.checked);
+  EXPECT_NE(r.why_not.find("no wgmma"), std::string::npos) << r.why_not;
+}
+
+TEST(ProtocolCheck, AJumpTableReachesEveryBlockNothingFallsInto) {
+  // The dispatch over row tiles is a BRX whose targets are not in the text: a release placed early
+  // behind it is still found.
+  Sass s;
+  s.release_part = insn(0x0140, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30040], RZ") +
+                   insn(0x0150, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
+  std::string text = s.text();
+  text.replace(text.find("@P0 BRA 0x0100"), 14, "BRX R2 -0x20");
+  const ProtocolReport r = check_protocol_sass(text);
+  ASSERT_TRUE(r.checked) << r.why_not;
+  EXPECT_EQ(r.findings.size(), 1u);
+}
+
+}  // namespace
