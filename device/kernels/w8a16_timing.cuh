@@ -75,7 +75,10 @@ struct SeededTiming {
   // .sync.aligned (every thread of the warpgroup issues the same ones, PTX ISA 9.7.15.5), and a
   // count ptxas cannot prove uniform puts them on a divergent path, where it serialises every wgmma
   // (C7520) and nothing is in flight at the release any more.
-  static constexpr uint32_t kStretch = 16;
+  // 192 of m64n8k16 (4 accumulator registers: a larger N costs registers the consumers lack, and
+  // ptxas serialises, C7512): microseconds of tensor-core work, longer than the producer's refill
+  // takes once a stage is released (with 16 of them, no release before the wait changed a byte).
+  static constexpr uint32_t kStretch = 192;
   // Their accumulators, read once their wait has passed: ptxas removes a wgmma whose result is dead
   // (an empty asm's operands do not reach the PTX), so they are stored where the seed is 0, which
   // ptxas cannot rule out.
