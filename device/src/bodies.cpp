@@ -11,6 +11,17 @@ namespace {
 
 constexpr std::uint32_t div_ceil(std::uint32_t a, std::uint32_t b) { return a / b + (a % b != 0); }
 
+// The long ranges (bodies.hpp long_range). The longest strides of any body are 32 steps: a warp's
+// 32 lanes scanning the packed NaN table, and the skinny body's 256 threads staging 16 codes each.
+// Where it costs little a body's range is longer than those, whatever its own: 33 steps, and for
+// the row-tile kernel one step past the skinny body's K limit, where it takes 1..16 rows at any N.
+constexpr std::uint32_t kWarpLanes = 32;
+constexpr std::uint32_t kSkinnyStagingSteps = kThreadsPerCta * 16 / kKBlock;  // 32
+constexpr std::uint32_t kLongK = (kWarpLanes + 1) * kKBlock;                  // 4224: 33 steps
+constexpr std::uint32_t kLongKPastSkinny = kSkinnyMaxK + kKBlock;             // 5248: 41 steps
+static_assert(kSkinnyStagingSteps == kWarpLanes && kLongK <= kSkinnyMaxK,
+              "the skinny body's staging pass is 32 steps, and it runs at kLongK");
+
 // A tile or column-strip body's launch: one CTA per tile (or strip), kThreadsPerCta threads.
 BodyLaunch tiled(KernelId kernel, TileMap tile, const BodyShape& s, std::uint32_t smem) {
   BodyLaunch l;
@@ -107,6 +118,13 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan&) { return "128x64 tiles"; }
+const LongRange& long_range() {
+  // Stride: one step a turn through a ring of 2 stages (w8a16_gemm_pipelined.cu, TileBody), each
+  // step's codes decoded into shared memory. 16 rows: the Hopper tier declines them below 33665
+  // columns; 130 for by_m, whose twins take fewer rows.
+  static const LongRange r{2, {{16, 67, kLongK}, {130, 67, kLongK}}};
+  return r;
+}
 }  // namespace gemm128_tile
 
 namespace m32_tile {
@@ -120,6 +138,13 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan&) { return "32x32 tiles"; }
+const LongRange& long_range() {
+  // Stride: a ring of 3 stages (w8a16_gemm_pipelined_m32.cu, Tile), each warp decoding its codes in
+  // registers. 29 rows: past the skinny body, with the row-tile kernel (which takes 17..32 rows)
+  // taken away; 70: past the row-tile kernel's 64 rows.
+  static const LongRange r{3, {{29, 77, kLongK}, {70, 77, kLongK}}};
+  return r;
+}
 }  // namespace m32_tile
 
 namespace m32_skinny {
@@ -134,6 +159,13 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan&) { return "8-column strips"; }
+const LongRange& long_range() {
+  // Stride: 256 threads stage each W row 4,096 K (32 steps) a pass, and warp w computes steps w,
+  // w + 8, ... (w8a16_gemm_pipelined_m32.cu skinny_body): 33 steps give the staging two passes and
+  // each warp four or five steps. K <= 5120 keeps the skinny body, N < 3969 the row-tile kernel away.
+  static const LongRange r{kSkinnyStagingSteps, {{13, 100, kLongK}}};
+  return r;
+}
 }  // namespace m32_skinny
 
 namespace m64_tile {
@@ -148,6 +180,12 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan&) { return "64x32 tiles"; }
+const LongRange& long_range() {
+  // Stride: a ring of 2 stages (w8a16_gemm_pipelined_m64.cu). 40 rows: the row-tile kernel declines
+  // 33..64 rows below 3969 columns (the Hopper tier taken away); 130: past the row-tile kernel's 64.
+  static const LongRange r{2, {{40, 77, kLongK}, {130, 77, kLongK}}};
+  return r;
+}
 }  // namespace m64_tile
 
 namespace tc_rows_strip {
@@ -183,6 +221,14 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan& p) { return tc_rows_config(p.tile.cols, tc_rows_row_blocks(p.params.m)); }
+const LongRange& long_range() {
+  // Stride: the thin strips' 2 stages of 8-step rounds, 16 steps, the longest of its strips (narrow
+  // 2 x 4, mid 2 x 2, wide 4 x 1); 8 warps split each round, and the round's NaN probe is joined
+  // over the warp (w8a16_tc_rows.cu Thin, w8a16_rows_stream.cuh round_partials). 41 steps are 5
+  // rounds and one step. K > 5120: the row-tile kernel takes 1..16 rows at any N, so 77 columns do.
+  static const LongRange r{16, {{5, 77, kLongKPastSkinny}}};
+  return r;
+}
 }  // namespace tc_rows_strip
 
 namespace gemv_strip {
@@ -197,6 +243,13 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan&) { return "8-column strips"; }
+const LongRange& long_range() {
+  // Stride: lane l reads the 16-K chunks l, l + 32, ... (w8a16_gemv_body.cuh), decoding each and
+  // reading its scale: 512 K (4 steps) a pass, so 33 steps (264 chunks) are 8 or 9 passes. 3 rows:
+  // either GEMV.
+  static const LongRange r{4, {{3, 100, kLongK}}};
+  return r;
+}
 }  // namespace gemv_strip
 
 namespace wgmma_units {
@@ -207,6 +260,15 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
+const LongRange& long_range() {
+  // Stride: a CTA walks its range (here one whole unit, 33 steps) through a ring of at most
+  // kWgMaxStages stages, its two consumers taking the even and the odd steps, two fragment sets
+  // alternating (w8a16_wgmma_rows.cu WgMainloop::consume), each decode probing its own codes for
+  // NaN every step (w8a16_w_layout.cuh WRowMajor::decode). From 33 rows the tier takes every
+  // shape, with 64-column units below 67 128-column ones.
+  static const LongRange r{kWgMaxStages, {{33, 77, kLongK}}};
+  return r;
+}
 }  // namespace wgmma_units
 
 namespace wgmma_units128 {
@@ -217,6 +279,12 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
+const LongRange& long_range() {
+  // Stride: wgmma_units' ring of stages and per-step probe, over one whole unit of 33 steps, each
+  // consumer folding every step of its 64 columns; the 64-column symbol taken away.
+  static const LongRange r{kWgMaxStages, {{33, 77, kLongK}}};
+  return r;
+}
 }  // namespace wgmma_units128
 
 namespace wgmma_units128_x2 {
@@ -235,6 +303,15 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
+const LongRange& long_range() {
+  // Stride: its ring of at most kWgMaxStages stages; no lane or warp strides over K (every consumer
+  // thread decodes and probes its codes at every step). At 1..16 rows the tier takes only shapes
+  // with two CTAs' worth of 128-column units per SM (264 on 132 SMs, plan.hpp wgmma_choice): 33665
+  // columns, each CTA one whole unit. 9 steps, the least past the ring: every step is 4 MB of
+  // codes for the host to draw and emulate.
+  static const LongRange r{kWgMaxStages, {{1, 33665, (kWgMaxStages + 1) * kKBlock}}};
+  return r;
+}
 }  // namespace wgmma_units128_x2
 
 // gemm_packed_strided's bodies (plan.hpp packed_body): the 128-column symbols' launches and cells,
@@ -245,6 +322,13 @@ BodyLaunch plan(const BodyShape& s) { return wgmma_launch(KernelId::wgmma_rows_n
 KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
 const std::vector<BodyConfig>& cells() { return wgmma_units128::cells(); }
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
+const LongRange& long_range() {
+  // Stride: the NaN table scan, 32 lanes reading every 32nd tile of the CTA's range
+  // (w8a16_w_layout.cuh WPacked::range_may_nan). packed_body gives it every shape from 17 rows:
+  // one unit, one CTA, 33 tiles, lane 0 reading the first and the last.
+  static const LongRange r{kWarpLanes, {{17, 77, kLongK}}};
+  return r;
+}
 }  // namespace wgmma_packed128
 
 namespace wgmma_packed128_x2 {
@@ -252,6 +336,13 @@ BodyLaunch plan(const BodyShape& s) { return wgmma_launch(KernelId::wgmma_rows_n
 KernelHandle takes(const BodyShape& s, const KernelRegistry& r) { return chosen_by_seed_rules(s, r); }
 const std::vector<BodyConfig>& cells() { return wgmma_units128_x2::cells(); }
 std::string config(const Plan& p) { return wgmma_plan_config(p); }
+const LongRange& long_range() {
+  // Stride: the NaN table scan's 32 lanes (WPacked::range_may_nan). packed_body gives it 9..16 rows
+  // from 67 units (more than half of 132 SMs; 1..8 rows need 264): whole units, one a CTA, so each
+  // CTA's scan reads its unit's 33 tiles in two passes, lane 0 steps 0 and 32.
+  static const LongRange r{kWarpLanes, {{9, 8449, kLongK}, {1, 33665, kLongK}}};
+  return r;
+}
 }  // namespace wgmma_packed128_x2
 
 namespace tc_rows_packed {
@@ -271,6 +362,13 @@ const std::vector<BodyConfig>& cells() {
   return c;
 }
 std::string config(const Plan& p) { return tc_rows_config(p.tile.cols, tc_rows_row_blocks(p.params.m)); }
+const LongRange& long_range() {
+  // Stride: the thin strips over the packed W (packed_body below 264 units at 1..8 rows), the row-tile
+  // kernel's 8-step rounds in a ring of 16 steps and its per-round NaN probe (it reads no NaN
+  // table); 33 steps are 4 rounds and one step.
+  static const LongRange r{16, {{5, 77, kLongK}}};
+  return r;
+}
 }  // namespace tc_rows_packed
 
 }  // namespace bodies

@@ -42,7 +42,13 @@ bool parse_bug(const std::string& t, BodyStandIn* si, std::string* error) {
     *error = "'" + t + "': bug:swap-k takes @I:J, two different K positions";
     return false;
   }
-  *error = "'" + t + "': the bug must be bug:flip[@R:C] or bug:swap-k@I:J";
+  if (kind == "bug:early-nan") {
+    si->bug = PlantedBug::early_nan;
+    if (at != std::string::npos && parse_u32(where, &si->x) && si->x >= 1) return true;
+    *error = "'" + t + "': bug:early-nan takes @L, the lanes of the scan (1 or more)";
+    return false;
+  }
+  *error = "'" + t + "': the bug must be bug:flip[@R:C], bug:swap-k@I:J or bug:early-nan@L";
   return false;
 }
 
@@ -206,6 +212,24 @@ std::vector<std::uint16_t> stand_in_output(const ref::GemmView& v, Contract cont
   if (contract == Contract::gemv) ref::gemm_conventions(si.conventions.gemv, view, c.data(), v.n);
   else ref::gemm_conventions(si.conventions.tc, view, ref::Arch::sm90, c.data(), v.n);
   if (si.bug == PlantedBug::flip && si.x < v.m && si.y < v.n) c[std::size_t{si.x} * v.n + si.y] ^= 1u;
+  if (si.bug == PlantedBug::early_nan) {
+    // The columns whose every NaN code lies in a step the scan lost take the finite decode's values.
+    const std::uint32_t steps = v.k / 128;
+    std::vector<std::uint32_t> lost;
+    for (std::uint32_t n = 0; n < v.n; ++n) {
+      bool any = false, all_lost = true;
+      for (std::uint32_t k = 0; k < v.k; ++k)
+        if ((v.w[std::size_t{n} * v.k + k] & 0x7F) == 0x7F) any = true, all_lost = all_lost && k / 128 + si.x < steps;
+      if (any && all_lost) lost.push_back(n);
+    }
+    if (!lost.empty()) {
+      ref::Conventions finite = si.conventions;
+      finite.tc.nan = finite.gemv.nan = ref::NanCodes::finite;
+      const std::vector<std::uint16_t> f = emulate(view, contract, finite);
+      for (std::uint32_t n : lost)
+        for (std::uint32_t r = 0; r < v.m; ++r) c[std::size_t{r} * v.n + n] = f[std::size_t{r} * v.n + n];
+    }
+  }
   return c;
 }
 

@@ -49,6 +49,7 @@ constexpr DistName kDistNames[] = {
     {Distribution::cancelling_steps, "cancelling_steps"},
     {Distribution::every_special, "every_special"},
     {Distribution::nan_codes, "nan_codes"},
+    {Distribution::lone_specials, "lone_specials"},
 };
 
 // Splits on single spaces; an empty token means doubled or leading/trailing spaces.

@@ -586,6 +586,50 @@ void fill_nan_codes(Operands o) {
   }
 }
 
+// lone_specials: the activation_like bulk (which holds no NaN, no Inf and no NaN code), then one
+// special operand, its kind and 128-K step named by the seed's low four bits (case_inputs.hpp);
+// draws from tag 4, in this order: the kind when drawn, the step when drawn, then the K inside the
+// step, the row (A's row, W's row or the scale row) and the value. A NaN code makes every output of
+// its column NaN, a NaN activation every output of its row, an Inf or NaN scale every output of its
+// 128 columns (NUMERICS.md 1.1 rule 7, 1.2, 2.1), so a body that misses the one special at that
+// step (a scan, probe or decode that loses an early or a late pass over a long K range) changes M
+// or N outputs or more.
+constexpr std::uint8_t kLoneW[] = {0x7F, 0xFF};
+constexpr std::uint16_t kLoneA[] = {0x7FC0, 0xFFC1, 0x7F81, 0xFFFF};  // quiet and signalling, both signs
+constexpr std::uint32_t kLoneS[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFF800001u};
+void fill_lone_specials(Operands o) {
+  const Case& c = o.c;
+  fill_activation_bulk(o);
+  Xoshiro256ss r(derive_seed(c.seed, 4));
+  const auto kind_bits = static_cast<unsigned>(c.seed & 3), step_bits = static_cast<unsigned>((c.seed >> 2) & 3);
+  const unsigned kind = kind_bits == 3 ? static_cast<unsigned>(r.below(3)) : kind_bits;
+  const std::uint32_t steps = o.steps();
+  std::uint32_t step = 0;
+  switch (step_bits) {
+    case 0: step = 0; break;
+    case 1: step = steps >= 3 ? 1 + static_cast<std::uint32_t>(r.below(steps - 2)) : steps / 2; break;
+    case 2: step = steps - 1; break;
+    default: step = static_cast<std::uint32_t>(r.below(steps));
+  }
+  const std::uint32_t k = 128 * step + static_cast<std::uint32_t>(r.below(128));
+  switch (kind) {
+    case 0: {
+      const auto n = static_cast<std::uint32_t>(r.below(c.n));
+      o.w(n)[k] = kLoneW[r.below(std::size(kLoneW))];
+      break;
+    }
+    case 1: {
+      const auto row = static_cast<std::uint32_t>(r.below(c.m));
+      o.a(row)[k] = kLoneA[r.below(std::size(kLoneA))];
+      break;
+    }
+    default: {
+      const auto b = static_cast<std::uint32_t>(r.below(o.scale_rows()));
+      o.s(b)[step] = kLoneS[r.below(std::size(kLoneS))];
+    }
+  }
+}
+
 void generate(const Case& c, CaseInputs* in) {
   in->a_bits.assign(static_cast<std::size_t>(c.m) * c.a_row_stride, kAPaddingBits);
   in->w_e4m3.assign(static_cast<std::size_t>(c.n) * c.k, 0);
@@ -602,6 +646,7 @@ void generate(const Case& c, CaseInputs* in) {
     case Distribution::cancelling_steps: fill_cancelling_steps(o); break;
     case Distribution::every_special: fill_every_special(o); break;
     case Distribution::nan_codes: fill_nan_codes(o); break;
+    case Distribution::lone_specials: fill_lone_specials(o); break;
     default:  // the first seven, exactly as they were written
       fill_a(c, in);
       fill_w(c, in);
@@ -702,6 +747,56 @@ std::uint32_t special_classes(const Case& c, const CaseInputs& in) {
     }
   }
   return seen;
+}
+
+std::string_view lone_kind_name(LoneKind k) {
+  switch (k) {
+    case LoneKind::w_nan: return "w_nan";
+    case LoneKind::a_nan: return "a_nan";
+    case LoneKind::s_inf_nan: return "s_inf_nan";
+  }
+  return "?";
+}
+
+std::string_view lone_step_name(LoneStep s) {
+  switch (s) {
+    case LoneStep::first: return "first";
+    case LoneStep::middle: return "middle";
+    case LoneStep::last: return "last";
+  }
+  return "?";
+}
+
+std::uint64_t lone_specials_seed(std::uint64_t seed, LoneKind kind, LoneStep step) {
+  return (seed & ~std::uint64_t{0xF}) | static_cast<std::uint64_t>(step) << 2 | static_cast<std::uint64_t>(kind);
+}
+
+LoneSpecial find_lone_special(const Case& c, const CaseInputs& in) {
+  LoneSpecial one;
+  int count = 0;
+  bool other = false;  // a special of no LoneKind (an Inf activation)
+  auto seen = [&](LoneKind kind, std::uint32_t step) {
+    if (++count == 1) one.kind = kind, one.step = step;
+  };
+  for (std::uint32_t row = 0; row < c.m; ++row)
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      const std::uint16_t mag = in.a_bits[static_cast<std::size_t>(row) * c.a_row_stride + k] & 0x7FFF;
+      if (mag > 0x7F80) seen(LoneKind::a_nan, k / 128);
+      else if (mag == 0x7F80) ++count, other = true;
+    }
+  for (std::uint32_t n = 0; n < c.n; ++n)
+    for (std::uint32_t k = 0; k < c.k; ++k)
+      if ((in.w_e4m3[static_cast<std::size_t>(n) * c.k + k] & 0x7F) == 0x7F) seen(LoneKind::w_nan, k / 128);
+  const std::uint32_t steps = c.k / 128;
+  for (std::size_t i = 0; i < in.s_f32.size(); ++i) {
+    std::uint32_t b;
+    std::memcpy(&b, &in.s_f32[i], sizeof b);
+    if ((b & 0x7FFFFFFFu) >= 0x7F800000u) seen(LoneKind::s_inf_nan, static_cast<std::uint32_t>(i % steps));
+  }
+  if (count != 1 || other) return LoneSpecial{};
+  one.found = true;
+  one.where = one.step == 0 ? LoneStep::first : one.step + 1 == steps ? LoneStep::last : LoneStep::middle;
+  return one;
 }
 
 }  // namespace w8a16::golden

@@ -155,7 +155,8 @@ int gather_inputs(const VerifyArgs& a, props::CampaignOptions* opt, Inputs* in) 
 // Coverage by construction (coverage.hpp): every cell this module can run through the chosen entry
 // points gets cases aimed at it. On a GPU they hold every special class and the data that shows
 // the order; on the simulation, whose values are the emulator's by construction and whose findings
-// are the geometry's, every special class only.
+// are the geometry's, every special class only. On both, every body gets its lone specials over a
+// long K range (lone_specials_plan), in the quick plan as in the full one.
 void plan_coverage(const VerifyArgs& a, const device::Backend& backend, props::CampaignOptions* opt,
                    props::VerifyResult* v) {
   props::CoverageReport& cov = v->coverage;
@@ -167,6 +168,13 @@ void plan_coverage(const VerifyArgs& a, const device::Backend& backend, props::C
                                     props::coverage_distributions(v->on_gpu), opt->seed, &unreached);
   for (const props::CoverageKey& k : unreached)
     cov.gaps.push_back("no aimed shape reaches " + props::coverage_key_text(k) + " (coverage.cpp aimed_shapes)");
+  std::vector<device::Body> lone_unreached;
+  opt->aimed = props::merged_plans(opt->aimed,
+                                   props::lone_specials_plan(backend.registry(), backend.limits(), opt->draw.entries,
+                                                             opt->seed, &lone_unreached));
+  for (device::Body b : lone_unreached)
+    cov.gaps.push_back(std::string("no long-range shape reaches ") + device::body_name(b) +
+                       " through the chosen entry points (bodies.cpp long_range)");
   if (a.quick) opt->aimed = props::quick_coverage_plan(opt->aimed);
   cov.aimed = opt->aimed.size();
   for (const props::AimedCase& x : opt->aimed) cov.aimed_without += x.c.without != 0;

@@ -3,9 +3,12 @@
 #include "verify_report.hpp"
 
 #include <cinttypes>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "report_files.hpp"
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/reference/conventions.hpp"
 
@@ -37,6 +40,22 @@ nlohmann::json specials_json(std::uint32_t seen, bool present) {
   nlohmann::json a = nlohmann::json::array();
   for (int b = 0; b < golden::kSpecialClassCount; ++b)
     if (((seen >> b) & 1u) == present) a.push_back(std::string(golden::special_class_name(b)));
+  return a;
+}
+
+// The lone cells a table filled, by body (coverage.hpp lone_bit).
+std::map<device::Body, std::uint32_t> lone_seen_by_body(const props::CoverageTable& table) {
+  std::map<device::Body, std::uint32_t> seen;
+  for (const auto& [k, cell] : table) seen[k.body] |= cell.lone_seen;
+  return seen;
+}
+
+nlohmann::json lone_json(std::uint32_t seen) {
+  nlohmann::json a = nlohmann::json::array();
+  for (golden::LoneKind kind : golden::kLoneKinds)
+    for (golden::LoneStep step : golden::kLoneSteps)
+      if (seen & props::lone_bit(kind, step))
+        a.push_back(std::string(golden::lone_kind_name(kind)) + "@" + std::string(golden::lone_step_name(step)));
   return a;
 }
 
@@ -80,6 +99,25 @@ void print_coverage(std::FILE* out, const VerifyResult& v) {
                  : seen < golden::kSpecialClassCount ? "  (classes missing)"
                                                      : "");
   }
+  // The lone specials over long ranges, by body: kind x K-step, filled through any of its cells.
+  const std::vector<props::LoneCell> lone = props::expected_lone_cells(cov.expected);
+  const std::map<device::Body, std::uint32_t> lone_seen = lone_seen_by_body(r.coverage);
+  std::fprintf(out,
+               "\nlone specials over long ranges (body x special x K-step, the first, a middle and the last, of a "
+               "range longer than the body's longest stride over K):\n");
+  const std::size_t per_body = std::size(golden::kLoneKinds) * std::size(golden::kLoneSteps);
+  for (std::size_t i = 0; i < lone.size(); i += per_body) {
+    const auto it = lone_seen.find(lone[i].body);
+    const std::uint32_t seen = it == lone_seen.end() ? 0 : it->second;
+    std::string row;
+    for (golden::LoneKind kind : golden::kLoneKinds) {
+      row += "  " + std::string(golden::lone_kind_name(kind)) + " ";
+      for (golden::LoneStep step : golden::kLoneSteps) row += (seen & props::lone_bit(kind, step)) ? "+" : "-";
+    }
+    std::fprintf(out, "  %-18s > %2u steps %s%s\n", device::body_name(lone[i].body),
+                 device::body_info(lone[i].body).long_range().stride_steps, row.c_str(),
+                 (seen & props::kAllLoneBits) == props::kAllLoneBits ? "" : "  (EMPTY cells)");
+  }
   std::fprintf(out,
                "coverage: %zu cells expected, %" PRIu64 " coverage cases, %" PRIu64
                " of them planned with kernels taken away (without=: the Hopper tier, to reach the seed's bodies on an "
@@ -110,7 +148,19 @@ nlohmann::json coverage_json(const VerifyResult& v) {
                           {"cases", row.cell.cases},
                           {"planned_without_some_kernels", row.cell.planned_without},
                           {"special_classes_seen", specials_json(row.cell.specials_seen, true)},
-                          {"special_classes_missing", specials_json(row.cell.specials_seen, false)}});
+                          {"special_classes_missing", specials_json(row.cell.specials_seen, false)},
+                          {"lone_specials_seen", lone_json(row.cell.lone_seen)}});
+  // The lone cells (coverage.hpp LoneCell), each filled or not, over the body's cells.
+  const std::map<device::Body, std::uint32_t> lone_seen = lone_seen_by_body(v.campaign.coverage);
+  c["lone_specials"] = nlohmann::json::array();
+  for (const props::LoneCell& l : props::expected_lone_cells(cov.expected)) {
+    const auto it = lone_seen.find(l.body);
+    c["lone_specials"].push_back({{"body", device::body_name(l.body)},
+                                  {"more_steps_than", device::body_info(l.body).long_range().stride_steps},
+                                  {"special", std::string(golden::lone_kind_name(l.kind))},
+                                  {"k_step", std::string(golden::lone_step_name(l.step))},
+                                  {"filled", it != lone_seen.end() && (it->second & props::lone_bit(l.kind, l.step))}});
+  }
   return c;
 }
 

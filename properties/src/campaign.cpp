@@ -37,6 +37,7 @@ Ran judge(const CaseWork& w, const char* launcher_name, const std::string& contr
     ++cell.cases;
     cell.specials_seen |= w.specials;
     cell.planned_without += c.without != 0;
+    cell.lone_seen |= lone_bits(c, w.lone, got.plan.body);
   }
   if (!got.status.ok()) {
     ++t->errors;
@@ -179,6 +180,7 @@ void merge_campaign_result(CampaignResult* into, const CampaignResult& part) {
     x.cases += c.cases;
     x.specials_seen |= c.specials_seen;
     x.planned_without += c.planned_without;
+    x.lone_seen |= c.lone_seen;
   }
   into->saved_run += part.saved_run;
   into->aimed_run += part.aimed_run;

@@ -82,7 +82,10 @@ PipelineResult run_case_pipeline(std::size_t count, const std::function<golden::
       lock.unlock();
       std::string error;
       if (!golden::regenerate_inputs(s->c, &s->in, &error)) s->work.input_error = error;
-      else s->work.specials = golden::special_classes(s->c, s->in);
+      else {
+        s->work.specials = golden::special_classes(s->c, s->in);
+        s->work.lone = golden::find_lone_special(s->c, s->in);
+      }
       // A case the contract leaves undefined has no expected bytes: it is never compared, and
       // never launched either (NUMERICS.md 2.4: a failure that says so, never a comparison).
       if (s->work.input_error.empty()) s->work.contract_problem = contract_case_problem(s->c, s->in, opt.contract);

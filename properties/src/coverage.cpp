@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -75,6 +76,9 @@ golden::Case make_case(EntryPoint e, const Shape& s, std::uint32_t without, gold
       .seed(seed)
       .without(without);
 }
+
+// A case's multiply-adds: what the plans are ordered by, cheapest first.
+std::uint64_t work(const golden::Case& c) { return std::uint64_t{c.m} * c.n * c.k; }
 
 // The least K at which a distribution shows what it is built for: fold_ties needs two steps (a
 // pair), and eight on the scalar GEMVs (its pairs are then 4 steps apart, one lane's chunks,
@@ -180,28 +184,112 @@ std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, con
     }
     if (!reached && unreached) unreached->push_back(cell);
   }
-  std::stable_sort(out.begin(), out.end(), [](const AimedCase& a, const AimedCase& b) {
-    const auto work = [](const golden::Case& c) { return std::uint64_t{c.m} * c.n * c.k; };
-    return work(a.c) < work(b.c);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const AimedCase& a, const AimedCase& b) { return work(a.c) < work(b.c); });
   return out;
 }
 
 std::vector<AimedCase> quick_coverage_plan(const std::vector<AimedCase>& plan) {
-  // Each body's cells (over every entry point that reaches it) numbered in the order they first appear.
+  // Each body's cells (over every entry point that reaches it) numbered in the order they first
+  // appear among the cases of coverage_plan (the lone specials' cases, each in a cell of its body's
+  // that has its own cases, take no part, so that they change no rotation).
+  const auto lone = [](const AimedCase& x) { return x.c.dist == golden::Distribution::lone_specials; };
   std::map<CoverageKey, std::size_t> rank;
   std::map<device::Body, std::size_t> cells_of;
   for (const AimedCase& x : plan)
-    if (!rank.count(x.target)) rank[x.target] = cells_of[x.target.body]++;
+    if (!lone(x) && !rank.count(x.target)) rank[x.target] = cells_of[x.target.body]++;
   const std::vector<golden::Distribution> dists = coverage_distributions(true);
   const std::vector<golden::Distribution> order(dists.begin() + 1, dists.end());
   std::vector<AimedCase> out;
   for (const AimedCase& x : plan) {
     const bool few_cells = cells_of[x.target.body] < order.size();
-    if (x.c.dist == golden::Distribution::every_special || few_cells ||
+    if (lone(x) || x.c.dist == golden::Distribution::every_special || few_cells ||
         x.c.dist == order[rank[x.target] % order.size()])
       out.push_back(x);
   }
+  return out;
+}
+
+std::string lone_cell_text(const LoneCell& c) {
+  return std::string(device::body_name(c.body)) + " x " + std::string(golden::lone_kind_name(c.kind)) + " at the " +
+         std::string(golden::lone_step_name(c.step)) + " K-step";
+}
+
+std::uint32_t lone_bits(const golden::Case& c, const golden::LoneSpecial& lone, Body body) {
+  const device::BodyInfo* row = device::find_body(body);
+  if (!lone.found || !row || c.k / device::kKBlock <= row->long_range().stride_steps) return 0;
+  return lone_bit(lone.kind, lone.where);
+}
+
+std::vector<LoneCell> expected_lone_cells(const std::vector<CoverageKey>& expected) {
+  std::vector<LoneCell> out;
+  for (Body b : device::kAllBodies) {
+    if (std::none_of(expected.begin(), expected.end(), [&](const CoverageKey& k) { return k.body == b; })) continue;
+    for (golden::LoneKind kind : golden::kLoneKinds)
+      for (golden::LoneStep step : golden::kLoneSteps) out.push_back({b, kind, step});
+  }
+  return out;
+}
+
+std::vector<AimedCase> lone_specials_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,
+                                          const std::vector<EntryPoint>& entries, std::uint64_t seed,
+                                          std::vector<device::Body>* unreached) {
+  const std::uint32_t present = present_mask(registry);
+  const std::vector<CoverageKey> cells = expected_cells(registry, entries);
+  const auto expected = [&](const CoverageKey& k) { return std::find(cells.begin(), cells.end(), k) != cells.end(); };
+  std::vector<AimedCase> out;
+  for (Body b : device::kAllBodies) {
+    std::vector<EntryPoint> reaching;  // the entry points with a cell of the body, in the cells' order
+    for (const CoverageKey& k : cells)
+      if (k.body == b && std::find(reaching.begin(), reaching.end(), k.entry) == reaching.end())
+        reaching.push_back(k.entry);
+    if (reaching.empty()) continue;
+    // The first long-range shape, entry point and fewest kernels taken away whose plan lands in one
+    // of the body's expected cells.
+    bool found = false;
+    golden::Case c;
+    CoverageKey target;
+    for (const device::BodyShapeMNK& shape : device::body_info(b).long_range().shapes) {
+      for (EntryPoint e : reaching) {
+        const std::uint32_t own = golden::entry_point_own_mask(e);
+        std::vector<std::uint32_t> tried;
+        for (std::uint32_t mask : device::kernels_before(b)) {
+          mask &= present & ~own;
+          if (std::find(tried.begin(), tried.end(), mask) != tried.end()) continue;
+          tried.push_back(mask);
+          const golden::Case x = make_case(e, {shape.m, shape.n, shape.k}, mask, golden::Distribution::lone_specials,
+                                           0);
+          if (!golden::case_problem(x).empty()) continue;
+          const device::Planned p = plan_case(x, registry, limits);
+          if (!p.ok() || p.plan.body != b || !expected({e, b, configuration_of(p.plan)})) continue;
+          found = true, c = x, target = {e, b, configuration_of(p.plan)};
+          break;
+        }
+        if (found) break;
+      }
+      if (found) break;
+    }
+    if (!found) {
+      if (unreached) unreached->push_back(b);
+      continue;
+    }
+    std::uint64_t i = 0;
+    for (golden::LoneKind kind : golden::kLoneKinds)
+      for (golden::LoneStep step : golden::kLoneSteps) {
+        const std::uint64_t tag = 0x300000000ull + 16 * static_cast<std::uint64_t>(b) + i++;
+        c.seed = golden::lone_specials_seed(golden::derive_seed(seed, tag), kind, step);
+        out.push_back({c, target});
+      }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const AimedCase& a, const AimedCase& b) { return work(a.c) < work(b.c); });
+  return out;
+}
+
+std::vector<AimedCase> merged_plans(const std::vector<AimedCase>& a, const std::vector<AimedCase>& b) {
+  std::vector<AimedCase> out;
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out),
+             [](const AimedCase& x, const AimedCase& y) { return work(x.c) < work(y.c); });
   return out;
 }
 
@@ -222,6 +310,23 @@ std::vector<std::string> coverage_gaps(const std::vector<CoverageKey>& expected,
           missing += (missing.empty() ? "" : ", ") + std::string(golden::special_class_name(b));
       gaps.push_back("empty cells: " + coverage_key_text(k) + " x {" + missing + "} (no case there held them)");
     }
+  }
+  // The lone cells, by body: filled through any of the body's cells.
+  const std::vector<LoneCell> lone = expected_lone_cells(expected);
+  for (std::size_t i = 0; i < lone.size();) {
+    const Body b = lone[i].body;
+    std::uint32_t seen = 0;
+    for (const auto& [k, cell] : table)
+      if (k.body == b) seen |= cell.lone_seen;
+    std::string missing;
+    for (; i < lone.size() && lone[i].body == b; ++i)
+      if (!(seen & lone_bit(lone[i].kind, lone[i].step)))
+        missing += (missing.empty() ? "" : ", ") + std::string(golden::lone_kind_name(lone[i].kind)) + " at the " +
+                   std::string(golden::lone_step_name(lone[i].step)) + " K-step";
+    if (!missing.empty())
+      gaps.push_back("empty cells: " + std::string(device::body_name(b)) + " x {" + missing +
+                     "} (no case of more than " + std::to_string(device::body_info(b).long_range().stride_steps) +
+                     " K-steps ran there with that one special)");
   }
   for (const auto& [k, cell] : table)
     if (std::find(expected.begin(), expected.end(), k) == expected.end())

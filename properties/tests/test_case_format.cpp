@@ -260,8 +260,9 @@ RC_GTEST_PROP(CaseInputs, OperandsHaveTheShapeOfTheCaseAndPaddingIsPoisoned, ())
 
 RC_GTEST_PROP(CaseInputs, ASmallerCaseWithTheSameSeedIsACornerOfTheLargerOne, ()) {
   Case big = *w8a16::props::gen_case(w8a16::props::only_entry(EntryPoint::gemm_pipelined_m32_strided));
-  // specials and every_special are placed over the whole extent
-  RC_PRE(big.dist != Distribution::specials && big.dist != Distribution::every_special);
+  // specials, every_special and lone_specials are placed over the whole extent
+  RC_PRE(big.dist != Distribution::specials && big.dist != Distribution::every_special &&
+         big.dist != Distribution::lone_specials);
   Case small = big;
   small.m = *rc::gen::inRange<std::uint32_t>(1, big.m + 1);
   small.n = *rc::gen::inRange<std::uint32_t>(1, big.n + 1);
@@ -353,6 +354,11 @@ const Pinned kPinned[] = {
      0xdb5386cb51b0f32full},
     {"case/1 w8a16_gemm_pipelined_m32 m=23 n=77 k=768 a_row_stride=768 c_row_stride=77 dist=nan_codes seed=0x000000000000001a gen=1",
      0x0cefff42108e25afull},
+    // lone_specials: a NaN code at a middle step; a kind and a step drawn (seed bits 0-3 = 0xf).
+    {"case/1 w8a16_gemm_packed_strided m=5 n=77 k=4224 a_row_stride=4232 c_row_stride=80 dist=lone_specials seed=0x00000000000001b4 gen=1",
+     0x67a9361f696d375full},
+    {"case/1 w8a16_gemv_batch4_strided m=3 n=130 k=1280 a_row_stride=1288 c_row_stride=133 dist=lone_specials seed=0x00000000000001cf gen=1",
+     0x108e415de63413ddull},
 };
 
 TEST(CaseInputs, PinnedCasesRegenerateTheirPinnedDigests) {

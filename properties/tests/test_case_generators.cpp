@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -193,6 +194,119 @@ RC_GTEST_PROP(CaseDistributions, CancellationPairsNegateWeightsAndNearlyRepeatAc
       const std::size_t at = std::size_t{r} * c.a_row_stride + k;
       RC_ASSERT((in.a_bits[at] ^ in.a_bits[at + 1]) <= 3);
     }
+}
+
+// lone_specials: the seed's low four bits name the special and its K-step, and the inputs are
+// activation_like's with exactly one element changed, to that special at that step
+// (find_lone_special reads it back), for ranges of 1 to 41 steps and both kinds of pitch.
+TEST(CaseDistributions, LoneSpecialsChangeOneElementToTheSpecialTheSeedNamesAtItsStep) {
+  using golden::LoneKind, golden::LoneStep;
+  for (std::uint32_t steps : {1u, 2u, 3u, 5u, 33u, 41u})
+    for (LoneKind kind : golden::kLoneKinds)
+      for (LoneStep step : golden::kLoneSteps)
+        for (std::uint64_t base : {0x100ull, 0xabcdef0123456789ull}) {
+          const std::uint64_t seed = golden::lone_specials_seed(base, kind, step);
+          EXPECT_EQ(seed >> 4, base >> 4);
+          const std::uint32_t k = 128 * steps;
+          const Case c = golden::CaseSpec{}
+                             .entry(EntryPoint::gemm_pipelined_m32_strided)
+                             .shape(3, 150, k)
+                             .strides(k + 8, 153)
+                             .dist(Distribution::lone_specials)
+                             .seed(seed);
+          Case bulk = c;
+          bulk.dist = Distribution::activation_like;
+          const CaseInputs in = regenerate_or_die(c), like = regenerate_or_die(bulk);
+          const std::string line = golden::format_case(c);
+          // Exactly one element differs from activation_like's, and it is of the kind named.
+          std::vector<std::uint32_t> steps_changed;
+          std::uint32_t changed = 0;
+          for (std::uint32_t r = 0; r < c.m; ++r)
+            for (std::uint32_t x = 0; x < c.k; ++x) {
+              const std::uint16_t v = in.a_bits[std::size_t{r} * c.a_row_stride + x];
+              if (v == like.a_bits[std::size_t{r} * c.a_row_stride + x]) continue;
+              ++changed, steps_changed.push_back(x / 128);
+              EXPECT_EQ(kind, LoneKind::a_nan) << line;
+              EXPECT_GT(v & 0x7FFF, 0x7F80) << line;
+            }
+          for (std::size_t i = 0; i < in.w_e4m3.size(); ++i) {
+            if (in.w_e4m3[i] == like.w_e4m3[i]) continue;
+            ++changed, steps_changed.push_back(static_cast<std::uint32_t>(i % c.k / 128));
+            EXPECT_EQ(kind, LoneKind::w_nan) << line;
+            EXPECT_EQ(in.w_e4m3[i] & 0x7F, 0x7F) << line;
+          }
+          for (std::size_t i = 0; i < in.s_f32.size(); ++i) {
+            if (bits_of(in.s_f32[i]) == bits_of(like.s_f32[i])) continue;
+            ++changed, steps_changed.push_back(static_cast<std::uint32_t>(i % steps));
+            EXPECT_EQ(kind, LoneKind::s_inf_nan) << line;
+            EXPECT_GE(bits_of(in.s_f32[i]) & 0x7FFFFFFFu, 0x7F800000u) << line;
+          }
+          ASSERT_EQ(changed, 1u) << line;
+          const std::uint32_t at = steps_changed[0];
+          switch (step) {
+            case LoneStep::first: EXPECT_EQ(at, 0u) << line; break;
+            case LoneStep::last: EXPECT_EQ(at, steps - 1) << line; break;
+            case LoneStep::middle:
+              if (steps >= 3) EXPECT_TRUE(at > 0 && at + 1 < steps) << line;
+              else EXPECT_EQ(at, steps / 2) << line;
+          }
+          // Read back from the operands alone.
+          const golden::LoneSpecial found = golden::find_lone_special(c, in);
+          EXPECT_TRUE(found.found) << line;
+          EXPECT_EQ(found.kind, kind) << line;
+          EXPECT_EQ(found.step, at) << line;
+          if (steps >= 3) EXPECT_EQ(found.where, step) << line;
+        }
+}
+
+// Over many seeds the middle step ranges over the steps strictly inside, and a kind or step of 3
+// in the seed's bits is drawn: every kind and every step shows up.
+TEST(CaseDistributions, LoneSpecialsDrawTheirMiddleStepAndADrawnKindFromTheSeed) {
+  std::set<std::uint32_t> middles, drawn_steps;
+  std::set<golden::LoneKind> drawn_kinds;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const Case middle = golden::CaseSpec{}
+                            .shape(1, 7, 6 * 128)
+                            .dist(Distribution::lone_specials)
+                            .seed(golden::lone_specials_seed(i << 4, golden::LoneKind::w_nan,
+                                                             golden::LoneStep::middle));
+    middles.insert(golden::find_lone_special(middle, regenerate_or_die(middle)).step);
+    Case drawn = middle;
+    drawn.seed = (i << 4) | 0xF;  // both fields 3: kind and step drawn
+    const golden::LoneSpecial d = golden::find_lone_special(drawn, regenerate_or_die(drawn));
+    EXPECT_TRUE(d.found) << golden::format_case(drawn);
+    drawn_kinds.insert(d.kind);
+    drawn_steps.insert(d.step);
+  }
+  EXPECT_EQ(middles, (std::set<std::uint32_t>{1, 2, 3, 4}));
+  EXPECT_EQ(drawn_kinds.size(), 3u);
+  EXPECT_EQ(drawn_steps.size(), 6u);
+}
+
+// find_lone_special finds nothing where there is no special, more than one, or an Inf activation
+// (no LoneKind).
+TEST(CaseDistributions, FindLoneSpecialNeedsExactlyOneSpecialOfALoneKind) {
+  const Case plain = golden::CaseSpec{}.shape(4, 40, 512).dist(Distribution::activation_like).seed(3);
+  CaseInputs in = regenerate_or_die(plain);
+  EXPECT_FALSE(golden::find_lone_special(plain, in).found);
+  in.w_e4m3[5 * 512 + 300] = 0xFF;
+  golden::LoneSpecial one = golden::find_lone_special(plain, in);
+  EXPECT_TRUE(one.found);
+  EXPECT_EQ(one.kind, golden::LoneKind::w_nan);
+  EXPECT_EQ(one.step, 2u);
+  EXPECT_EQ(one.where, golden::LoneStep::middle);
+  in.s_f32[3] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(golden::find_lone_special(plain, in).found);  // two
+  in.w_e4m3[5 * 512 + 300] = 0x7E;
+  one = golden::find_lone_special(plain, in);
+  EXPECT_TRUE(one.found && one.kind == golden::LoneKind::s_inf_nan && one.where == golden::LoneStep::last);
+  in.s_f32[3] = 1.0f;
+  in.a_bits[2 * 512] = 0xFF80;  // -Inf
+  EXPECT_FALSE(golden::find_lone_special(plain, in).found);
+  for (Distribution d : {Distribution::every_special, Distribution::nan_codes, Distribution::specials}) {
+    const Case c = golden::CaseSpec{}.shape(16, 300, 1024).dist(d).seed(9);
+    EXPECT_FALSE(golden::find_lone_special(c, regenerate_or_die(c)).found) << golden::distribution_name(d);
+  }
 }
 
 RC_GTEST_PROP(CaseDistributions, Pow2ScalesArePowersOfTwo, ()) {

@@ -379,6 +379,16 @@ TEST(IdentifySim, StandInsThatCannotBeReadAreErrors) {
   ASSERT_EQ(si.size(), 2u);
   EXPECT_EQ(si[1].bug, device::PlantedBug::flip);
   EXPECT_EQ(si[1].y, 1u);
+  for (const char* bad :
+       {"tc_rows_packed=bug:early-nan", "tc_rows_packed=bug:early-nan@0", "tc_rows_packed=bug:early-nan@x"}) {
+    why.clear();
+    EXPECT_FALSE(device::parse_stand_ins(bad, &si, &why)) << bad;
+    EXPECT_NE(why.find("bug:early-nan takes @L"), std::string::npos) << why;
+  }
+  EXPECT_TRUE(device::parse_stand_ins("tc_rows_packed=bug:early-nan@32", &si, &why)) << why;
+  ASSERT_EQ(si.size(), 1u);
+  EXPECT_EQ(si[0].bug, device::PlantedBug::early_nan);
+  EXPECT_EQ(si[0].x, 32u);
 }
 
 // ---- the CLI ----------------------------------------------------------------------------------

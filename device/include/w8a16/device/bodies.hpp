@@ -46,6 +46,18 @@ struct BodyConfig {
   std::uint32_t m = 1;
   std::vector<BodyShapeMNK> shapes;
 };
+// Where a body walks a long K range. `stride_steps` is the longest period, in 128-K steps, with
+// which it goes through K: a lane's or a warp's stride (the packed NaN table's scan: 32 lanes each
+// reading every 32nd tile of a CTA's range), a pass of its staging threads, a ring of stages, a
+// round of steps split among warps. A range of more steps is read in several passes, so a special
+// at its first step is in the first pass and one at its last step in the last: where the coverage
+// plan puts its lone specials (properties/coverage.hpp), at `shapes` (cheapest first, each of more
+// than stride_steps steps, the fewest rows and columns that reach the body there; longer where
+// that costs little). Each body's function says which stride it is.
+struct LongRange {
+  std::uint32_t stride_steps = 0;
+  std::vector<BodyShapeMNK> shapes;
+};
 
 // A body's functions, defined in device/src/bodies.cpp in the namespace bodies::<id>:
 //   plan    its launch for a shape (called once the dispatch chose it; also for its tile map and
@@ -54,6 +66,7 @@ struct BodyConfig {
 //           the shape on this registry, else the zero handle; never called for Tier::own
 //   cells   its configurations, in the order the coverage table lists them
 //   config  the configuration a plan of it runs (one of cells' names)
+//   long_range  its longest stride over K and the shapes at which it reads more steps than that
 struct BodyInfo {
   Body body;
   const char* name;
@@ -66,6 +79,7 @@ struct BodyInfo {
   KernelHandle (*takes)(const BodyShape&, const KernelRegistry&);
   const std::vector<BodyConfig>& (*cells)();
   std::string (*config)(const Plan&);
+  const LongRange& (*long_range)();
 };
 
 #define W8A16_BODY(id, tier, contract, kernels, entries, probes)          \
@@ -74,6 +88,7 @@ struct BodyInfo {
   KernelHandle takes(const BodyShape& s, const KernelRegistry& registry); \
   const std::vector<BodyConfig>& cells();                                 \
   std::string config(const Plan& p);                                      \
+  const LongRange& long_range();                                          \
   }
 #include "w8a16/device/bodies.def"
 
@@ -95,7 +110,8 @@ inline constexpr BodyInfo kBodies[] = {
    &bodies::id::plan,                                            \
    &bodies::id::takes,                                           \
    &bodies::id::cells,                                           \
-   &bodies::id::config},
+   &bodies::id::config,                                          \
+   &bodies::id::long_range},
 #include "w8a16/device/bodies.def"
 };
 #undef K

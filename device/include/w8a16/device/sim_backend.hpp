@@ -65,6 +65,12 @@ enum class PlantedBug : std::uint8_t {
   none,
   flip,    // bit 0 of one output element (row, column) is flipped after the emulation
   swap_k,  // the body reads A's K positions i and j swapped (a wrong load index)
+  // A NaN scan over K by L lanes that keeps only each lane's last pass (an `=` for an `|=`): the NaN
+  // codes at K-steps s with s + L < steps go unseen, and a column whose every NaN code is among
+  // them is computed with NaN codes decoded as +-480, the fast integer decode's value (NUMERICS.md
+  // 2.4 tc.nan / gemv.nan = finite). Visible only with a NaN code early in a range of more than L
+  // steps: what the coverage plan's lone specials are for (properties/coverage.hpp).
+  early_nan,
 };
 // Stand-ins that break invariance on purpose (`w8a16check invariance`'s controls): values that
 // depend on the call's row count, on a row's position, or on the run. Each is emulated as a change
@@ -88,7 +94,7 @@ struct BodyStandIn {
   Body body = Body::gemm128_tile;
   ref::Conventions conventions = ref::canonical_conventions();  // tc for a tensor-core body, gemv for the GEMV
   PlantedBug bug = PlantedBug::none;
-  std::uint32_t x = 0, y = 0;  // flip: row, column; swap_k: the two K positions
+  std::uint32_t x = 0, y = 0;  // flip: row, column; swap_k: the two K positions; early_nan: x = L
   StandInVariation variation = StandInVariation::none;
   std::string text;  // the item as given, for the backend's note
 };
@@ -98,6 +104,8 @@ struct BodyStandIn {
 //                         the text form (ref::parse_conventions); a name is looked up first
 //   bug:flip[@R:C]        the canonical values with bit 0 of C[R][C] flipped (default C[0][0])
 //   bug:swap-k@I:J        the canonical values computed with A's K positions I and J swapped
+//   bug:early-nan@L       the NaN codes a scan of L lanes reads before its last pass lost
+//                         (PlantedBug::early_nan)
 //   NAME+bug:...          the bug on top of the named (or file's) conventions
 //   split-k-by-m, row-order, nondeterministic
 //                         the canonical values varied as StandInVariation says (the controls that

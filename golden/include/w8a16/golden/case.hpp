@@ -79,6 +79,8 @@ enum class Distribution : std::uint8_t {
   cancelling_steps,  // steps +P, small, -P, small: acc swings by a large P, every fold point rounds
   every_special,     // activation_like with exactly one of each of the 15 special classes (case_inputs.hpp)
   nan_codes,         // activation_like with a NaN code (0x7F, 0xFF) in one W row in eight: a kernel's NaN path
+  lone_specials,     // activation_like with exactly one NaN code, NaN activation or Inf/NaN scale, at the first,
+                     // a middle or the last 128-K step, which one named by the seed (case_inputs.hpp)
 };
 inline constexpr Distribution kAllDistributions[] = {
     Distribution::activation_like,  Distribution::wide_exponents,     Distribution::cancellation,
@@ -86,7 +88,7 @@ inline constexpr Distribution kAllDistributions[] = {
     Distribution::ones_pow2_scales, Distribution::near_overflow,      Distribution::tiny,
     Distribution::mid_exponents,    Distribution::cancellation_pairs, Distribution::row_specials,
     Distribution::fold_ties,        Distribution::zero_signs,         Distribution::cancelling_steps,
-    Distribution::every_special,    Distribution::nan_codes,
+    Distribution::every_special,    Distribution::nan_codes,          Distribution::lone_specials,
 };
 std::string_view distribution_name(Distribution d);
 bool parse_distribution(std::string_view name, Distribution* out);

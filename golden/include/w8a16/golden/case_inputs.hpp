@@ -67,4 +67,36 @@ inline constexpr int kSpecialClassCount = 15;
 std::string_view special_class_name(int bit_index);  // "a_nan", ..., "s_nan"
 std::uint32_t special_classes(const Case& c, const CaseInputs& in);
 
+// lone_specials: the activation_like bulk and exactly one special operand of a kind, at a 128-K
+// step (a scale block's column of S, NUMERICS.md 2), both named by the seed's low four bits, so that
+// a coverage case asks for one (properties/coverage.hpp) and its line says which it holds:
+//   seed bits 0-1, the kind:  0 a NaN code of W (0x7F or 0xFF), 1 a NaN activation, 2 an Inf or
+//                              NaN scale, 3 one of the three drawn from the seed;
+//   seed bits 2-3, the step:  0 the first, 1 a middle one (drawn strictly between the first and the
+//                              last; with fewer than three steps, step steps/2), 2 the last,
+//                              3 any step drawn from the seed.
+// Everything else about the special (the row or column, the K inside the step, the value and its
+// sign) is drawn from the seed (case_inputs.cpp).
+enum class LoneKind : std::uint8_t { w_nan, a_nan, s_inf_nan };
+enum class LoneStep : std::uint8_t { first, middle, last };
+inline constexpr LoneKind kLoneKinds[] = {LoneKind::w_nan, LoneKind::a_nan, LoneKind::s_inf_nan};
+inline constexpr LoneStep kLoneSteps[] = {LoneStep::first, LoneStep::middle, LoneStep::last};
+std::string_view lone_kind_name(LoneKind k);  // "w_nan", "a_nan", "s_inf_nan"
+std::string_view lone_step_name(LoneStep s);  // "first", "middle", "last"
+// `seed` with its low four bits set to name the kind and the step (the other 60 bits kept).
+std::uint64_t lone_specials_seed(std::uint64_t seed, LoneKind kind, LoneStep step);
+
+// The one special operand a case's inputs hold, read back from the operands (never from the
+// line): found only when the read part of A, W and S holds exactly one NaN or Inf activation,
+// NaN code or Inf or NaN scale, and it is of a LoneKind (an Inf activation is none). `step` is its
+// 128-K step (for a scale: its column of S); `where` is first at step 0, last at the last step
+// (steps >= 2), else middle.
+struct LoneSpecial {
+  bool found = false;
+  LoneKind kind = LoneKind::w_nan;
+  std::uint32_t step = 0;
+  LoneStep where = LoneStep::first;
+};
+LoneSpecial find_lone_special(const Case& c, const CaseInputs& in);
+
 }  // namespace w8a16::golden

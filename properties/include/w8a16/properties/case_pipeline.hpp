@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/launcher.hpp"
 
@@ -32,6 +33,7 @@ struct CaseWork {
   std::string input_error;              // not empty: its operands could not be regenerated;
                                         // nothing was emulated or launched
   std::uint32_t specials = 0;           // golden::special_classes of its operands
+  golden::LoneSpecial lone;             // golden::find_lone_special of its operands
   std::string contract_problem;         // not empty: the contract does not define this case's outputs
                                         // (contract_case_problem): nothing was emulated or launched
   std::vector<std::uint16_t> expected;  // expected_output: all of C, guard rows included

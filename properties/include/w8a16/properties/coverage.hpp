@@ -12,6 +12,7 @@
 #include "w8a16/device/limits.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 
 namespace w8a16::props {
 
@@ -55,6 +56,7 @@ struct CoverageCell {
   std::uint64_t cases = 0;
   std::uint32_t specials_seen = 0;    // golden::SpecialClass bits over the cell's cases
   std::uint64_t planned_without = 0;  // of those, cases whose line takes kernels away (without=)
+  std::uint32_t lone_seen = 0;        // lone_bit()s of the cell's cases (lone_bits)
 };
 using CoverageTable = std::map<CoverageKey, CoverageCell>;
 
@@ -81,14 +83,55 @@ std::vector<AimedCase> coverage_plan(const device::KernelRegistry& registry, con
                                      std::vector<CoverageKey>* unreached);
 
 // The gate's share of a coverage plan (`verify --quick`): in every cell its every_special case
-// (so every cell and every special class is still covered), and of the data that shows the order
-// (fold_ties, zero_signs, cancelling_steps, nan_codes) one kind per cell, rotating over each
-// body's cells so that every body meets every kind; a body with fewer cells than kinds keeps all
-// of them in each cell. Cheapest first, as the plan.
+// (so every cell and every special class is still covered), every lone_specials case (every lone
+// cell), and of the data that shows the order (fold_ties, zero_signs, cancelling_steps, nan_codes)
+// one kind per cell, rotating over each body's cells so that every body meets every kind; a body
+// with fewer cells than kinds keeps all of them in each cell. Cheapest first, as the plan.
 std::vector<AimedCase> quick_coverage_plan(const std::vector<AimedCase>& plan);
 
-// The cells of `expected` with no case, and those whose cases lack special classes, as lines
-// naming each ("empty: ..." / "missing special classes ...: ...").
+// Lone specials over long ranges. A slip in a body's handling of specials over K (a NaN table
+// scan, a NaN probe, a decode, the scales' reads) may show only for a special alone at the start
+// or the end of a range that a lane, a warp or a ring of stages goes through in several passes;
+// data with many specials, or short ranges, hides it. So every body of the expected cells has a
+// cell for each kind of lone special (golden::LoneKind: a NaN code of W, a NaN activation, an Inf
+// or NaN scale) at each K-step (golden::LoneStep: the range's first, a middle one, its last) of a
+// range longer than the body's longest stride over K (bodies.hpp long_range: stride_steps, and
+// which stride it is). A cell is filled by a case of more steps than that which ran in the body
+// and whose inputs hold exactly that one special at that step (golden::find_lone_special),
+// whichever entry point and configuration it ran through.
+struct LoneCell {
+  device::Body body = device::Body::gemm128_tile;
+  golden::LoneKind kind = golden::LoneKind::w_nan;
+  golden::LoneStep step = golden::LoneStep::first;
+  friend bool operator==(const LoneCell& a, const LoneCell& b) {
+    return a.body == b.body && a.kind == b.kind && a.step == b.step;
+  }
+};
+std::string lone_cell_text(const LoneCell& c);  // "tc_rows_packed x w_nan at the first K-step"
+constexpr std::uint32_t lone_bit(golden::LoneKind kind, golden::LoneStep step) {
+  return 1u << (3 * static_cast<unsigned>(kind) + static_cast<unsigned>(step));
+}
+inline constexpr std::uint32_t kAllLoneBits = (1u << 9) - 1;
+// The lone cell a case fills in the body it ran: lone_bit of its one special when its inputs hold
+// one (`found`) and its K has more steps than the body's stride_steps, else 0.
+std::uint32_t lone_bits(const golden::Case& c, const golden::LoneSpecial& lone, device::Body body);
+// Every body of `expected` x each kind x each step, in body order.
+std::vector<LoneCell> expected_lone_cells(const std::vector<CoverageKey>& expected);
+// For every body of expected_cells(registry, entries), one lone_specials case per kind x step
+// (golden::lone_specials_seed), all at the first of the body's long_range shapes (and the fewest
+// kernels taken away, as coverage_plan) whose plan lands in one of the body's expected cells;
+// each AimedCase's target is that cell. Cheapest first. A body no long_range shape reaches through
+// `entries` is returned in *unreached (and its lone cells stay empty).
+std::vector<AimedCase> lone_specials_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,
+                                          const std::vector<golden::EntryPoint>& entries, std::uint64_t seed,
+                                          std::vector<device::Body>* unreached);
+// Two plans, each cheapest first, as one, cheapest first (the first's case before the second's
+// at equal work).
+std::vector<AimedCase> merged_plans(const std::vector<AimedCase>& a, const std::vector<AimedCase>& b);
+
+// The cells of `expected` with no case, those whose cases lack special classes, the lone cells
+// (expected_lone_cells) no case filled, and any cell the list lacks, as lines naming each
+// ("empty cell: ...", "empty cells: ... x {...}", "a case ran in ...").
 std::vector<std::string> coverage_gaps(const std::vector<CoverageKey>& expected, const CoverageTable& table);
 
 }  // namespace w8a16::props
