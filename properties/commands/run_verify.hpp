@@ -47,7 +47,7 @@ struct VerifyArgs {
   std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
   bool perturb = false;               // --perturb [SEED]: the perturbed campaign (properties/perturb.hpp)
   std::uint64_t perturb_seed = 1;
-  std::uint32_t perturb_seeds = 6;  // --perturb-seeds: timing seeds a case
+  std::uint32_t perturb_seeds = 4;  // --perturb-seeds: timing seeds a case
 };
 // --perturb's time budget unless --time-budget says otherwise: no case starts after it.
 inline constexpr double kPerturbBudgetSeconds = 100;

@@ -18,7 +18,7 @@ namespace w8a16::props {
 
 struct PerturbOptions {
   std::uint64_t seed = 1;            // the run's seed: every timing seed is drawn from it
-  std::uint32_t seeds_per_case = 6;  // timing seeds each case runs under
+  std::uint32_t seeds_per_case = 4;  // timing seeds each case runs under
   double time_budget_s = 0;          // seconds after which no case starts (0: none); a run cut short is INCOMPLETE
   std::uint64_t max_failures = 0;    // start no case after this many failed (0: no limit)
 };
