@@ -493,6 +493,7 @@ int run_verify(const VerifyArgs& a) {
   if (const int bad = campaign_options(a, &opt, &shard_from)) return bad;
   if (a.perturb) {
     if (!a.contract.empty()) return usage("--perturb holds the bytes to the family's own contract: no --contract");
+    if (a.backend == "sim") return usage("--perturb runs the perturbed module on a GPU: not with --backend sim");
     if (!a.junit->path.empty() || !a.json->path.empty())
       return usage(
           "--perturb writes its verdict and each failure's seed to the standard output only: no --junit or --json");

@@ -207,3 +207,54 @@ TEST(RecordCli, BadInputExitsTwoAndChangesNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+// `verify --perturb`: a GPU-only mode. Without a GPU it says so (77 where the CUDA backend is built:
+// the perturbed module lies beside the CLI; 2 where it is not), and what it cannot honour is a
+// usage error before anything loads.
+TEST(VerifyPerturbCli, WithoutAGpuIsSkippedOrRefusedByBuild) {
+  const CliRun r = cli("verify --perturb --data-dir '" + std::string(W8A16_SOURCE_DIR) + "/golden' --no-save");
+  if (r.exit_status == 0 || r.exit_status == 1) GTEST_SKIP() << "a GPU is present: it ran instead:\n" << r.output;
+#if W8A16_HAVE_CUDA
+  EXPECT_EQ(r.exit_status, 77) << r.output;
+  EXPECT_NE(r.output.find("verify: SKIPPED: no GPU on this machine"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("w8a16_perturbed.fatbin"), std::string::npos) << r.output;
+  const CliRun missing = cli("verify --perturb --module /nonexistent/w8a16_perturbed.fatbin --data-dir '" +
+                             std::string(W8A16_SOURCE_DIR) + "/golden' --no-save");
+  EXPECT_EQ(missing.exit_status, 2) << missing.output;
+  EXPECT_NE(missing.output.find("no such file"), std::string::npos) << missing.output;
+#else
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("this build has no CUDA backend"), std::string::npos) << r.output;
+#endif
+}
+
+TEST(VerifyPerturbCli, WhatItCannotHonourIsAUsageError) {
+  const std::string golden = " --data-dir '" + std::string(W8A16_SOURCE_DIR) + "/golden' --no-save";
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"verify --perturb-seeds 3", "--perturb-seeds needs --perturb"},
+      {"verify --perturb --contract seed-skinny", "no --contract"},
+      {"verify --perturb --backend sim", "not with --backend sim"},
+      {"verify --perturb --json REPORT", "no --junit or --json"},
+      {"verify --perturb --perturb-seeds 0", "--perturb-seeds"},
+  };
+  const std::string report = fresh_dir("perturb_refused") + "/v.json";
+  for (const auto& c : cases) {
+    std::string args = c.args;
+    if (args.find("REPORT") != std::string::npos) args.replace(args.find("REPORT"), 6, "'" + report + "'");
+    const CliRun r = cli(args + golden);
+    EXPECT_EQ(r.exit_status, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+  // The report a refused run was asked for says ERROR (the CLI's rule for every exit before a verdict).
+  std::ifstream json(report);
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"verdict\": \"ERROR\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("PASS"), std::string::npos) << text;
+}
+
+}  // namespace
