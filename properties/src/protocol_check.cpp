@@ -174,6 +174,19 @@ void check_function(const std::string& name, const Graph& g, ProtocolReport* r) 
                                    ") follows the wgmma at " + hex(g.insns[h].addr) +
                                    " on a path with no wgmma.wait_group 0 (WARPGROUP.DEPBAR.LE gsb0, 0x0) between"});
   }
+  // refill: a copy that no barrier wait reaches on any path refills a stage nobody released.
+  std::vector<bool> after_a_wait(n, false);
+  for (std::size_t w = 0; w < n; ++w) {
+    if (g.kinds[w] != Kind::wait) continue;
+    const std::vector<bool> seen = reach(g, w, [](std::size_t) { return false; });
+    for (std::size_t c = 0; c < n; ++c) after_a_wait[c] = after_a_wait[c] || seen[c];
+  }
+  for (std::size_t c = 0; c < n; ++c)
+    if (g.kinds[c] == Kind::copy && !after_a_wait[c])
+      r->findings.push_back({name, "refill",
+                             "the copy at " + hex(g.insns[c].addr) + " (" + g.insns[c].op +
+                                 ") refills shared memory with no barrier wait (SYNCS.PHASECHK ... TRYWAIT) before it "
+                                 "on any path: nothing waits for the stage's release"});
   // fence: from each wait, the copies it reaches, against those it reaches through a proxy fence.
   std::set<std::size_t> unfenced;
   for (std::size_t w = 0; w < n; ++w) {

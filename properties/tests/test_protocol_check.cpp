@@ -86,6 +86,19 @@ TEST(ProtocolCheck, ARefillNoPathFencesIsAFinding) {
   EXPECT_EQ(check_protocol_sass(s.text()).findings.size(), 1u);
 }
 
+TEST(ProtocolCheck, ARefillNoWaitReachesIsAFinding) {
+  // The producer's wait for the stage's release taken out: its copy follows no wait on any path.
+  Sass s;
+  std::string text = s.text();
+  text.replace(text.find("SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR6+0x30040], R10"), 52,
+               "ISETP.NE.AND P1, PT, R10, RZ, PT");
+  const ProtocolReport r = check_protocol_sass(text);
+  ASSERT_TRUE(r.checked) << r.why_not;
+  ASSERT_EQ(r.findings.size(), 1u);  // the fence rule holds copies a wait reaches: none here
+  EXPECT_EQ(r.findings[0].rule, "refill");
+  EXPECT_NE(r.findings[0].what.find("0x70"), std::string::npos) << r.findings[0].what;
+}
+
 TEST(ProtocolCheck, WhatCannotBeReadIsNotCheckedAndSaysWhy) {
   // No pipelined symbol of the family.
   Sass other;

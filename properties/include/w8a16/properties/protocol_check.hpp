@@ -12,10 +12,13 @@
 //            reachable from a barrier wait (SYNCS.PHASECHK ... TRYWAIT) on no path through a proxy
 //            fence (FENCE.VIEW.ASYNC.S: fence.proxy.async, 9.7.13.4): the wait orders the readers'
 //            generic-proxy accesses before this thread's, and without the fence not before the
-//            async proxy's writes.
-// The fence rule is existential (a copy some path fences passes), so it flags a refill no path
-// fences, not one fenced on most paths; the phase a wait names is not checked here (a register
-// value): `verify --perturb` is what shows a wait on the wrong phase.
+//            async proxy's writes;
+//   refill   an asynchronous copy that no barrier wait reaches on any path: nothing waits for the
+//            release of the stage it overwrites.
+// The fence and refill rules are existential (a copy some path fences, or some wait reaches, passes:
+// the first lap's refills wait for nothing, on paths the SASS cannot tell from the others'), so they
+// flag a refill no path fences or waits for, not one that most paths do; the phase a wait names is
+// not checked here (a register value): `verify --perturb` is what shows a wait on the wrong phase.
 #pragma once
 #include <string>
 #include <vector>
@@ -24,7 +27,7 @@ namespace w8a16::props {
 
 struct ProtocolFinding {
   std::string kernel;  // the symbol
-  std::string rule;    // "release" or "fence"
+  std::string rule;    // "release", "fence" or "refill"
   std::string what;    // the instructions and their addresses
 };
 
