@@ -411,8 +411,8 @@ props::ProtocolReport check_loaded_module_protocol(const std::string& module) {
 #endif
 }
 
-// `verify --perturb`: the cases of the pipelined bodies (the coverage plan's, --quick's share of it
-// with --quick, and the saved cases) on the perturbed module, each under several timing seeds
+// `verify --perturb`: the cases of the pipelined bodies (the coverage plan's with its lone specials,
+// --quick's share of it with --quick, and the saved cases) on the perturbed module, each under several timing seeds
 // (properties/perturb.hpp). The module: --module, else bin/w8a16_perturbed.fatbin beside the CLI.
 int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
 #if W8A16_HAVE_CUDA
@@ -439,6 +439,9 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   std::vector<props::CoverageKey> unreached;
   std::vector<props::AimedCase> aimed = props::coverage_plan(backend->registry(), backend->limits(), opt.draw.entries,
                                                              props::coverage_distributions(true), opt.seed, &unreached);
+  std::vector<device::Body> lone_unreached;
+  aimed = props::merged_plans(aimed, props::lone_specials_plan(backend->registry(), backend->limits(), opt.draw.entries,
+                                                               opt.seed, &lone_unreached));
   if (a.quick) aimed = props::quick_coverage_plan(aimed);
   std::vector<golden::Case> candidates;
   for (const props::AimedCase& x : aimed) candidates.push_back(x.c);
