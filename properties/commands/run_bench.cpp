@@ -36,6 +36,7 @@
 #include "w8a16/bench/inputs.hpp"
 #include "w8a16/bench/measure.hpp"
 #include "w8a16/golden/case.hpp"
+#include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/launcher.hpp"
 #include "w8a16/bench/timer.hpp"
 #include "w8a16/device/api.hpp"
@@ -360,7 +361,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         r.entry = device::entry_name(tc.call.entry);
         r.bytes = bench::floor_bytes(sh, m);
         r.floor_us = bench::floor_us(r.bytes, copy_bw);
-        const device::MaskedRegistry registry(reg, tc.absent);
+        const props::CaseRegistry registry(reg, tc.absent);
         const device::Planned planned = device::plan_launch(tc.call, registry, backend->limits());
         if (planned.ok()) {
           const std::string key = r.entry + " " + planned.plan.kernel_name + " " +

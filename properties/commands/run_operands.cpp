@@ -286,7 +286,7 @@ int run_operands(const RunOperandsArgs& args) {
   DeviceOperands d;
   const std::string failed = upload(*backend, bundle, w_device, !args.columns.empty(), &d);
   if (!failed.empty() || !d.o) return usage("device memory: " + failed + " (nothing was run)");
-  const device::MaskedRegistry no_hopper(backend->registry(), device::tier_kernels(device::Tier::first));
+  const props::CaseRegistry no_hopper(backend->registry(), device::tier_kernels(device::Tier::first));
   const device::KernelRegistry& registry = args.without_hopper ? static_cast<const device::KernelRegistry&>(no_hopper)
                                                                : backend->registry();
   // The plan of the first launch names the body; every launch has the same shape, hence the same plan.

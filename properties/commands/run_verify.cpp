@@ -436,13 +436,12 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
   if (!check_module(*backend, entries, &error)) return usage(error);
-  std::vector<props::CoverageKey> unreached;
-  std::vector<props::AimedCase> aimed = props::coverage_plan(backend->registry(), backend->limits(), opt.draw.entries,
-                                                             props::coverage_distributions(true), opt.seed, &unreached);
-  std::vector<device::Body> lone_unreached;
-  aimed = props::merged_plans(aimed, props::lone_specials_plan(backend->registry(), backend->limits(), opt.draw.entries,
-                                                               opt.seed, &lone_unreached));
-  if (a.quick) aimed = props::quick_coverage_plan(aimed);
+  // The campaign's own coverage plan, as a run on this GPU makes it (plan_coverage).
+  props::CampaignOptions planned = opt;
+  props::VerifyResult v;
+  v.on_gpu = true;
+  plan_coverage(a, *backend, &planned, &v);
+  const std::vector<props::AimedCase>& aimed = planned.aimed;
   std::vector<golden::Case> candidates;
   for (const props::AimedCase& x : aimed) candidates.push_back(x.c);
   candidates.insert(candidates.end(), opt.saved.begin(), opt.saved.end());

@@ -45,12 +45,7 @@ std::string call_text(const golden::Case& c) {
   return t + " needle=" + std::string(golden::distribution_name(c.dist));
 }
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+constexpr std::uint64_t mix(std::uint64_t x) { return golden::splitmix64(x); }
 
 }  // namespace
 

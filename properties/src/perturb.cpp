@@ -6,18 +6,13 @@
 
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case_inputs.hpp"
+#include "w8a16/golden/case_rng.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
 namespace w8a16::props {
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): a well-mixed value from each index.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+constexpr std::uint64_t mix(std::uint64_t x) { return golden::splitmix64(x); }
 
 }  // namespace
 

@@ -76,10 +76,6 @@ class MaskedRegistry final : public KernelRegistry {
   MaskedRegistry(const KernelRegistry& inner, std::initializer_list<KernelId> absent) : inner_(inner) {
     for (KernelId id : absent) absent_[static_cast<std::size_t>(id)] = true;
   }
-  // `absent_bits`: bit i takes away KernelId i (bodies.hpp kernel_bit, tier_kernels).
-  MaskedRegistry(const KernelRegistry& inner, std::uint32_t absent_bits) : inner_(inner) {
-    for (std::size_t i = 0; i < kKernelCount; ++i) absent_[i] = (absent_bits >> i) & 1u;
-  }
   KernelHandle resolve(KernelId id) const override {
     return absent_[static_cast<std::size_t>(id)] ? KernelHandle{} : inner_.resolve(id);
   }

@@ -17,6 +17,8 @@ constexpr std::uint64_t splitmix64_next(std::uint64_t* state) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+// The value SplitMix64 gives for a state of x: a well-mixed 64-bit hash of one value.
+constexpr std::uint64_t splitmix64(std::uint64_t x) { return splitmix64_next(&x); }
 
 // xoshiro256** 1.0 (Blackman and Vigna, `xoshiro256starstar.c`), state from SplitMix64 as its
 // authors recommend.
