@@ -24,7 +24,7 @@
 // whole program, where a separate extern declaration would make it a file-local (static) variable.
 extern "C" {
 __device__ unsigned long long w8a16_timing_seed = 0;
-__device__ float w8a16_timing_sink = 0;  // SeededTiming::keep
+__device__ unsigned int w8a16_timing_zero = 0;  // never written: SeededTiming::zero
 }
 #endif
 
@@ -69,31 +69,32 @@ struct SeededTiming {
     const uint32_t ns = 256u << ((x >> 8) & 3u);  // 256, 512, 1024 or 2048 ns
     __nanosleep(x % 3 == 0 ? ns + static_cast<uint32_t>((x >> 16) % ns) : 0u);
   }
-  // Extra wgmmas the issue puts in front of a step's own, over the same stage (w8a16_wgmma_rows.cu,
-  // issue): they keep the tensor cores busy, so the step's own start later and read the stage for
-  // longer after the issue, which a release before the wait then races. A constant: wgmma is
-  // .sync.aligned (every thread of the warpgroup issues the same ones, PTX ISA 9.7.15.5), and a
-  // count ptxas cannot prove uniform puts them on a divergent path, where it serialises every wgmma
-  // (C7520) and nothing is in flight at the release any more.
-  // 192 of m64n8k16 (4 accumulator registers: a larger N costs registers the consumers lack, and
-  // ptxas serialises, C7512): microseconds of tensor-core work, longer than the producer's refill
-  // takes once a stage is released (with 16 of them, no release before the wait changed a byte).
-  static constexpr uint32_t kStretch = 192;
-  // Their accumulators, read once their wait has passed: ptxas removes a wgmma whose result is dead
-  // (an empty asm's operands do not reach the PTX), so they are stored where the seed is 0, which
-  // ptxas cannot rule out.
-  __device__ __forceinline__ static void keep(const float (&q)[4]) {
-    if (*static_cast<volatile unsigned long long*>(&w8a16_timing_seed) == 0)
-      *static_cast<volatile float*>(&w8a16_timing_sink) = q[0] + q[1] + q[2] + q[3];
-  }
+  // Extra wgmmas the issue puts in front of a step's own, of the step's own shape, over the same
+  // stage and into the step's own accumulators (w8a16_wgmma_rows.cu, issue): the step's first
+  // wgmma then writes registers they write, so it cannot start before they finish, and the step
+  // reads the stage microseconds after its issue, which a release before the wait then races.
+  // Into accumulators of their own they would leave the step's wgmmas free to run beside them (192
+  // of m64n8k16 that way changed no byte under a release before the wait, docs/JOURNAL.md), and
+  // ptxas serialised the two-CTA symbols' wgmmas for their registers. The step's first wgmma
+  // ignores what they leave through a scale-d that is zero at run time (zero()), so the step's
+  // partial sum starts from +0 as in the product module and the bytes are the product's; ptxas
+  // cannot prove it zero, so it keeps them. A count of kStretchColumns / N for N rows: about as
+  // much tensor-core work at every tile height. A constant: wgmma is .sync.aligned (every thread
+  // of the warpgroup issues the same ones, PTX ISA 9.7.15.5), and a count ptxas cannot prove
+  // uniform puts them on a divergent path, where it serialises every wgmma (C7520).
+  static constexpr uint32_t kStretchColumns = 1536;
+  template <int kRows>
+  static constexpr uint32_t kStretch = kStretchColumns / kRows > 24 ? kStretchColumns / kRows : 24;
+  __device__ __forceinline__ static uint32_t zero() { return *static_cast<volatile unsigned int*>(&w8a16_timing_zero); }
 };
 using Timing = SeededTiming;
 #else
-struct ProductTiming {
+struct ProductTiming {  // every call of it sits in a discarded `if constexpr` branch
   static constexpr bool kPerturbs = false;
   __device__ __forceinline__ static void at(HandOver, uint32_t) {}
+  template <int kRows>
   static constexpr uint32_t kStretch = 0;
-  __device__ __forceinline__ static void keep(const float (&)[4]) {}
+  __device__ __forceinline__ static uint32_t zero() { return 0; }
 };
 using Timing = ProductTiming;
 #endif

@@ -262,22 +262,23 @@ struct WgMainloop {
 
   // 8 chained wgmmas of stage st into p (scale-d 0 on the first: the step's p starts from +0). The
   // j-th reads K slice j of the row tile: slice j & 3 of half j >> 2 (4 slices per 128-byte row).
-  // `stretch`: the timing policy's extra wgmmas (the perturbed module's only), issued before the
-  // step's own over the same stage into 4 accumulators of their own, chained so that none is dead,
-  // and read after the wait (kn::Timing::keep), so that ptxas keeps them: the step's wgmmas start
-  // later and read the stage for longer.
+  // In the perturbed module the timing policy's extra wgmmas of the same shape go first, into p
+  // itself, and the step's first takes its scale-d from a register that is zero at run time
+  // (w8a16_timing.cuh, kStretch): the step's wgmmas wait for them and read the stage later.
   __device__ __forceinline__ static void issue(const Pipeline& sm, Stages st, const std::uint32_t (&a)[8][4],
-                                               float (&p)[kAcc], float (&stretch)[4]) {
+                                               float (&p)[kAcc]) {
     static_assert(4 * Cfg::kSliceBytes == dev::kWgSwizzleRowBytes, "four K slices per swizzle row");
     const std::uint32_t act = sm.stage(st) + Pipeline::kOffAct;
     kn::wgmma_fence();
     if constexpr (kn::Timing::kPerturbs) {
-      kn::WgmmaRs<8>::template mma<false>(stretch, a[0], kn::wgmma_desc_sw128(act));
+      kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
-      for (std::uint32_t x = kn::Timing::kStretch - 1; x != 0; --x)
-        kn::WgmmaRs<8>::template mma<true>(stretch, a[x % 8], kn::wgmma_desc_sw128(act));
+      for (std::uint32_t x = kn::Timing::kStretch<kRows> - 1; x != 0; --x)
+        kn::WgmmaRs<kRows>::template mma<true>(p, a[x % 8], kn::wgmma_desc_sw128(act));
+      kn::WgmmaRs<kRows>::mma(p, a[0], kn::wgmma_desc_sw128(act), kn::Timing::zero());
+    } else {
+      kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
     }
-    kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
       kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
@@ -296,15 +297,14 @@ struct WgMainloop {
                                                  std::uint32_t range, std::uint32_t row_base, std::uint32_t lane, F& f,
                                                  kn::WgTurns turns = kn::WgTurns{0}) {
     if (first >= range) return;
-    float p[kAcc], stretch[4];
+    float p[kAcc];
     if constexpr (!Cfg::kPipelined) {  // decode, wgmmas, fold, one step after the other
       std::uint32_t a[8][4];
       for (Stages st{first}; st.count < range; st += stride) {
         decode(sm, st, row_base, lane, a, f.may_nan());
         f.next(st.count);
-        issue(sm, st, a, p, stretch);
+        issue(sm, st, a, p);
         kn::wgmma_wait<0>();
-        if constexpr (kn::Timing::kPerturbs) kn::Timing::keep(stretch);
         sm.consumer_release(st);
         f.next(range);
         f.done(st.count, p);
@@ -323,12 +323,11 @@ struct WgMainloop {
         const Stages later = st + stride;
         const bool more = later.count < range;
         if constexpr (kPingPong) turns.wait();
-        issue(sm, st, cur, p, stretch);
+        issue(sm, st, cur, p);
         if constexpr (kPingPong) turns.pass(more);
         if (more) decode(sm, later, row_base, lane, nxt, f.may_nan());
         f.next(more ? later.count : range);
         kn::wgmma_wait<0>();
-        if constexpr (kn::Timing::kPerturbs) kn::Timing::keep(stretch);
         sm.consumer_release(st);
         f.done(st.count, p);
         return more;

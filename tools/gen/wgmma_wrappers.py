@@ -29,6 +29,19 @@ struct WgmmaRs<{n}> {{
         : {outs}
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }}
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {{
+    asm volatile(
+        "{{\\n"
+        ".reg .pred scale_d;\\n"
+        "setp.ne.b32 scale_d, %{acc + 5}, 0;\\n"
+        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
+        "{{{d}}}, {{{a}}}, %{acc + 4}, scale_d, 1, 1, 0;\\n"
+        "}}\\n"
+        : {outs}
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
+  }}
 }};
 '''
 
@@ -43,7 +56,8 @@ namespace w8a16::kernels {
 
 // The scale-d operand is an immediate: 0 on the first instruction of a 128-K step (the step's
 // partial sum starts from nothing, which the project's wgmma recordings show equals C = +0), 1 on
-// the seven that chain after it (NUMERICS.md 2.1).
+// the seven that chain after it (NUMERICS.md 2.1). The perturbed module's first instruction takes
+// it as a register instead (w8a16_timing.cuh, kStretch), zero at run time.
 template <int kN>
 struct WgmmaRs;
 
