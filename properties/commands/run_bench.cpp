@@ -117,7 +117,8 @@ struct Row {
   double bytes = 0, floor_us = 0;
   Check check;
   bool launched = false;
-  bool stable = false;  // C after timing == C that was checked
+  bool stable = false;     // C after timing == C that was checked
+  bool dispatched = true;  // the entry point as it dispatches (false: some kernels taken away)
   std::string error;
   double cublas_rel_err = -1;
   bool cublas_ok = false;
@@ -177,6 +178,38 @@ nlohmann::json timing_json(const Timing& t) {
 }
 
 // Every number of the run, one object per row (the schema of device/kernels/bench-h200*.json).
+// Whether the dispatched entry picked the fastest body it could have: at each (shape, M), the
+// dispatched by_m row against every by_m row timed with kernels taken away (the same entry, the
+// same bytes, another body; PERF_NOTES.md "Dispatch rules"). `ratio` = the dispatched row's time /
+// the fastest row's (1: the rule picked the fastest timed body).
+struct DispatchCheck {
+  Shape sh;
+  std::uint32_t m = 0;
+  std::string dispatched_body, fastest_body;
+  double ratio = 1;
+  int alternatives = 0;  // rows timed against it
+};
+std::vector<DispatchCheck> dispatch_checks(const std::vector<Row>& rows) {
+  std::vector<DispatchCheck> out;
+  const std::string by_m = device::entry_name(device::Entry::gemm_pipelined_by_m);
+  for (const Row& d : rows) {
+    if (!d.dispatched || d.entry != by_m || !d.ours.ok) continue;
+    DispatchCheck c{d.sh, d.m, d.body, d.body, 1};
+    double best = d.ours.median_us;
+    for (const Row& r : rows) {
+      if (r.entry != by_m || r.dispatched || !r.ours.ok || r.sh.n != d.sh.n || r.sh.k != d.sh.k || r.m != d.m) continue;
+      ++c.alternatives;
+      if (r.ours.median_us < best) {
+        best = r.ours.median_us;
+        c.fastest_body = r.body;
+      }
+    }
+    c.ratio = d.ours.median_us / best;
+    if (c.alternatives > 0) out.push_back(c);  // nothing to compare with: no verdict
+  }
+  return out;
+}
+
 std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double copy_bw, const BenchArgs& a,
                       const std::string& cublas_note, bool pass, const std::vector<Row>& rows) {
   nlohmann::json j;
@@ -222,6 +255,15 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
     x["status"] = check_text(r);
     j["rows"].push_back(x);
   }
+  j["dispatch"] = nlohmann::json::array();
+  for (const DispatchCheck& c : dispatch_checks(rows))
+    j["dispatch"].push_back({{"n", c.sh.n},
+                             {"k", c.sh.k},
+                             {"m", c.m},
+                             {"dispatched_body", c.dispatched_body},
+                             {"fastest_body", c.fastest_body},
+                             {"alternatives_timed", c.alternatives},
+                             {"dispatched_over_fastest", c.ratio}});
   j["verdict"] = pass ? "PASS" : "FAIL";
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -361,6 +403,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         r.entry = device::entry_name(tc.call.entry);
         r.bytes = bench::floor_bytes(sh, m);
         r.floor_us = bench::floor_us(r.bytes, copy_bw);
+        r.dispatched = tc.absent == 0;
         const props::CaseRegistry registry(reg, tc.absent);
         const device::Planned planned = device::plan_launch(tc.call, registry, backend->limits());
         if (planned.ok()) {
@@ -420,6 +463,22 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
     }
   }
 
+  const std::vector<DispatchCheck> checks = dispatch_checks(rows);
+  std::size_t fastest = 0;
+  std::string slower;
+  for (const DispatchCheck& c : checks) {
+    if (c.ratio <= 1) {
+      ++fastest;
+      continue;
+    }
+    char b[160];
+    std::snprintf(b, sizeof b, "\n  N=%u K=%u M=%u: %s %.1f%% faster than the dispatched %s", c.sh.n, c.sh.k, c.m,
+                  c.fastest_body.c_str(), 100.0 * (c.ratio - 1.0), c.dispatched_body.c_str());
+    slower += b;
+  }
+  if (!checks.empty())
+    std::printf("bench: dispatch: the dispatched body is the fastest timed at %zu of %zu (shape, M)%s\n", fastest,
+                checks.size(), slower.c_str());
   std::printf("bench: %zu rows in %.0f s; %s\n", rows.size(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
               any_mismatch ? "SOME OUTPUT DIFFERS FROM THE EMULATOR OR A LAUNCH FAILED (see check column)"
