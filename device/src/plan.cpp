@@ -99,10 +99,20 @@ Planned plan_launch(const Call& call, const KernelRegistry& registry, const Devi
         break;
       case Entry::gemv_batch4_strided:
       case Entry::gemv_batch16_strided: body = Body::gemv_strip; break;
-      case Entry::gemm_packed_strided:  // its symbol by shape (packed_body), from the registry
-        body = packed_body(a.m, a.n, limits.multiprocessors);
-        handle = registry.resolve(body_launch(body, a.m, a.n, a.k, limits.multiprocessors).kernel);
+      case Entry::gemm_packed_strided: {  // its symbol by shape (packed_bodies), from the registry
+        const PackedBodies choices = packed_bodies(a.m, a.n, limits.multiprocessors);
+        body = choices.body[0];
+        handle = KernelHandle{};  // the entry has no handle of its own
+        for (int i = 0; i < choices.count && !handle; ++i) {
+          const KernelHandle h = registry.resolve(
+              body_launch(choices.body[i], a.m, a.n, a.k, limits.multiprocessors).kernel);
+          if (h) {
+            body = choices.body[i];
+            handle = h;
+          }
+        }
         break;
+      }
     }
 
   const BodyInfo& row = body_info(body);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "w8a16/device/bodies.hpp"
 #include "w8a16/device/plan.hpp"
 
 namespace w8a16::device {
@@ -424,6 +425,46 @@ TEST(Bodies, EveryNamedBodyIsListedOnceInEnumeratorOrder) {
   std::set<std::string> names;
   for (const Body b : kAllBodies) names.insert(body_name(b));
   EXPECT_EQ(names.size(), kAllBodies.size());
+}
+
+// gemm_packed_strided runs packed_body's symbol and, where a registry takes that symbol away, the
+// other one packed_body weighs against it up to 16 rows; from 17 rows the one-CTA symbol alone.
+TEST(Dispatch, PackedEntryFallsBackOnlyToTheSymbolItsRuleWeighs) {
+  const std::uint32_t sms = DeviceLimits::h200().multiprocessors;
+  struct Want {
+    std::uint32_t m, n;
+    Body preferred, other;  // other == preferred: nothing to fall back to
+  };
+  for (const Want& w : {Want{1, 33793, Body::wgmma_packed128_x2, Body::tc_rows_packed},
+                        Want{8, 10240, Body::tc_rows_packed, Body::wgmma_packed128_x2},
+                        Want{16, 10240, Body::wgmma_packed128_x2, Body::tc_rows_packed},
+                        Want{16, 770, Body::tc_rows_packed, Body::wgmma_packed128_x2},
+                        Want{17, 10240, Body::wgmma_packed128, Body::wgmma_packed128},
+                        Want{512, 77, Body::wgmma_packed128, Body::wgmma_packed128}}) {
+    ASSERT_EQ(packed_body(w.m, w.n, sms), w.preferred) << "m=" << w.m << " n=" << w.n;
+    auto plan_with = [&](const StaticRegistry& reg) {
+      Call c;
+      c.entry = Entry::gemm_packed_strided;
+      c.args = args_for(w.m, w.n, 256);
+      return plan_launch(c, reg, DeviceLimits::h200());
+    };
+    StaticRegistry reg = StaticRegistry::all_present();
+    Planned p = plan_with(reg);
+    ASSERT_TRUE(p.ok()) << p.status.message;
+    EXPECT_EQ(p.plan.body, w.preferred) << "m=" << w.m << " n=" << w.n;
+    reg.set_present(body_launch(w.preferred, w.m, w.n, 256, sms).kernel, false);
+    p = plan_with(reg);
+    if (w.other == w.preferred) {
+      EXPECT_FALSE(p.ok()) << "m=" << w.m << " n=" << w.n << " ran " << body_name(p.plan.body);
+      EXPECT_EQ(p.status.code, Errc::kernel_missing);
+      continue;
+    }
+    ASSERT_TRUE(p.ok()) << p.status.message;
+    EXPECT_EQ(p.plan.body, w.other) << "m=" << w.m << " n=" << w.n;
+    EXPECT_EQ(p.plan.handle, reg.resolve(p.plan.kernel));
+    reg.set_present(body_launch(w.other, w.m, w.n, 256, sms).kernel, false);
+    EXPECT_EQ(plan_with(reg).status.code, Errc::kernel_missing) << "m=" << w.m << " n=" << w.n;
+  }
 }
 
 TEST(Dispatch, ContiguousEntriesUseKAndNAsPitches) {

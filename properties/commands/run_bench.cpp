@@ -177,27 +177,26 @@ nlohmann::json timing_json(const Timing& t) {
   return j;
 }
 
-// Every number of the run, one object per row (the schema of device/kernels/bench-h200*.json).
-// Whether the dispatched entry picked the fastest body it could have: at each (shape, M), the
-// dispatched by_m row against every by_m row timed with kernels taken away (the same entry, the
-// same bytes, another body; PERF_NOTES.md "Dispatch rules"). `ratio` = the dispatched row's time /
-// the fastest row's (1: the rule picked the fastest timed body).
+// Whether each entry point picked the fastest body it could have: at each (shape, M), its row as it
+// dispatches against its rows timed with kernels taken away (the same entry, the same bytes,
+// another body; PERF_NOTES.md "Dispatch rules"). `ratio` = the dispatched row's time / the fastest
+// row's (1: the rule picked the fastest timed body).
 struct DispatchCheck {
   Shape sh;
   std::uint32_t m = 0;
-  std::string dispatched_body, fastest_body;
+  std::string entry, dispatched_body, fastest_body;
   double ratio = 1;
   int alternatives = 0;  // rows timed against it
 };
 std::vector<DispatchCheck> dispatch_checks(const std::vector<Row>& rows) {
   std::vector<DispatchCheck> out;
-  const std::string by_m = device::entry_name(device::Entry::gemm_pipelined_by_m);
   for (const Row& d : rows) {
-    if (!d.dispatched || d.entry != by_m || !d.ours.ok) continue;
-    DispatchCheck c{d.sh, d.m, d.body, d.body, 1};
+    if (!d.dispatched || !d.ours.ok) continue;
+    DispatchCheck c{d.sh, d.m, d.entry, d.body, d.body, 1};
     double best = d.ours.median_us;
     for (const Row& r : rows) {
-      if (r.entry != by_m || r.dispatched || !r.ours.ok || r.sh.n != d.sh.n || r.sh.k != d.sh.k || r.m != d.m) continue;
+      if (r.entry != d.entry || r.dispatched || !r.ours.ok || r.sh.n != d.sh.n || r.sh.k != d.sh.k || r.m != d.m)
+        continue;
       ++c.alternatives;
       if (r.ours.median_us < best) {
         best = r.ours.median_us;
@@ -210,6 +209,7 @@ std::vector<DispatchCheck> dispatch_checks(const std::vector<Row>& rows) {
   return out;
 }
 
+// Every number of the run, one object per row (the schema of device/kernels/bench-h200*.json).
 std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double copy_bw, const BenchArgs& a,
                       const std::string& cublas_note, bool pass, const std::vector<Row>& rows) {
   nlohmann::json j;
@@ -260,6 +260,7 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
     j["dispatch"].push_back({{"n", c.sh.n},
                              {"k", c.sh.k},
                              {"m", c.m},
+                             {"entry", c.entry},
                              {"dispatched_body", c.dispatched_body},
                              {"fastest_body", c.fastest_body},
                              {"alternatives_timed", c.alternatives},
@@ -273,7 +274,8 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
 // again with each of that tier's symbols alone and with the tier taken away (the tiers below it);
 // else, at M <= 16, the strided 32-row twin (tc_rows where it takes the shape, else the skinny
 // body); and on a module with the packed symbols, gemm_packed_strided over the same W repacked
-// (`packed`: its calls read `packed_ops`). `absent` is what the registry each call plans with
+// (`packed`: its calls read `packed_ops`), as it dispatches and with each of its symbols taken
+// away. `absent` is what the registry each call plans with
 // takes away (kernel_bit()s); a call whose plan repeats an earlier one's is not timed again.
 struct TimedCall {
   device::Call call;
@@ -320,6 +322,10 @@ std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const benc
                           sh.n,
                           0};
     calls.push_back({p, 0, true});
+    // The same with each of its symbols taken away: the other body its rule weighs (plan.hpp
+    // packed_bodies), where there is one; a call whose plan repeats an earlier one's is skipped.
+    for (KernelId k : device::kAllKernels)
+      if (device::packed_layout_kernels() & device::kernel_bit(k)) calls.push_back({p, device::kernel_bit(k), true});
   }
   return calls;
 }
@@ -471,14 +477,14 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
       ++fastest;
       continue;
     }
-    char b[160];
-    std::snprintf(b, sizeof b, "\n  N=%u K=%u M=%u: %s %.1f%% faster than the dispatched %s", c.sh.n, c.sh.k, c.m,
-                  c.fastest_body.c_str(), 100.0 * (c.ratio - 1.0), c.dispatched_body.c_str());
+    char b[224];
+    std::snprintf(b, sizeof b, "\n  %s N=%u K=%u M=%u: %s %.1f%% faster than the dispatched %s", c.entry.c_str(),
+                  c.sh.n, c.sh.k, c.m, c.fastest_body.c_str(), 100.0 * (c.ratio - 1.0), c.dispatched_body.c_str());
     slower += b;
   }
   if (!checks.empty())
-    std::printf("bench: dispatch: the dispatched body is the fastest timed at %zu of %zu (shape, M)%s\n", fastest,
-                checks.size(), slower.c_str());
+    std::printf("bench: dispatch: the dispatched body is the fastest timed at %zu of %zu (entry, shape, M)%s\n",
+                fastest, checks.size(), slower.c_str());
   std::printf("bench: %zu rows in %.0f s; %s\n", rows.size(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
               any_mismatch ? "SOME OUTPUT DIFFERS FROM THE EMULATOR OR A LAUNCH FAILED (see check column)"

@@ -224,6 +224,20 @@ constexpr Body packed_body(std::uint32_t m, std::uint32_t n, std::uint32_t sms) 
   const bool x2 = m <= 8 ? units >= 2ull * sms : 2 * units > sms;
   return x2 ? Body::wgmma_packed128_x2 : Body::tc_rows_packed;
 }
+// The bodies gemm_packed_strided may run at (m, n): packed_body's first, then the other that the
+// rule weighs against it (up to 16 rows the two-CTA symbol and the strips each take every shape; the
+// one-CTA symbol runs from 17 rows alone). The plan runs the first whose symbol the registry
+// resolves: a module lacks none of them (module_abi.cpp requires all three), so the second runs only
+// where a registry takes the first away, as the bench does to time what the rule weighed.
+struct PackedBodies {
+  Body body[2] = {};
+  int count = 0;
+};
+constexpr PackedBodies packed_bodies(std::uint32_t m, std::uint32_t n, std::uint32_t sms) {
+  const Body first = packed_body(m, n, sms);
+  if (first == Body::wgmma_packed128) return {{first}, 1};
+  return {{first, first == Body::tc_rows_packed ? Body::wgmma_packed128_x2 : Body::tc_rows_packed}, 2};
+}
 // Every body, in enumerator order: what tools that list the tiers (the Python audit through
 // _core.bodies) iterate.
 inline constexpr std::size_t kBodyCount = 0
