@@ -14,34 +14,29 @@ def wrapper(n):
     d = ", ".join(f"%{i}" for i in range(acc))
     a = ", ".join(f"%{acc + i}" for i in range(4))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(acc))
+
+    def asm(scale_operand):  # the instruction, its scale-d taken from the last operand
+        return f'''    asm volatile(
+        "{{\\n"
+        ".reg .pred scale_d;\\n"
+        "setp.ne.b32 scale_d, %{acc + 5}, 0;\\n"
+        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
+        "{{{d}}}, {{{a}}}, %{acc + 4}, scale_d, 1, 1, 0;\\n"
+        "}}\\n"
+        : {outs}
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), {scale_operand});
+'''
+
     return f'''template <>
 struct WgmmaRs<{n}> {{
   // d[{acc}] (+)= A(64x16, registers) * B(16x{n}, shared memory at b_desc); scale_d = 0 ignores d.
   template <bool kScaleD>
   __device__ __forceinline__ static void mma(float (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc) {{
-    asm volatile(
-        "{{\\n"
-        ".reg .pred scale_d;\\n"
-        "setp.ne.b32 scale_d, %{acc + 5}, 0;\\n"
-        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
-        "{{{d}}}, {{{a}}}, %{acc + 4}, scale_d, 1, 1, 0;\\n"
-        "}}\\n"
-        : {outs}
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }}
+{asm('"n"(kScaleD ? 1 : 0)')}  }}
   // The same with scale-d a run-time value (nonzero: accumulate into d).
   __device__ __forceinline__ static void mma(float (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc,
                                              uint32_t scale_d) {{
-    asm volatile(
-        "{{\\n"
-        ".reg .pred scale_d;\\n"
-        "setp.ne.b32 scale_d, %{acc + 5}, 0;\\n"
-        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
-        "{{{d}}}, {{{a}}}, %{acc + 4}, scale_d, 1, 1, 0;\\n"
-        "}}\\n"
-        : {outs}
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
-  }}
+{asm('"r"(scale_d)')}  }}
 }};
 '''
 
