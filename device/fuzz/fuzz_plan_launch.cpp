@@ -111,6 +111,15 @@ const char* named_argument(Errc c) {
 
 std::uint64_t div_ceil(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
+// The packed entry's body: the first of packed_bodies whose symbol the registry holds
+// (gemm128_tile, which it never runs, where none is).
+Body packed_choice(const Args& a, const DeviceLimits& lim, const StaticRegistry& reg) {
+  const PackedBodies c = packed_bodies(a.m, a.n, lim.multiprocessors);
+  for (int i = 0; i < c.count; ++i)
+    if (reg.resolve(body_launch(c.body[i], a.m, a.n, a.k, lim.multiprocessors).kernel)) return c.body[i];
+  return Body::gemm128_tile;
+}
+
 // Every accepted plan: sound geometry, within the limits, the body its entry may dispatch to.
 void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegistry& reg, const DeviceLimits& lim,
                 const Status& st) {
@@ -152,9 +161,10 @@ void check_plan(const Call& call, const Args& a, const Plan& p, const StaticRegi
   const bool gemv_entry = call.entry == Entry::gemv_batch4_strided || call.entry == Entry::gemv_batch16_strided;
   need(hopper == (packed ? p.body != Body::tc_rows_packed : !gemv_entry && choice.takes),
        "the Hopper tier taken by a GEMV, or passed over where it is present");
-  // The packed entry point has no other tier: packed_body's symbol by shape, Hopper or strips.
+  // The packed entry point has no other tier: the first of packed_bodies (by shape, Hopper or
+  // strips) whose symbol the registry holds.
   if (packed)
-    need(p.body == packed_body(a.m, a.n, lim.multiprocessors) && reads_packed_weight(p.body) && reg.resolve(p.kernel) &&
+    need(p.body == packed_choice(a, lim, reg) && reads_packed_weight(p.body) && reg.resolve(p.kernel) &&
              p.handle == reg.resolve(p.kernel),
          "packed entry off its body by shape");
   const KernelParams& q = p.params;
@@ -282,9 +292,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     switch (st.code) {
       case Errc::kernel_missing:
         if (call.entry == Entry::gemm_packed_strided) {  // its symbol by shape, from the registry
-          if (reg.resolve(
-                  body_launch(packed_body(a.m, a.n, lim.multiprocessors), a.m, a.n, a.k, lim.multiprocessors).kernel))
-            finding("kernel_missing for the packed entry with its symbol present", call, st);
+          if (packed_choice(a, lim, reg) != Body::gemm128_tile)
+            finding("kernel_missing for the packed entry with one of its symbols present", call, st);
         } else if (call.kernel && call.m32_kernel && call.m64_kernel) {
           finding("kernel_missing with every handle nonzero", call, st);
         }
