@@ -77,11 +77,13 @@ struct SeededTiming {
   // of m64n8k16 that way changed no byte under a release before the wait, docs/JOURNAL.md), and
   // ptxas serialised the two-CTA symbols' wgmmas for their registers. The step's first wgmma
   // ignores what they leave through a scale-d that is zero at run time (zero()), so the step's
-  // partial sum starts from +0 as in the product module and the bytes are the product's; ptxas
-  // cannot prove it zero, so it keeps them. A count of kStretchColumns / N for N rows: about as
-  // much tensor-core work at every tile height. A constant: wgmma is .sync.aligned (every thread
-  // of the warpgroup issues the same ones, PTX ISA 9.7.15.5), and a count ptxas cannot prove
-  // uniform puts them on a divergent path, where it serialises every wgmma (C7520).
+  // partial sum starts from +0 as in the product module and the bytes are the product's (the
+  // project's wgmma recordings with scale-d 0 in a register, golden/mma/h200 `_d0_`, keep each
+  // case's C in the accumulators and show it ignored); ptxas cannot prove it zero, so it keeps
+  // them. A count of kStretchColumns / N for N rows: about as much tensor-core work at every tile
+  // height. A constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones,
+  // PTX ISA 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where
+  // it serialises every wgmma (C7520).
   static constexpr uint32_t kStretchColumns = 1536;
   template <int kRows>
   static constexpr uint32_t kStretch = kStretchColumns / kRows > 24 ? kStretchColumns / kRows : 24;
