@@ -105,10 +105,14 @@ Expected expected_dispatch(const golden::Case& c, const device::KernelRegistry& 
   // The packed entry point (NUMERICS.md 2.3: no other tier reads its W): from 17 rows the one-CTA
   // packed symbol; up to 16 rows the two-CTA one where its 128-column units fill 132 SMs (two CTAs
   // each at 1..8 rows: 264 units; more than half of one each at 9..16: 67), else the packed strips.
+  // Up to 16 rows, with the first choice's symbol absent, the other of those two.
   if (c.entry == EntryPoint::gemm_packed_strided) {
     const std::uint32_t units = div_ceil(n, 128);
+    const bool x2_first = m <= 8 ? units >= 264 : units >= 67;
+    const bool x2 = x2_first ? present(KernelId::wgmma_rows_n128_x2_packed) || !present(KernelId::tc_rows_packed)
+                             : !present(KernelId::tc_rows_packed) && present(KernelId::wgmma_rows_n128_x2_packed);
     if (m > 16) body(Body::wgmma_packed128, KernelId::wgmma_rows_n128_packed);
-    else if (m <= 8 ? units >= 264 : units >= 67) body(Body::wgmma_packed128_x2, KernelId::wgmma_rows_n128_x2_packed);
+    else if (x2) body(Body::wgmma_packed128_x2, KernelId::wgmma_rows_n128_x2_packed);
     else body(Body::tc_rows_packed, KernelId::tc_rows_packed);
     return e;
   }
