@@ -211,7 +211,8 @@ std::vector<DispatchCheck> dispatch_checks(const std::vector<Row>& rows) {
 
 // Every number of the run, one object per row (the schema of device/kernels/bench-h200*.json).
 std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double copy_bw, const BenchArgs& a,
-                      const std::string& cublas_note, bool pass, const std::vector<Row>& rows) {
+                      const std::string& cublas_note, bool pass, const std::vector<Row>& rows,
+                      const std::vector<DispatchCheck>& checks) {
   nlohmann::json j;
   add_identity_json(&j, id);
   j["device"] = {{"name", p.name},
@@ -256,7 +257,7 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
     j["rows"].push_back(x);
   }
   j["dispatch"] = nlohmann::json::array();
-  for (const DispatchCheck& c : dispatch_checks(rows))
+  for (const DispatchCheck& c : checks)
     j["dispatch"].push_back({{"n", c.sh.n},
                              {"k", c.sh.k},
                              {"m", c.m},
@@ -274,8 +275,8 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
 // again with each of that tier's symbols alone and with the tier taken away (the tiers below it);
 // else, at M <= 16, the strided 32-row twin (tc_rows where it takes the shape, else the skinny
 // body); and on a module with the packed symbols, gemm_packed_strided over the same W repacked
-// (`packed`: its calls read `packed_ops`), as it dispatches and with each of its symbols taken
-// away. `absent` is what the registry each call plans with
+// (`packed`: its calls read `packed_ops`), as it dispatches and with its rule's first choice taken
+// away where the rule weighed another body. `absent` is what the registry each call plans with
 // takes away (kernel_bit()s); a call whose plan repeats an earlier one's is not timed again.
 struct TimedCall {
   device::Call call;
@@ -283,7 +284,8 @@ struct TimedCall {
   bool packed = false;
 };
 std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const bench::DeviceOperands& ops,
-                                   const bench::DeviceOperands& packed_ops, Shape sh, std::uint32_t m) {
+                                   const bench::DeviceOperands& packed_ops, Shape sh, std::uint32_t m,
+                                   std::uint32_t sms) {
   using device::KernelId;
   device::Call c;
   c.entry = device::Entry::gemm_pipelined_by_m;
@@ -322,10 +324,11 @@ std::vector<TimedCall> timed_calls(const device::KernelRegistry& reg, const benc
                           sh.n,
                           0};
     calls.push_back({p, 0, true});
-    // The same with each of its symbols taken away: the other body its rule weighs (plan.hpp
-    // packed_bodies), where there is one; a call whose plan repeats an earlier one's is skipped.
-    for (KernelId k : device::kAllKernels)
-      if (device::packed_layout_kernels() & device::kernel_bit(k)) calls.push_back({p, device::kernel_bit(k), true});
+    // The same with its rule's first choice taken away, where the rule weighed another body
+    // (plan.hpp packed_bodies: up to 16 rows).
+    const device::PackedBodies weighed = device::packed_bodies(m, sh.n, sms);
+    if (weighed.count > 1)
+      calls.push_back({p, device::kernel_bit(device::body_launch(weighed.body[0], m, sh.n, sh.k, sms).kernel), true});
   }
   return calls;
 }
@@ -400,7 +403,7 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
     for (const std::uint32_t m : a.ms) {
       // The emulator's bytes, computed once per (shape, M) for every call that plans this contract.
       bench::Expected expected(in, sh, bench::choose_sample(m, sh, a.check_macs));
-      const std::vector<TimedCall> calls = timed_calls(reg, ops, packed_ops, sh, m);
+      const std::vector<TimedCall> calls = timed_calls(reg, ops, packed_ops, sh, m, backend->limits().multiprocessors);
       std::vector<std::string> planned_here;  // entry, symbol and configuration of each call timed
       for (const TimedCall& tc : calls) {
         Row r;
@@ -412,9 +415,6 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
         r.dispatched = tc.absent == 0;
         const props::CaseRegistry registry(reg, tc.absent);
         const device::Planned planned = device::plan_launch(tc.call, registry, backend->limits());
-        // An alternative the entry has no body for (the packed entry from 17 rows, its one symbol
-        // taken away) is not a row: nothing was weighed there.
-        if (tc.absent != 0 && planned.status.code == device::Errc::kernel_missing) continue;
         if (planned.ok()) {
           const std::string key = r.entry + " " + planned.plan.kernel_name + " " +
                                   device::body_info(planned.plan.body).config(planned.plan);
@@ -494,7 +494,8 @@ int run_bench_cuda(BenchArgs& a, const std::vector<Shape>& shapes) {
                            : "every checked output equals the emulator's bytes");
   if (!a.json_report->path.empty()) {
     std::string error;
-    if (!finish_report(a.json_report.get(), json_text(id, p, copy_bw, a, cublas.note, !any_mismatch, rows), &error)) {
+    if (!finish_report(a.json_report.get(), json_text(id, p, copy_bw, a, cublas.note, !any_mismatch, rows, checks),
+                       &error)) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;
     }
