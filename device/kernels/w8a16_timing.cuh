@@ -84,10 +84,23 @@ struct SeededTiming {
   // height. A constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones,
   // PTX ISA 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where
   // it serialises every wgmma (C7520).
-  static constexpr uint32_t kStretchColumns = 1536;
+  static constexpr uint32_t kStretchColumns = 768;
   template <int kRows>
-  static constexpr uint32_t kStretch = kStretchColumns / kRows > 24 ? kStretchColumns / kRows : 24;
+  static constexpr uint32_t kStretch = kStretchColumns / kRows > 12 ? kStretchColumns / kRows : 12;
   __device__ __forceinline__ static uint32_t zero() { return *static_cast<volatile unsigned int*>(&w8a16_timing_zero); }
+  // A stage the producer may refill (its release has been waited for) is poisoned at once, before
+  // the refill's copies are issued: the first 16 bytes of every 1,024 (in the activations, a row's
+  // first K slice in each 128-byte swizzle atom, which the step's first wgmma reads; in W, codes of
+  // its tile) become 0x7FC0 pairs, a BF16 NaN and the E4M3 NaN code 0x7F. A reader that released the stage before it finished
+  // reading (a release above the wgmma wait) then meets NaN within the time of a few shared
+  // stores, not a microsecond later when the copy lands, and the poison reaches the output
+  // whatever the next step's bytes are. The caller's proxy fence then orders these generic-proxy
+  // stores before the copies' async-proxy writes (PTX ISA 9.7.13.4), which overwrite every byte,
+  // so a correct pipeline never shows the poison.
+  __device__ __forceinline__ static void poison(uint32_t stage, uint32_t bytes) {
+    for (uint32_t off = 0; off < bytes; off += 1024)
+      asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"r"(stage + off), "r"(0x7FC07FC0u) : "memory");
+  }
 };
 using Timing = SeededTiming;
 #else
@@ -97,6 +110,7 @@ struct ProductTiming {  // every call of it sits in a discarded `if constexpr` b
   template <int kRows>
   static constexpr uint32_t kStretch = 0;
   __device__ __forceinline__ static uint32_t zero() { return 0; }
+  __device__ __forceinline__ static void poison(uint32_t, uint32_t) {}
 };
 using Timing = ProductTiming;
 #endif

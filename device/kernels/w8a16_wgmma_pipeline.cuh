@@ -130,6 +130,9 @@ struct WgPipeline {
   __device__ __forceinline__ void producer_acquire(Stages st) const {
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_acquire, st.count);
     if (!st.first_lap()) mbar_wait(empty(st.index()), st.previous_phase());
+    // Outside the first lap only: there the copies follow with no proxy fence (w8a16_timing.cuh).
+    if constexpr (Timing::kPerturbs)
+      if (!st.first_lap()) Timing::poison(stage(st), kStageBytes);
   }
   __device__ __forceinline__ void producer_expect(Stages st) const {
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_commit, st.count);
