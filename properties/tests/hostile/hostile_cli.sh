@@ -8,7 +8,8 @@
 # matching its pattern, no signal (no crash, no core), no raw control byte in what it prints, and no
 # report left from an earlier run (each report path starts out holding a stale PASS).
 # The verify runs that hold input handling run without the invariance rows (--no-invariance: they
-# are the invariance tests' to hold, and under the sanitizers they cost seconds a run); `vq` keeps them.
+# are the invariance tests' to hold, and under the sanitizers they cost seconds a run); one run,
+# verify.pass, keeps them (`vqi`), so that a passing report of the default shape is held here too.
 #
 # Usage: hostile_cli.sh CLI SOURCE_DIR [PYTHON]. Prints one line per run and a summary; exits 1 if
 # any run broke a rule. W8A16_HOSTILE_VMEM_KIB (default 4194304, 0: none, e.g. under ASan, which
@@ -308,7 +309,8 @@ EOF
     printf 'ok      %s (reports agree: %s)\n' "$1" "$2"
   fi
 }
-vq=(--backend sim --no-save --no-coverage --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+vq=(--backend sim --no-invariance --no-save --no-coverage --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
+vqi=(--backend sim --no-save --no-coverage --no-recordings --mma-dir "$d/mma/h200/h200_10_targeted.mmav")
 vr=(--backend sim --no-invariance --no-save --no-coverage --cases 2 --mma-dir "$d/mma/h200/h200_10_targeted.mmav" --cases-from "$work/small.case")
 one_saved=(--cases-from "$work/small.case")
 run verify.malformed_saved_case 1 "verdict: FAIL" -- "$cli" verify "${vq[@]}" --cases 2 --cases-from "$work/cut.case" --json "$work/r1.json" --junit "$work/r1.xml"
@@ -322,7 +324,7 @@ run verify.unreadable_mma 1 "is a FIFO" -- "$cli" verify --no-invariance --backe
 reports_agree reports.unreadable_mma FAIL "$work/r4.json" "$work/r4.xml" "unreadable"
 run verify.recording_that_differs 1 "emulator 1 differ" -- "$cli" verify "${vr[@]}" --recordings-from "$d/examples/one_output_changed.rec" --json "$work/r5.json" --junit "$work/r5.xml"
 reports_agree reports.recording_that_differs FAIL "$work/r5.json" "$work/r5.xml" "recorded cases differ from the emulator"
-run verify.pass 0 "verdict: PASS" -- "$cli" verify "${vq[@]}" "${one_saved[@]}" --cases 2 --json "$work/r6.json" --junit "$work/r6.xml"
+run verify.pass 0 "verdict: PASS" -- "$cli" verify "${vqi[@]}" "${one_saved[@]}" --cases 2 --json "$work/r6.json" --junit "$work/r6.xml"
 reports_agree reports.pass PASS "$work/r6.json" "$work/r6.xml" ""
 
 # ---- user text in messages: escaped and cut -------------------------------------------------
