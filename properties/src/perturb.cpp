@@ -7,6 +7,7 @@
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/case_rng.hpp"
+#include "w8a16/properties/case_pipeline.hpp"
 #include "w8a16/properties/case_runner.hpp"
 
 namespace w8a16::props {
@@ -32,6 +33,56 @@ std::vector<golden::Case> pipelined_cases(const std::vector<golden::Case>& candi
   return out;
 }
 
+namespace {
+
+// The pipeline's launcher (case_pipeline.hpp): each case it is handed runs under every timing seed
+// of its index, one launch after another, and their outputs wait for the pipeline's `done`, which
+// holds them to the expected bytes the pool emulated meanwhile. The pool prepares the cases after
+// it while these launches run, so the GPU does not wait on the emulator.
+class SeededLaunches final : public CaseLauncher {
+ public:
+  SeededLaunches(CaseLauncher& inner, const std::function<device::Status(std::uint64_t)>& set_seed,
+                 const PerturbOptions& opt)
+      : CaseLauncher(inner.deadlines()), inner_(inner), set_seed_(set_seed), opt_(opt) {}
+  const char* name() const override { return inner_.name(); }
+  bool usable() const override { return inner_.usable(); }
+  std::uint64_t restarts() const override { return inner_.restarts(); }
+
+  struct Run {
+    std::uint64_t seed = 0;
+    Launched got;
+  };
+  std::uint64_t index = 0;  // the case's index in the run: its timing seeds
+  std::vector<Run> runs;    // the case's launches, in seed order
+  std::uint64_t unset_seed = 0;
+  std::string seed_error;  // not empty: set_seed(unset_seed) failed, and no launch followed
+
+  // The last launch: the pipeline ends the run after a hang.
+  Launched launch(const golden::Case& c, const golden::CaseInputs& in) override {
+    runs.clear();
+    seed_error.clear();
+    for (std::uint32_t j = 0; j < opt_.seeds_per_case; ++j) {
+      const std::uint64_t seed = perturb_timing_seed(opt_.seed, index, j);
+      if (const device::Status st = set_seed_(seed); !st.ok()) {
+        unset_seed = seed;
+        seed_error = st.message;
+        break;
+      }
+      runs.push_back({seed, inner_.launch(c, in)});
+      const device::Status& st = runs.back().got.status;
+      if (st.code == device::Errc::launch_timeout || (!st.ok() && !inner_.usable())) break;
+    }
+    return runs.empty() ? Launched{} : runs.back().got;
+  }
+
+ private:
+  CaseLauncher& inner_;
+  const std::function<device::Status(std::uint64_t)>& set_seed_;
+  const PerturbOptions& opt_;
+};
+
+}  // namespace
+
 PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases,
                             const std::function<device::Status(std::uint64_t)>& set_seed, const PerturbOptions& opt,
                             const PerturbProgress& progress) {
@@ -40,44 +91,45 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   PerturbResult r;
   r.cases = cases.size();
-  for (std::uint64_t i = 0; i < cases.size(); ++i) {
+  SeededLaunches seeded(launcher, set_seed, opt);
+  PipelineSteps steps;
+  steps.before = [&](std::size_t i) {
     if ((opt.time_budget_s > 0 && elapsed() >= opt.time_budget_s) ||
-        (opt.max_failures > 0 && r.failures.size() >= opt.max_failures) || !launcher.usable()) {
-      r.complete = false;
-      break;
-    }
-    const golden::Case& c = cases[i];
-    golden::CaseInputs in;
-    std::string why;
+        (opt.max_failures > 0 && r.failures.size() >= opt.max_failures) || !launcher.usable())
+      return false;
+    seeded.index = i;
+    return true;
+  };
+  bool seed_refused = false;
+  const std::vector<SeededLaunches::Run> kNoRuns;
+  steps.done = [&](std::size_t i, CaseWork& w) {
     const std::size_t failed_before = r.failures.size();
-    if (!golden::regenerate_inputs(c, &in, &why)) {
-      r.failures.push_back({c, i, 0, "", 0, "inputs: " + why});
-    } else {
-      const std::vector<std::uint16_t> expected = expected_output(c, in);
-      for (std::uint32_t j = 0; j < opt.seeds_per_case; ++j) {
-        const std::uint64_t seed = perturb_timing_seed(opt.seed, i, j);
-        if (const device::Status st = set_seed(seed); !st.ok()) {
-          r.failures.push_back({c, i, seed, "", 0, "timing seed not set: " + st.message});
-          r.complete = false;
-          r.seconds = elapsed();
-          return r;
-        }
-        const Launched got = launcher.launch(c, in);
-        ++r.launches;
-        const std::string body = got.planned ? device::body_name(got.plan.body) : "";
-        if (!got.status.ok()) {
-          r.failures.push_back({c, i, seed, body, 0, got.status.message});
-          if (!launcher.usable()) break;
-          continue;
-        }
-        const Comparison cmp = compare_output(c, expected, got.c_bits, 1);
-        if (!cmp.equal())
-          r.failures.push_back({c, i, seed, body, cmp.mismatches, cmp.details.empty() ? "" : cmp.details.front()});
+    if (!w.input_error.empty()) r.failures.push_back({w.c, i, 0, "", 0, "inputs: " + w.input_error});
+    else if (!w.contract_problem.empty()) r.failures.push_back({w.c, i, 0, "", 0, w.contract_problem});
+    // (seeded.runs are this case's only if it reached the launcher: not without operands or contract)
+    for (const SeededLaunches::Run& run : w.launched ? seeded.runs : kNoRuns) {
+      ++r.launches;
+      const std::string body = run.got.planned ? device::body_name(run.got.plan.body) : "";
+      if (!run.got.status.ok()) {
+        r.failures.push_back({w.c, i, run.seed, body, 0, run.got.status.message});
+        continue;
       }
+      const Comparison cmp = compare_output(w.c, w.expected, run.got.c_bits, 1);
+      if (!cmp.equal())
+        r.failures.push_back({w.c, i, run.seed, body, cmp.mismatches, cmp.details.empty() ? "" : cmp.details.front()});
+    }
+    if (w.launched && !seeded.seed_error.empty()) {
+      r.failures.push_back({w.c, i, seeded.unset_seed, "", 0, "timing seed not set: " + seeded.seed_error});
+      seed_refused = true;
+      return false;  // the run ends: no later launch would run under its seed either
     }
     ++r.cases_run;
-    if (progress) progress(c, i, r.failures.size() - failed_before);
-  }
+    if (progress) progress(w.c, i, r.failures.size() - failed_before);
+    return true;
+  };
+  const PipelineResult pr = run_case_pipeline(
+      cases.size(), [&](std::size_t i) { return cases[i]; }, &seeded, steps);
+  r.complete = !seed_refused && pr.handed == cases.size() && pr.end == PipelineEnd::all;
   r.seconds = elapsed();
   return r;
 }

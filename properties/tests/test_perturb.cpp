@@ -110,6 +110,43 @@ TEST(Perturb, ALaunchThatDiffersUnderOneSeedFailsNamingThatSeed) {
   EXPECT_EQ(r.failures[0].mismatches, 1u);
 }
 
+// The cases are prepared ahead on a pool while earlier ones launch (case_pipeline.hpp): each
+// failure still names its own case and seed, a case whose operands cannot be made fails alone
+// without a launch, and the cases after it run under their own seeds.
+TEST(Perturb, ACaseWithoutOperandsFailsAloneAndTheCasesAroundItKeepTheirSeeds) {
+  device::SimBackend sim;
+  const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
+  ASSERT_GE(cases.size(), 2u);
+  Case unknown = cases[0];
+  unknown.gen = 999;  // a generator version with no implementation
+  const std::vector<Case> three{cases[0], unknown, cases[1]};
+  SeedSensitiveLauncher launcher(sim);
+  launcher.bad_seed = props::perturb_timing_seed(1, 2, 0);
+  props::PerturbOptions opt;
+  opt.seeds_per_case = 2;
+  std::vector<std::uint64_t> set;
+  const auto set_seed = [&](std::uint64_t s) {
+    launcher.seed = s;
+    set.push_back(s);
+    return device::Status::success();
+  };
+  const props::PerturbResult r = props::run_perturbed(launcher, three, set_seed, opt);
+  EXPECT_FALSE(r.pass());
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.cases_run, 3u);
+  EXPECT_EQ(r.launches, 4u);
+  EXPECT_EQ(set,
+            (std::vector<std::uint64_t>{props::perturb_timing_seed(1, 0, 0), props::perturb_timing_seed(1, 0, 1),
+                                        props::perturb_timing_seed(1, 2, 0), props::perturb_timing_seed(1, 2, 1)}));
+  ASSERT_EQ(r.failures.size(), 2u);
+  EXPECT_EQ(r.failures[0].case_index, 1u);
+  EXPECT_EQ(r.failures[0].timing_seed, 0u);
+  EXPECT_EQ(r.failures[0].detail.rfind("inputs: ", 0), 0u) << r.failures[0].detail;
+  EXPECT_EQ(r.failures[1].case_index, 2u);
+  EXPECT_EQ(r.failures[1].timing_seed, launcher.bad_seed);
+  EXPECT_EQ(r.failures[1].mismatches, 1u);
+}
+
 TEST(Perturb, ASeedThatCannotBeSetOrABudgetSpentIsNeverAPass) {
   device::SimBackend sim;
   const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());

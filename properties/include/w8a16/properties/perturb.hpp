@@ -53,7 +53,9 @@ std::vector<golden::Case> pipelined_cases(const std::vector<golden::Case>& candi
 
 // Runs each case under opt.seeds_per_case timing seeds: set_seed(seed) before each launch (the
 // backend's CudaBackend::set_timing_seed), the launch through `launcher` (its deadline and hang
-// watchdog), the bytes against expected_output. A set_seed error ends the run (complete = false).
+// watchdog), the bytes against expected_output, which a pool of threads emulates for the cases
+// ahead while the earlier ones launch (case_pipeline.hpp). A set_seed error or a hang ends the run
+// (complete = false).
 PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases,
                             const std::function<device::Status(std::uint64_t)>& set_seed, const PerturbOptions& opt,
                             const PerturbProgress& progress = {});
