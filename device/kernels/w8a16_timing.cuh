@@ -24,6 +24,7 @@
 // whole program, where a separate extern declaration would make it a file-local (static) variable.
 extern "C" {
 __device__ unsigned long long w8a16_timing_seed = 0;
+__device__ unsigned int w8a16_timing_zero = 0;  // never written: SeededTiming::zero
 }
 #endif
 
@@ -68,24 +69,25 @@ struct SeededTiming {
     const uint32_t ns = 256u << ((x >> 8) & 3u);  // 256, 512, 1024 or 2048 ns
     __nanosleep(x % 3 == 0 ? ns + static_cast<uint32_t>((x >> 16) % ns) : 0u);
   }
-  // Extra wgmmas the issue puts in front of a step's own, over the same stage and into the step's
-  // own accumulators (w8a16_wgmma_rows.cu, issue), so that the step's first wgmma, which adds to
-  // them (scale-d 1), cannot start before they finish, and the step reads the stage microseconds
-  // after its issue, which a release before the wait then races. They are integer wgmmas with A
-  // all zero (WgmmaRs::zero_u8): whatever the stage holds, they leave every accumulator exactly 0,
-  // and the first BF16 wgmma adding to +0 gives the bits the product module's scale-d 0 gives
-  // (NUMERICS.md 3.1: scale-d 0 is C = +0). Two forms that measured nothing on the H100
-  // (docs/JOURNAL.md): BF16 wgmmas into accumulators of their own left the step's free to run beside
-  // them; into the step's own, with the step's first ignoring them through a scale-d zero only at
-  // run time, no byte changed either (a wgmma whose scale-d is 0 reads no accumulator, so nothing
-  // obliges it to wait for the ones that write them).
-  // A count of kStretchColumns / N for N rows: about as much tensor-core work at every tile
+  // Extra wgmmas the issue puts in front of a step's own, of the step's own shape, over the same
+  // stage and into the step's own accumulators (w8a16_wgmma_rows.cu, issue): the step's first
+  // wgmma then writes registers they write, so it cannot start before they finish, and the step
+  // reads the stage microseconds after its issue, which a release before the wait then races.
+  // Into accumulators of their own they would leave the step's wgmmas free to run beside them (192
+  // of m64n8k16 that way changed no byte under a release before the wait, docs/JOURNAL.md), and
+  // ptxas serialised the two-CTA symbols' wgmmas for their registers. The step's first wgmma
+  // ignores what they leave through a scale-d that is zero at run time (zero()), so the step's
+  // partial sum starts from +0 as in the product module and the bytes are the product's (the
+  // project's wgmma recordings with scale-d 0 in a register, golden/mma/h200 `_d0_`, keep each
+  // case's C in the accumulators and show it ignored); ptxas cannot prove it zero, so it keeps
+  // them. A count of kStretchColumns / N for N rows: about as much tensor-core work at every tile
   // height. A constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones,
   // PTX ISA 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where
   // it serialises every wgmma (C7520).
   static constexpr uint32_t kStretchColumns = 768;
   template <int kRows>
   static constexpr uint32_t kStretch = kStretchColumns / kRows > 12 ? kStretchColumns / kRows : 12;
+  __device__ __forceinline__ static uint32_t zero() { return *static_cast<volatile unsigned int*>(&w8a16_timing_zero); }
   // A stage the producer may refill (its release has been waited for) is poisoned at once, before
   // the refill's copies are issued: the first 16 bytes of every 1,024 (in the activations, a row's
   // first K slice in each 128-byte swizzle atom, which the step's first wgmma reads; in W, codes of
@@ -107,6 +109,7 @@ struct ProductTiming {  // every call of it sits in a discarded `if constexpr` b
   __device__ __forceinline__ static void at(HandOver, uint32_t) {}
   template <int kRows>
   static constexpr uint32_t kStretch = 0;
+  __device__ __forceinline__ static uint32_t zero() { return 0; }
   __device__ __forceinline__ static void poison(uint32_t, uint32_t) {}
 };
 using Timing = ProductTiming;

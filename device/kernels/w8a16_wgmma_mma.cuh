@@ -8,8 +8,8 @@ namespace w8a16::kernels {
 
 // The scale-d operand is an immediate: 0 on the first instruction of a 128-K step (the step's
 // partial sum starts from nothing, which the project's wgmma recordings show equals C = +0), 1 on
-// the seven that chain after it (NUMERICS.md 2.1). In the perturbed module the first is 1 too, after
-// integer wgmmas that leave d exactly +0 (zero_u8; w8a16_timing.cuh, kStretch).
+// the seven that chain after it (NUMERICS.md 2.1). The perturbed module's first instruction takes
+// it as a register instead (w8a16_timing.cuh, kStretch), zero at run time.
 template <int kN>
 struct WgmmaRs;
 
@@ -28,10 +28,8 @@ struct WgmmaRs<8> {
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[4], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[4], const uint32_t (&a)[4], uint64_t b_desc, uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -39,23 +37,8 @@ struct WgmmaRs<8> {
         "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n8k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[4], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %6, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.u8 "
-        "{%0, %1, %2, %3}, {%4, %4, %4, %4}, %5, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -74,10 +57,8 @@ struct WgmmaRs<16> {
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[8], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[8], const uint32_t (&a)[4], uint64_t b_desc, uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -85,23 +66,8 @@ struct WgmmaRs<16> {
         "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n16k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[8], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %10, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n16k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %8, %8, %8}, %9, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -121,10 +87,9 @@ struct WgmmaRs<24> {
           "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[12], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[12], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -132,25 +97,9 @@ struct WgmmaRs<24> {
         "wgmma.mma_async.sync.aligned.m64n24k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, %16, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n24k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[12], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %14, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}, {%12, %12, %12, %12}, %13, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -170,10 +119,9 @@ struct WgmmaRs<32> {
           "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[16], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[16], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -181,25 +129,9 @@ struct WgmmaRs<32> {
         "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n32k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[16], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %18, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n32k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %16, %16, %16}, %17, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -220,10 +152,9 @@ struct WgmmaRs<48> {
           "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[24], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[24], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -231,27 +162,10 @@ struct WgmmaRs<48> {
         "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n48k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[24], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %26, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n48k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %24, %24, %24}, %25, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -273,10 +187,9 @@ struct WgmmaRs<64> {
           "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[32], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[32], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -284,29 +197,11 @@ struct WgmmaRs<64> {
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-          "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n64k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[32], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %32, %32, %32}, %33, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-          "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -330,10 +225,9 @@ struct WgmmaRs<96> {
           "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[48], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[48], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -341,33 +235,13 @@ struct WgmmaRs<96> {
         "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, {%48, %49, %50, %51}, %52, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-          "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]),
-          "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]),
-          "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n96k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[48], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %50, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n96k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, {%48, %48, %48, %48}, %49, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-          "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]),
-          "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]),
-          "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+          "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+          "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 
@@ -393,10 +267,9 @@ struct WgmmaRs<128> {
           "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
   }
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[64], const uint32_t (&a)[4], uint64_t b_desc) {
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[64], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {
     asm volatile(
         "{\n"
         ".reg .pred scale_d;\n"
@@ -404,37 +277,15 @@ struct WgmmaRs<128> {
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, scale_d, 1, 1, 0;\n"
         "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-          "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]),
-          "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]),
-          "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]),
-          "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]),
-          "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }
-  // The perturbed module's stretch: m64n128k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[64], uint64_t b_desc) {
-    asm volatile(
-        "{\n"
-        ".reg .pred scale_d;\n"
-        "setp.ne.b32 scale_d, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %64, %64, %64}, %65, scale_d;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
-          "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
-          "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-          "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]),
-          "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]),
-          "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]),
-          "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]),
-          "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+          "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+          "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+          "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(scale_d));
   }
 };
 

@@ -262,36 +262,28 @@ struct WgMainloop {
 
   // 8 chained wgmmas of stage st into p (scale-d 0 on the first: the step's p starts from +0). The
   // j-th reads K slice j of the row tile: slice j & 3 of half j >> 2 (4 slices per 128-byte row).
-  // In the perturbed module the timing policy's integer wgmmas go first, into p itself, leaving it
-  // exactly +0, and the step's first adds to p (scale-d 1: the same bits as scale-d 0, which is
-  // C = +0, NUMERICS.md 3.1; w8a16_timing.cuh, kStretch): it waits for them, and reads the stage later.
+  // In the perturbed module the timing policy's extra wgmmas of the same shape go first, into p
+  // itself, and the step's first takes its scale-d from a register that is zero at run time
+  // (w8a16_timing.cuh, kStretch): the step's wgmmas wait for them and read the stage later.
   __device__ __forceinline__ static void issue(const Pipeline& sm, Stages st, const std::uint32_t (&a)[8][4],
                                                float (&p)[kAcc]) {
     static_assert(4 * Cfg::kSliceBytes == dev::kWgSwizzleRowBytes, "four K slices per swizzle row");
     const std::uint32_t act = sm.stage(st) + Pipeline::kOffAct;
     kn::wgmma_fence();
     if constexpr (kn::Timing::kPerturbs) {
-      std::uint32_t q[kAcc];  // p's registers as bits: the integer wgmmas and the step's chain on them
-#pragma unroll
-      for (int r = 0; r < kAcc; ++r) q[r] = __float_as_uint(p[r]);
-      kn::WgmmaRs<kRows>::template zero_u8<false>(q, kn::wgmma_desc_sw128(act));
-#pragma unroll
-      for (std::uint32_t x = kn::Timing::kStretch<kRows> - 1; x != 0; --x)
-        kn::WgmmaRs<kRows>::template zero_u8<true>(q, kn::wgmma_desc_sw128(act));
-#pragma unroll
-      for (int j = 0; j < 8; ++j)  // q is +0 before the first: the product's scale-d 0 (C = +0)
-        kn::WgmmaRs<kRows>::template mma_bits<true>(
-            q, a[j], kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes + (j & 3) * Cfg::kSliceBytes));
-#pragma unroll
-      for (int r = 0; r < kAcc; ++r) p[r] = __uint_as_float(q[r]);
-    } else {
       kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
-      for (int j = 1; j < 8; ++j)
-        kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
-                                               kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes +
-                                                                    (j & 3) * Cfg::kSliceBytes));
+      for (std::uint32_t x = kn::Timing::kStretch<kRows> - 1; x != 0; --x)
+        kn::WgmmaRs<kRows>::template mma<true>(p, a[x % 8], kn::wgmma_desc_sw128(act));
+      kn::WgmmaRs<kRows>::mma(p, a[0], kn::wgmma_desc_sw128(act), kn::Timing::zero());
+    } else {
+      kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
     }
+#pragma unroll
+    for (int j = 1; j < 8; ++j)
+      kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
+                                             kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes +
+                                                                  (j & 3) * Cfg::kSliceBytes));
     kn::wgmma_commit();
     if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::mma_in_flight, st.count);
   }

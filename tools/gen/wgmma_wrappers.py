@@ -15,13 +15,8 @@ def wrapper(n):
     a = ", ".join(f"%{acc + i}" for i in range(4))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(acc))
 
-    outs_q = ", ".join(f'"+r"(d[{i}])' for i in range(acc))
-    return f'''template <>
-struct WgmmaRs<{n}> {{
-  // d[{acc}] (+)= A(64x16, registers) * B(16x{n}, shared memory at b_desc); scale_d = 0 ignores d.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void mma(float (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc) {{
-    asm volatile(
+    def asm(scale_operand):  # the instruction, its scale-d taken from the last operand
+        return f'''    asm volatile(
         "{{\\n"
         ".reg .pred scale_d;\\n"
         "setp.ne.b32 scale_d, %{acc + 5}, 0;\\n"
@@ -29,37 +24,19 @@ struct WgmmaRs<{n}> {{
         "{{{d}}}, {{{a}}}, %{acc + 4}, scale_d, 1, 1, 0;\\n"
         "}}\\n"
         : {outs}
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }}
-  // The same on d's bits (the perturbed module's issue, w8a16_timing.cuh kStretch: the integer
-  // wgmmas before it write the same registers, and PTX takes untyped 32-bit registers for both).
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), {scale_operand});
+'''
+
+    return f'''template <>
+struct WgmmaRs<{n}> {{
+  // d[{acc}] (+)= A(64x16, registers) * B(16x{n}, shared memory at b_desc); scale_d = 0 ignores d.
   template <bool kScaleD>
-  __device__ __forceinline__ static void mma_bits(uint32_t (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc) {{
-    asm volatile(
-        "{{\\n"
-        ".reg .pred scale_d;\\n"
-        "setp.ne.b32 scale_d, %{acc + 5}, 0;\\n"
-        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
-        "{{{d}}}, {{{a}}}, %{acc + 4}, scale_d, 1, 1, 0;\\n"
-        "}}\\n"
-        : {outs_q}
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }}
-  // The perturbed module's stretch: m64n{n}k32 .s32.u8.u8 over the same 32 bytes a row of B, with A
-  // all zero, into d. Every product is 0 and integers have no NaN or Inf, so d is 0 (+0.0f) after
-  // it, whatever B holds.
-  template <bool kScaleD>
-  __device__ __forceinline__ static void zero_u8(uint32_t (&d)[{acc}], uint64_t b_desc) {{
-    asm volatile(
-        "{{\\n"
-        ".reg .pred scale_d;\\n"
-        "setp.ne.b32 scale_d, %{acc + 2}, 0;\\n"
-        "wgmma.mma_async.sync.aligned.m64n{n}k32.s32.u8.u8 "
-        "{{{d}}}, {{%{acc}, %{acc}, %{acc}, %{acc}}}, %{acc + 1}, scale_d;\\n"
-        "}}\\n"
-        : {outs_q}
-        : "r"(0u), "l"(b_desc), "n"(kScaleD ? 1 : 0));
-  }}
+  __device__ __forceinline__ static void mma(float (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc) {{
+{asm('"n"(kScaleD ? 1 : 0)')}  }}
+  // The same with scale-d a run-time value (nonzero: accumulate into d).
+  __device__ __forceinline__ static void mma(float (&d)[{acc}], const uint32_t (&a)[4], uint64_t b_desc,
+                                             uint32_t scale_d) {{
+{asm('"r"(scale_d)')}  }}
 }};
 '''
 
@@ -74,8 +51,8 @@ namespace w8a16::kernels {
 
 // The scale-d operand is an immediate: 0 on the first instruction of a 128-K step (the step's
 // partial sum starts from nothing, which the project's wgmma recordings show equals C = +0), 1 on
-// the seven that chain after it (NUMERICS.md 2.1). In the perturbed module the first is 1 too, after
-// integer wgmmas that leave d exactly +0 (zero_u8; w8a16_timing.cuh, kStretch).
+// the seven that chain after it (NUMERICS.md 2.1). The perturbed module's first instruction takes
+// it as a register instead (w8a16_timing.cuh, kStretch), zero at run time.
 template <int kN>
 struct WgmmaRs;
 
