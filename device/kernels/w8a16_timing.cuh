@@ -70,20 +70,23 @@ struct SeededTiming {
     __nanosleep(x % 3 == 0 ? ns + static_cast<uint32_t>((x >> 16) % ns) : 0u);
   }
   // Extra wgmmas the issue puts in front of a step's own, of the step's own shape, over the same
-  // stage and into the step's own accumulators (w8a16_wgmma_rows.cu, issue): the step's first
-  // wgmma then writes registers they write, so it cannot start before they finish, and the step
-  // reads the stage microseconds after its issue, which a release before the wait then races.
-  // Into accumulators of their own they would leave the step's wgmmas free to run beside them (192
-  // of m64n8k16 that way changed no byte under a release before the wait, docs/JOURNAL.md), and
-  // ptxas serialised the two-CTA symbols' wgmmas for their registers. The step's first wgmma
-  // ignores what they leave through a scale-d that is zero at run time (zero()), so the step's
-  // partial sum starts from +0 as in the product module and the bytes are the product's (the
-  // project's wgmma recordings with scale-d 0 in a register, golden/mma/h200 `_d0_`, keep each
-  // case's C in the accumulators and show it ignored); ptxas cannot prove it zero, so it keeps
-  // them. A count of kStretchColumns / N for N rows: about as much tensor-core work at every tile
-  // height. A constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones,
-  // PTX ISA 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where
-  // it serialises every wgmma (C7520).
+  // stage and into the step's own accumulators (w8a16_wgmma_rows.cu, issue), meant to hold the
+  // step's wgmmas back so that they read the stage microseconds after the issue, which a release
+  // before the wait would then race. The step's first wgmma ignores what they leave through a
+  // scale-d that is zero at run time (zero()), so the step's partial sum starts from +0 as in the
+  // product module and the bytes are the product's (the project's wgmma recordings with scale-d 0
+  // in a register, golden/mma/h200 `_d0_`, keep each case's C in the accumulators and show it
+  // ignored); ptxas cannot prove it zero, so it keeps them. Measured on the H100 (docs/JOURNAL.md),
+  // they do not hold the step back: a wgmma whose scale-d is 0 reads no accumulator, so nothing
+  // makes it wait for the ones that write them, and a release above the wait changed no byte even
+  // beside the poison (below). A form the step must wait for (integer wgmmas that leave the
+  // accumulators exactly 0, added to with scale-d 1) is built on the branch i46-integer-stretch
+  // and not yet run on a GPU. Into accumulators of their own (192 of m64n8k16) they left the
+  // step's wgmmas free as well, and ptxas serialised the two-CTA symbols' wgmmas. A count of
+  // kStretchColumns / N for N rows: about as much tensor-core work at every tile height. A
+  // constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones, PTX ISA
+  // 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where it
+  // serialises every wgmma (C7520).
   static constexpr uint32_t kStretchColumns = 768;
   template <int kRows>
   static constexpr uint32_t kStretch = kStretchColumns / kRows > 12 ? kStretchColumns / kRows : 12;
@@ -91,10 +94,10 @@ struct SeededTiming {
   // A stage the producer may refill (its release has been waited for) is poisoned at once, before
   // the refill's copies are issued: the first 16 bytes of every 1,024 (in the activations, a row's
   // first K slice in each 128-byte swizzle atom, which the step's first wgmma reads; in W, codes of
-  // its tile) become 0x7FC0 pairs, a BF16 NaN and the E4M3 NaN code 0x7F. A reader that released the stage before it finished
-  // reading (a release above the wgmma wait) then meets NaN within the time of a few shared
-  // stores, not a microsecond later when the copy lands, and the poison reaches the output
-  // whatever the next step's bytes are. The caller's proxy fence then orders these generic-proxy
+  // its tile) become 0x7FC0 pairs, a BF16 NaN and the E4M3 NaN code 0x7F. A reader that released
+  // the stage before it finished reading (a release above the wgmma wait) then meets NaN within the
+  // time of a few shared stores, not a microsecond later when the copy lands, and the poison
+  // reaches the output whatever the next step's bytes are. The caller's proxy fence then orders these generic-proxy
   // stores before the copies' async-proxy writes (PTX ISA 9.7.13.4), which overwrite every byte,
   // so a correct pipeline never shows the poison.
   __device__ __forceinline__ static void poison(uint32_t stage, uint32_t bytes) {
