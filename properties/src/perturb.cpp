@@ -100,14 +100,19 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
     seeded.index = i;
     return true;
   };
-  bool seed_refused = false;
-  const std::vector<SeededLaunches::Run> kNoRuns;
   steps.done = [&](std::size_t i, CaseWork& w) {
+    // The launches the launcher holds are this case's only if it reached the launcher (a case
+    // without operands or contract never does): taken, so that none is read twice.
+    std::vector<SeededLaunches::Run> runs;
+    std::string seed_error;
+    if (w.launched) {
+      runs.swap(seeded.runs);
+      seed_error.swap(seeded.seed_error);
+    }
     const std::size_t failed_before = r.failures.size();
     if (!w.input_error.empty()) r.failures.push_back({w.c, i, 0, "", 0, "inputs: " + w.input_error});
     else if (!w.contract_problem.empty()) r.failures.push_back({w.c, i, 0, "", 0, w.contract_problem});
-    // (seeded.runs are this case's only if it reached the launcher: not without operands or contract)
-    for (const SeededLaunches::Run& run : w.launched ? seeded.runs : kNoRuns) {
+    for (const SeededLaunches::Run& run : runs) {
       ++r.launches;
       const std::string body = run.got.planned ? device::body_name(run.got.plan.body) : "";
       if (!run.got.status.ok()) {
@@ -118,10 +123,9 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
       if (!cmp.equal())
         r.failures.push_back({w.c, i, run.seed, body, cmp.mismatches, cmp.details.empty() ? "" : cmp.details.front()});
     }
-    if (w.launched && !seeded.seed_error.empty()) {
-      r.failures.push_back({w.c, i, seeded.unset_seed, "", 0, "timing seed not set: " + seeded.seed_error});
-      seed_refused = true;
-      return false;  // the run ends: no later launch would run under its seed either
+    if (!seed_error.empty()) {
+      r.failures.push_back({w.c, i, seeded.unset_seed, "", 0, "timing seed not set: " + seed_error});
+      return false;  // the run ends (incomplete): no later launch would run under its seed either
     }
     ++r.cases_run;
     if (progress) progress(w.c, i, r.failures.size() - failed_before);
@@ -129,7 +133,7 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
   };
   const PipelineResult pr = run_case_pipeline(
       cases.size(), [&](std::size_t i) { return cases[i]; }, &seeded, steps);
-  r.complete = !seed_refused && pr.handed == cases.size() && pr.end == PipelineEnd::all;
+  r.complete = pr.end == PipelineEnd::all;  // every case handed back, none stopped, no hang
   r.seconds = elapsed();
   return r;
 }
