@@ -14,7 +14,9 @@
 // W8A16_PERTURB defined (the perturbed module, device/CMakeLists.txt W8A16_PERTURBED_MODULE), each
 // call sleeps for a length drawn from the seed in the module's global w8a16_timing_seed (set by the
 // host before a launch: CudaBackend::set_timing_seed), the point, the use's count, the CTA and the
-// warp: a run under one seed replays, and another seed moves every hand-over.
+// warp: a run under one seed replays, and another seed moves every hand-over. Its waits give up
+// after a bound (until), so that a protocol that deadlocks ends its launch with bytes to compare
+// and a count the host reads, instead of a hang.
 #pragma once
 #include <cstdint>
 
@@ -25,7 +27,20 @@
 extern "C" {
 __device__ unsigned long long w8a16_timing_seed = 0;
 __device__ unsigned int w8a16_timing_zero = 0;  // never written: SeededTiming::zero
+// The waits of the launch that gave up (SeededTiming::until); the host reads it after each launch
+// and, where it is not 0, zeroes it (CudaBackend::take_timing_stalls).
+__device__ unsigned int w8a16_timing_stalls = 0;
 }
+#endif
+
+// The perturbed module's bodies are larger, and the inliner then leaves a tile height's body of the
+// Hopper tier a call (wgmma_rows_body's `run`): a call with wgmmas in flight across it makes ptxas
+// serialise every wgmma of the kernel (C7510), so there that body is inlined by force. The product
+// module keeps the inliner's own choices (forced there, they change its machine code).
+#if defined(W8A16_PERTURB)
+#define W8A16_TIMING_INLINE __attribute__((always_inline))
+#else
+#define W8A16_TIMING_INLINE
 #endif
 
 namespace w8a16::kernels {
@@ -104,6 +119,34 @@ struct SeededTiming {
     for (uint32_t off = 0; off < bytes; off += 1024)
       asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"r"(stage + off), "r"(0x7FC07FC0u) : "memory");
   }
+  // Every wait of the protocol (a stage's or a hand-over slot's barrier phase, the cross-CTA flag)
+  // spins on `ready` until it holds, or gives up once kStallNs have passed without it: a protocol
+  // that deadlocks under these delays (a wait on the wrong phase, a refill that no release
+  // admits) then ends its launch, and the bytes it leaves show how far it got, where an unbounded
+  // wait would leave a hang and no element to count. A wait that gives up counts itself in
+  // w8a16_timing_stalls, which the host reads after the launch; once one has, every other wait of
+  // the launch gives up at its first unready look, so the launch ends within about one bound. The
+  // bound is some 10^5 times the longest delay above: a correct pipeline never comes near it.
+  static constexpr uint64_t kStallNs = 250'000'000;
+  template <class Ready>
+  __device__ __forceinline__ static void until(Ready&& ready) {
+    uint64_t since = 0;
+    while (!ready()) {
+      const uint64_t t = now();
+      since = since == 0 ? t : since;
+      if (*static_cast<volatile unsigned int*>(&w8a16_timing_stalls) != 0) return;
+      if (t - since >= kStallNs) {
+        atomicAdd(&w8a16_timing_stalls, 1u);
+        return;
+      }
+    }
+  }
+  // %globaltimer, in nanoseconds (PTX ISA 10.13): the same clock on every SM.
+  __device__ __forceinline__ static uint64_t now() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+    return t;
+  }
 };
 using Timing = SeededTiming;
 #else
@@ -114,6 +157,8 @@ struct ProductTiming {  // every call of it sits in a discarded `if constexpr` b
   static constexpr uint32_t kStretch = 0;
   __device__ __forceinline__ static uint32_t zero() { return 0; }
   __device__ __forceinline__ static void poison(uint32_t, uint32_t) {}
+  template <class Ready>
+  __device__ __forceinline__ static void until(Ready&&) {}
 };
 using Timing = ProductTiming;
 #endif

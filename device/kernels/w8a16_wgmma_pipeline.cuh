@@ -125,11 +125,20 @@ struct WgPipeline {
   __device__ __forceinline__ uint32_t handover_empty(uint32_t h) const { return barrier(kHandoverEmpty + h); }
   __device__ __forceinline__ uint32_t handover(uint32_t h) const { return base + kOffHandover + 4u * h * kSlotFloats; }
 
+  // Every wait of the protocol: until the barrier's phase of that parity has completed; in the
+  // perturbed module, or until the timing policy gives up (w8a16_timing.cuh, until).
+  __device__ __forceinline__ static void wait(uint32_t bar, uint32_t parity) {
+    if constexpr (Timing::kPerturbs)
+      Timing::until([&] { return mbar_try_wait(bar, parity); });
+    else
+      mbar_wait(bar, parity);
+  }
+
   // The producer: wait until the consumers released the stage's previous use; arrive on its full
   // barrier announcing the bytes that the TMA loads, which complete on full_barrier(st), will bring.
   __device__ __forceinline__ void producer_acquire(Stages st) const {
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_acquire, st.count);
-    if (!st.first_lap()) mbar_wait(empty(st.index()), st.previous_phase());
+    if (!st.first_lap()) wait(empty(st.index()), st.previous_phase());
     // Outside the first lap only: there the copies follow with no proxy fence (w8a16_timing.cuh).
     if constexpr (Timing::kPerturbs)
       if (!st.first_lap()) Timing::poison(stage(st), kStageBytes);
@@ -147,7 +156,7 @@ struct WgPipeline {
   // follow that for 1-D bulk copies (cp.async.bulk) and reports every refill as a hazard
   // (docs/JOURNAL.md, "GPU runs"); one arrival a thread costs nothing measurable.
   __device__ __forceinline__ void consumer_wait(Stages st) const {
-    mbar_wait(full(st.index()), st.phase());
+    wait(full(st.index()), st.phase());
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_wait, st.count);
   }
   __device__ __forceinline__ void consumer_release(Stages st) const {
@@ -162,7 +171,7 @@ struct WgPipeline {
   __device__ __forceinline__ void handover_put(Slots hs, W&& write) const {
     const uint32_t h = hs.index();
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_acquire, kSlotUse | hs.count);
-    if (!hs.first_lap()) mbar_wait(handover_empty(h), hs.previous_phase());
+    if (!hs.first_lap()) wait(handover_empty(h), hs.previous_phase());
     write(handover(h));
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_commit, kSlotUse | hs.count);
     mbar_arrive(handover_full(h));
@@ -170,7 +179,7 @@ struct WgPipeline {
   template <class R>
   __device__ __forceinline__ void handover_take(Slots hs, R&& read) const {
     const uint32_t h = hs.index();
-    mbar_wait(handover_full(h), hs.phase());
+    wait(handover_full(h), hs.phase());
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_wait, kSlotUse | hs.count);
     read(handover(h));
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::consumer_release, kSlotUse | hs.count);

@@ -174,7 +174,10 @@ struct WgFolder {
       if (at.kind == dev::WgPieceKind::tail) {
         // acc after the steps before `begin`: the previous CTA's head, written first thing there.
         if (tid == 0 && wg == 0) {
-          while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {}
+          if constexpr (kn::Timing::kPerturbs)
+            kn::Timing::until([&] { return kn::ld_acquire_gpu(flags + blockIdx.x - 1) == 1; });
+          else
+            while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {}
           flags[blockIdx.x - 1] = 0;  // its one reader: zero again for the next launch
           if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::cta_take, at.unit);
         }
@@ -461,7 +464,7 @@ __device__ __forceinline__ void wgmma_rows_body(const uint8_t* weight, const flo
                                                        ~std::uintptr_t{dev::kWgAlign - 1});
   const Shape sh{
       m, n, k, a_row_stride, c_row_stride, k / dev::kKBlock, dev::wgmma_row_tiles(m), dev::wgmma_units(m, n, kV)};
-  auto run = [&](auto rows) {
+  auto run = [&](auto rows) W8A16_TIMING_INLINE {
     WgRows<decltype(rows)::value, kV, Layout>::run(smem, weight, block_scale, output, sh, workspace, wmap, amap);
   };
   if constexpr (kV == dev::WgVariant::n128_x2) {  // up to 16 rows (geometry.hpp)

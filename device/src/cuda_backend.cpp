@@ -292,11 +292,16 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
                                                            " (docs/KERNEL_ABI.md 1.1); nothing was launched"));
       b->registry_.handles_[static_cast<std::size_t>(id)] = KernelHandle{reinterpret_cast<std::uint64_t>(f)};
     }
-    CUdeviceptr seed = 0;
-    std::size_t seed_bytes = 0;
+    // The perturbed module's two globals (device/kernels/w8a16_timing.cuh): both, or it is not one.
+    CUdeviceptr seed = 0, stalls = 0;
+    std::size_t seed_bytes = 0, stalls_bytes = 0;
     if (d->cuModuleGetGlobal(&seed, &seed_bytes, mod, "w8a16_timing_seed") == CUDA_SUCCESS &&
-        seed_bytes == sizeof(std::uint64_t))
+        seed_bytes == sizeof(std::uint64_t) &&
+        d->cuModuleGetGlobal(&stalls, &stalls_bytes, mod, "w8a16_timing_stalls") == CUDA_SUCCESS &&
+        stalls_bytes == sizeof(std::uint32_t)) {
       b->timing_seed_ = seed;
+      b->timing_stalls_ = stalls;
+    }
   }
   if (status) *status = Status::success();
   return b;
@@ -451,6 +456,33 @@ Status CudaBackend::set_timing_seed(std::uint64_t seed) {
   // launches they wait for.
   const CUresult r = drv_->cuMemcpyHtoD(timing_seed_, &seed, sizeof seed);
   return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, "cuMemcpyHtoD (w8a16_timing_seed)", r);
+}
+
+Status CudaBackend::take_timing_stalls(std::uint32_t* stalls) {
+  *stalls = 0;
+  if (!timing_stalls_)
+    return Status::error(Errc::backend_error,
+                         "the kernel module has no w8a16_timing_stalls: it is not a perturbed module "
+                         "(device/kernels/w8a16_timing.cuh)");
+  Current current(*context_);
+  std::uint32_t count = 0;
+  if (const CUresult r = drv_->cuMemcpyDtoH(&count, timing_stalls_, sizeof count); r != CUDA_SUCCESS)
+    return driver_error(drv_, "cuMemcpyDtoH (w8a16_timing_stalls)", r);
+  if (count != 0) {
+    // A launch whose waits gave up may have left a cross-CTA flag set that its reader never took
+    // (the flags' one reader zeroes them for the next launch): every workspace starts zero again,
+    // as a fresh one does, so that the stall is this launch's alone.
+    const std::uint32_t zero = 0;
+    if (const CUresult r = drv_->cuMemcpyHtoD(timing_stalls_, &zero, sizeof zero); r != CUDA_SUCCESS)
+      return driver_error(drv_, "cuMemcpyHtoD (w8a16_timing_stalls)", r);
+    std::lock_guard<std::mutex> lock(workspaces_mutex_);
+    for (const auto& [stream, w] : workspaces_)
+      if (w.ptr)
+        if (const CUresult r = drv_->cuMemsetD8(static_cast<CUdeviceptr>(w.ptr), 0, w.bytes); r != CUDA_SUCCESS)
+          return driver_error(drv_, "cuMemsetD8(workspace, after a stall)", r);
+  }
+  *stalls = count;
+  return Status::success();
 }
 
 Status CudaBackend::synchronize() {

@@ -430,9 +430,10 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   auto backend = make_backend("cuda", &note, &error, module, 0, &no_gpu);
   if (!backend) return backend_refused("verify", error, no_gpu);
   auto* gpu = dynamic_cast<device::CudaBackend*>(backend.get());
-  if (!gpu || !gpu->has_timing_seed())
+  if (!gpu || !gpu->is_perturbed_module())
     return usage("--perturb: " + golden::shown(module) +
-                 " has no w8a16_timing_seed: it is not a perturbed module (device/kernels/w8a16_timing.cuh)");
+                 " lacks w8a16_timing_seed or w8a16_timing_stalls: it is not a perturbed module "
+                 "(device/kernels/w8a16_timing.cuh)");
   std::vector<device::Entry> entries;
   for (golden::EntryPoint e : opt.draw.entries) entries.push_back(props::to_device_entry(e));
   if (!check_module(*backend, entries, &error)) return usage(error);
@@ -461,17 +462,30 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   const props::ProtocolReport protocol = props::check_module_protocol(module);
   std::fputs(props::protocol_text(protocol).c_str(), stdout);
   props::InProcessLauncher launcher(*backend, a.deadlines);
-  const props::PerturbResult r = props::run_perturbed(
-      launcher, cases, [gpu](std::uint64_t seed) { return gpu->set_timing_seed(seed); }, po,
-      [](const golden::Case& c, std::uint64_t i, std::uint64_t failed) {
-        if (failed)
-          std::printf("  case %" PRIu64 ": %s: %" PRIu64 " failing seeds\n", i, golden::format_case(c).c_str(), failed);
-      });
-  for (const props::PerturbFailure& f : r.failures)
-    std::printf("  FAIL %s perturb-seed=0x%016" PRIx64 " (case %" PRIu64 ", body %s): %s%s\n",
+  const props::TimingControl timing{[gpu](std::uint64_t seed) { return gpu->set_timing_seed(seed); },
+                                    [gpu](std::uint32_t* stalls) { return gpu->take_timing_stalls(stalls); }};
+  const props::PerturbResult r = props::run_perturbed(launcher, cases, timing, po,
+                                                      [](const golden::Case& c, std::uint64_t i, std::uint64_t failed) {
+                                                        if (failed)
+                                                          std::printf("  case %" PRIu64 ": %s: %" PRIu64
+                                                                      " failing seeds\n",
+                                                                      i, golden::format_case(c).c_str(), failed);
+                                                      });
+  for (const props::PerturbFailure& f : r.failures) {
+    // A stall: a wait of the launch gave up after the module's bound (w8a16_timing.cuh, kStallNs),
+    // where the product module would have hung.
+    const std::string
+        stalled = f.stalls
+                      ? std::to_string(f.stalls) +
+                            " waits gave up at their 0.25 s bound (a barrier phase or a cross-CTA " +
+                            "flag never reached: the protocol deadlocked), and the launch's other waits after them; "
+                      : "";
+    std::printf("  FAIL %s perturb-seed=0x%016" PRIx64 " (case %" PRIu64 ", body %s): %s%s%s\n",
                 golden::format_case(f.c).c_str(), f.timing_seed, f.case_index, f.body.empty() ? "-" : f.body.c_str(),
+                stalled.c_str(),
                 f.mismatches ? (std::to_string(f.mismatches) + " elements differ; first: ").c_str() : "",
                 f.detail.c_str());
+  }
   const char* verdict = !r.failures.empty() || !protocol.findings.empty() ? "FAIL"
                         : !r.complete || r.cases_run == 0                 ? "INCOMPLETE"
                                                                           : "PASS";

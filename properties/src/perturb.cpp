@@ -41,9 +41,8 @@ namespace {
 // it while these launches run, so the GPU does not wait on the emulator.
 class SeededLaunches final : public CaseLauncher {
  public:
-  SeededLaunches(CaseLauncher& inner, const std::function<device::Status(std::uint64_t)>& set_seed,
-                 const PerturbOptions& opt)
-      : CaseLauncher(inner.deadlines()), inner_(inner), set_seed_(set_seed), opt_(opt) {}
+  SeededLaunches(CaseLauncher& inner, const TimingControl& timing, const PerturbOptions& opt)
+      : CaseLauncher(inner.deadlines()), inner_(inner), timing_(timing), opt_(opt) {}
   const char* name() const override { return inner_.name(); }
   bool usable() const override { return inner_.usable(); }
   std::uint64_t restarts() const override { return inner_.restarts(); }
@@ -51,47 +50,54 @@ class SeededLaunches final : public CaseLauncher {
   struct Run {
     std::uint64_t seed = 0;
     Launched got;
+    std::uint32_t stalls = 0;
   };
   std::uint64_t index = 0;  // the case's index in the run: its timing seeds
   std::vector<Run> runs;    // the case's launches, in seed order
-  std::uint64_t unset_seed = 0;
-  std::string seed_error;  // not empty: set_seed(unset_seed) failed, and no launch followed
+  std::uint64_t control_seed = 0;
+  std::string control_error;  // not empty: a control failed under control_seed, and no launch followed
 
   // The last launch: the pipeline ends the run after a hang.
   Launched launch(const golden::Case& c, const golden::CaseInputs& in) override {
     runs.clear();
-    seed_error.clear();
+    control_error.clear();
     for (std::uint32_t j = 0; j < opt_.seeds_per_case; ++j) {
       const std::uint64_t seed = perturb_timing_seed(opt_.seed, index, j);
-      if (const device::Status st = set_seed_(seed); !st.ok()) {
-        unset_seed = seed;
-        seed_error = st.message;
+      if (const device::Status st = timing_.set_seed(seed); !st.ok()) {
+        control_seed = seed;
+        control_error = "timing seed not set: " + st.message;
         break;
       }
       runs.push_back({seed, inner_.launch(c, in)});
-      const device::Status& st = runs.back().got.status;
+      Run& run = runs.back();
+      const device::Status& st = run.got.status;
       if (st.code == device::Errc::launch_timeout || (!st.ok() && !inner_.usable())) break;
+      if (!st.ok()) continue;
+      if (const device::Status taken = timing_.take_stalls(&run.stalls); !taken.ok()) {
+        control_seed = seed;
+        control_error = "stalled waits not read: " + taken.message;
+        break;
+      }
     }
     return runs.empty() ? Launched{} : runs.back().got;
   }
 
  private:
   CaseLauncher& inner_;
-  const std::function<device::Status(std::uint64_t)>& set_seed_;
+  const TimingControl& timing_;
   const PerturbOptions& opt_;
 };
 
 }  // namespace
 
-PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases,
-                            const std::function<device::Status(std::uint64_t)>& set_seed, const PerturbOptions& opt,
-                            const PerturbProgress& progress) {
+PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases, const TimingControl& timing,
+                            const PerturbOptions& opt, const PerturbProgress& progress) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   PerturbResult r;
   r.cases = cases.size();
-  SeededLaunches seeded(launcher, set_seed, opt);
+  SeededLaunches seeded(launcher, timing, opt);
   PipelineSteps steps;
   steps.before = [&](std::size_t i) {
     if ((opt.time_budget_s > 0 && elapsed() >= opt.time_budget_s) ||
@@ -104,10 +110,10 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
     // The launches the launcher holds are this case's only if it reached the launcher (a case
     // without operands or contract never does): taken, so that none is read twice.
     std::vector<SeededLaunches::Run> runs;
-    std::string seed_error;
+    std::string control_error;
     if (w.launched) {
       runs.swap(seeded.runs);
-      seed_error.swap(seeded.seed_error);
+      control_error.swap(seeded.control_error);
     }
     const std::size_t failed_before = r.failures.size();
     if (!w.input_error.empty()) r.failures.push_back({w.c, i, 0, "", 0, "inputs: " + w.input_error});
@@ -120,11 +126,12 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
         continue;
       }
       const Comparison cmp = compare_output(w.c, w.expected, run.got.c_bits, 1);
-      if (!cmp.equal())
-        r.failures.push_back({w.c, i, run.seed, body, cmp.mismatches, cmp.details.empty() ? "" : cmp.details.front()});
+      if (!cmp.equal() || run.stalls != 0)
+        r.failures.push_back({w.c, i, run.seed, body, cmp.mismatches, cmp.details.empty() ? "" : cmp.details.front(),
+                              run.stalls});
     }
-    if (!seed_error.empty()) {
-      r.failures.push_back({w.c, i, seeded.unset_seed, "", 0, "timing seed not set: " + seed_error});
+    if (!control_error.empty()) {
+      r.failures.push_back({w.c, i, seeded.control_seed, "", 0, control_error});
       return false;  // the run ends (incomplete): no later launch would run under its seed either
     }
     ++r.cases_run;

@@ -46,6 +46,19 @@ class SeedSensitiveLauncher final : public props::CaseLauncher {
   props::InProcessLauncher inner_;
 };
 
+// The controls of a module whose waits never give up, recording each seed set into the launcher.
+props::TimingControl recording_seeds(SeedSensitiveLauncher& launcher, std::vector<std::uint64_t>& set) {
+  return {[&](std::uint64_t s) {
+            launcher.seed = s;
+            set.push_back(s);
+            return device::Status::success();
+          },
+          [](std::uint32_t* stalls) {
+            *stalls = 0;
+            return device::Status::success();
+          }};
+}
+
 TEST(Perturb, RunsTheCasesWhosePlansRunTheHopperTierEachOnce) {
   device::SimBackend sim;
   std::vector<Case> all = coverage_cases(sim);
@@ -89,19 +102,15 @@ TEST(Perturb, ALaunchThatDiffersUnderOneSeedFailsNamingThatSeed) {
   props::PerturbOptions opt;
   opt.seeds_per_case = 3;
   std::vector<std::uint64_t> set;
-  const auto set_seed = [&](std::uint64_t s) {
-    launcher.seed = s;
-    set.push_back(s);
-    return device::Status::success();
-  };
-  const props::PerturbResult clean = props::run_perturbed(launcher, two, set_seed, opt);
+  const props::TimingControl timing = recording_seeds(launcher, set);
+  const props::PerturbResult clean = props::run_perturbed(launcher, two, timing, opt);
   EXPECT_TRUE(clean.pass());
   EXPECT_EQ(clean.launches, 6u);
   ASSERT_EQ(set.size(), 6u);
   EXPECT_EQ(set[4], props::perturb_timing_seed(1, 1, 1));  // case 1, its second seed
 
   launcher.bad_seed = props::perturb_timing_seed(1, 1, 2);
-  const props::PerturbResult r = props::run_perturbed(launcher, two, set_seed, opt);
+  const props::PerturbResult r = props::run_perturbed(launcher, two, timing, opt);
   EXPECT_FALSE(r.pass());
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].timing_seed, launcher.bad_seed);
@@ -125,12 +134,7 @@ TEST(Perturb, ACaseWithoutOperandsFailsAloneAndTheCasesAroundItKeepTheirSeeds) {
   props::PerturbOptions opt;
   opt.seeds_per_case = 2;
   std::vector<std::uint64_t> set;
-  const auto set_seed = [&](std::uint64_t s) {
-    launcher.seed = s;
-    set.push_back(s);
-    return device::Status::success();
-  };
-  const props::PerturbResult r = props::run_perturbed(launcher, three, set_seed, opt);
+  const props::PerturbResult r = props::run_perturbed(launcher, three, recording_seeds(launcher, set), opt);
   EXPECT_FALSE(r.pass());
   EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.cases_run, 3u);
@@ -147,24 +151,67 @@ TEST(Perturb, ACaseWithoutOperandsFailsAloneAndTheCasesAroundItKeepTheirSeeds) {
   EXPECT_EQ(r.failures[1].mismatches, 1u);
 }
 
-TEST(Perturb, ASeedThatCannotBeSetOrABudgetSpentIsNeverAPass) {
+// A launch whose waits gave up (the perturbed module's bound on a deadlocked protocol) fails naming
+// its seed and the count, whatever its bytes.
+TEST(Perturb, ALaunchWhoseWaitsGaveUpFailsEvenWithTheRightBytes) {
+  device::SimBackend sim;
+  const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
+  ASSERT_GE(cases.size(), 2u);
+  const std::vector<Case> two(cases.begin(), cases.begin() + 2);
+  SeedSensitiveLauncher launcher(sim);
+  props::PerturbOptions opt;
+  opt.seeds_per_case = 2;
+  const std::uint64_t stalled_seed = props::perturb_timing_seed(1, 0, 1);
+  const props::TimingControl timing{[&](std::uint64_t s) {
+                                      launcher.seed = s;
+                                      return device::Status::success();
+                                    },
+                                    [&](std::uint32_t* stalls) {
+                                      *stalls = launcher.seed == stalled_seed ? 3 : 0;
+                                      return device::Status::success();
+                                    }};
+  const props::PerturbResult r = props::run_perturbed(launcher, two, timing, opt);
+  EXPECT_FALSE(r.pass());
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.launches, 4u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].timing_seed, stalled_seed);
+  EXPECT_EQ(r.failures[0].case_index, 0u);
+  EXPECT_EQ(r.failures[0].stalls, 3u);
+  EXPECT_EQ(r.failures[0].mismatches, 0u);
+}
+
+TEST(Perturb, AControlThatFailsOrABudgetSpentIsNeverAPass) {
   device::SimBackend sim;
   const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
   props::InProcessLauncher launcher(sim);
   props::PerturbOptions opt;
+  const auto fine = [](std::uint64_t) { return device::Status::success(); };
+  const auto none = [](std::uint32_t* stalls) {
+    *stalls = 0;
+    return device::Status::success();
+  };
   const props::PerturbResult refused = props::run_perturbed(
-      launcher, cases, [](std::uint64_t) { return device::Status::error(device::Errc::backend_error, "no seed"); },
-      opt);
+      launcher, cases,
+      {[](std::uint64_t) { return device::Status::error(device::Errc::backend_error, "no seed"); }, none}, opt);
   EXPECT_FALSE(refused.pass());
   EXPECT_FALSE(refused.complete);
   EXPECT_EQ(refused.launches, 0u);
+  // The stall count unread after the first launch: that launch counts, none follows.
+  const props::PerturbResult unread = props::run_perturbed(
+      launcher, cases,
+      {fine, [](std::uint32_t*) { return device::Status::error(device::Errc::backend_error, "no count"); }}, opt);
+  EXPECT_FALSE(unread.pass());
+  EXPECT_FALSE(unread.complete);
+  EXPECT_EQ(unread.launches, 1u);
+  ASSERT_FALSE(unread.failures.empty());
+  EXPECT_NE(unread.failures.back().detail.find("stalled waits not read: no count"), std::string::npos);
   opt.time_budget_s = 1e-9;
-  const props::PerturbResult cut = props::run_perturbed(
-      launcher, cases, [](std::uint64_t) { return device::Status::success(); }, opt);
+  const props::PerturbResult cut = props::run_perturbed(launcher, cases, {fine, none}, opt);
   EXPECT_FALSE(cut.pass());
   EXPECT_FALSE(cut.complete);
   // No case at all is no pass either.
-  EXPECT_FALSE(props::run_perturbed(launcher, {}, [](std::uint64_t) { return device::Status::success(); }, {}).pass());
+  EXPECT_FALSE(props::run_perturbed(launcher, {}, {fine, none}, {}).pass());
 }
 
 }  // namespace

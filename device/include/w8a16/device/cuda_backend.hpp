@@ -82,18 +82,22 @@ class CudaBackend final : public Backend {
   // otherwise, and the list is empty).
   std::vector<std::string> module_functions(bool* listed) const;
 
-  // The perturbed module's seed (device/kernels/w8a16_timing.cuh): whether the loaded module has the
-  // global w8a16_timing_seed, and the seed its next launches draw their delays from (0: none). An
-  // error, and nothing written, on a module without it.
-  bool has_timing_seed() const { return timing_seed_ != 0; }
+  // The perturbed module (device/kernels/w8a16_timing.cuh): whether the loaded module has its two
+  // globals, w8a16_timing_seed and w8a16_timing_stalls; the seed its next launches draw their delays
+  // from (0: none); and, after a launch has finished, how many of its waits gave up (a protocol
+  // that deadlocked), with the count and every workspace zeroed again where it is not 0. Each is
+  // an error, and touches nothing, on a module without them.
+  bool is_perturbed_module() const { return timing_seed_ != 0; }
   Status set_timing_seed(std::uint64_t seed);
+  Status take_timing_stalls(std::uint32_t* stalls);
 
  private:
   CudaBackend() = default;
   const cuda::Driver* drv_ = nullptr;
   std::unique_ptr<cuda::PrimaryContext> context_;  // retained for the backend's life
   void* module_ = nullptr;                         // CUmodule, null when the fatbin is empty
-  std::uint64_t timing_seed_ = 0;                  // CUdeviceptr of w8a16_timing_seed, 0 if absent
+  std::uint64_t timing_seed_ = 0;                  // CUdeviceptr of w8a16_timing_seed, 0 unless the module is perturbed
+  std::uint64_t timing_stalls_ = 0;                // CUdeviceptr of w8a16_timing_stalls, likewise
   CudaModuleRegistry registry_;
   DeviceLimits limits_;
   CudaDeviceInfo info_;

@@ -32,7 +32,15 @@ struct PerturbFailure {
   std::uint64_t timing_seed = 0;
   std::string body;  // the body its plan ran
   std::uint64_t mismatches = 0;
-  std::string detail;  // the first differing element, or the launch's error
+  std::string detail;        // the first differing element, or the launch's error
+  std::uint32_t stalls = 0;  // the launch's waits that gave up: its protocol deadlocked
+};
+
+// The perturbed module's controls (CudaBackend::set_timing_seed and take_timing_stalls): the seed,
+// set before each launch, and the count of the launch's waits that gave up, taken after it.
+struct TimingControl {
+  std::function<device::Status(std::uint64_t)> set_seed;
+  std::function<device::Status(std::uint32_t*)> take_stalls;
 };
 
 struct PerturbResult {
@@ -51,13 +59,12 @@ using PerturbProgress = std::function<void(const golden::Case&, std::uint64_t ca
 std::vector<golden::Case> pipelined_cases(const std::vector<golden::Case>& candidates,
                                           const device::KernelRegistry& registry, const device::DeviceLimits& limits);
 
-// Runs each case under opt.seeds_per_case timing seeds: set_seed(seed) before each launch (the
-// backend's CudaBackend::set_timing_seed), the launch through `launcher` (its deadline and hang
-// watchdog), the bytes against expected_output, which a pool of threads emulates for the cases
-// ahead while the earlier ones launch (case_pipeline.hpp). A set_seed error or a hang ends the run
-// (complete = false).
-PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases,
-                            const std::function<device::Status(std::uint64_t)>& set_seed, const PerturbOptions& opt,
-                            const PerturbProgress& progress = {});
+// Runs each case under opt.seeds_per_case timing seeds: timing.set_seed(seed) before each launch,
+// the launch through `launcher` (its deadline and hang watchdog), timing.take_stalls after one that
+// ran, the bytes against expected_output, which a pool of threads emulates for the cases ahead
+// while the earlier ones launch (case_pipeline.hpp). A launch fails if a byte differs or a wait
+// gave up. An error of either control, or a hang, ends the run (complete = false).
+PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases, const TimingControl& timing,
+                            const PerturbOptions& opt, const PerturbProgress& progress = {});
 
 }  // namespace w8a16::props
