@@ -237,6 +237,7 @@ std::string json_text(const RunIdentity& id, const bench::DeviceProps& p, double
     x["k"] = r.sh.k;
     x["m"] = r.m;
     x["entry"] = r.entry;
+    x["dispatched"] = r.dispatched;  // false: a body timed against the dispatched one (kernels taken away)
     x["kernel"] = r.kernel;
     x["body"] = r.body;
     x["bytes"] = r.bytes;
