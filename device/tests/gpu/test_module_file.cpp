@@ -104,6 +104,42 @@ TEST_F(ModuleFile, TheEmbeddedFatbinWrittenToAFileGivesIdenticalBytes) {
   EXPECT_GE(cases, 30u);
 }
 
+// The perturbed module (device/kernels/w8a16_timing.cuh) has its two controls and the product module
+// neither: there each is an error that writes nothing. Under a seed the perturbed module gives the
+// contract's bytes with no wait given up, and its stall count reads 0 after every launch.
+TEST_F(ModuleFile, ThePerturbedModuleHasItsControlsAndTheProductModuleNone) {
+  EXPECT_FALSE(embedded_->is_perturbed_module());
+  EXPECT_FALSE(embedded_->set_timing_seed(5).ok());
+  std::uint32_t stalls = 7;
+  EXPECT_FALSE(embedded_->take_timing_stalls(&stalls).ok());
+  EXPECT_EQ(stalls, 0u);
+  const fs::path path = beside_this_binary("w8a16_perturbed.fatbin");
+  ASSERT_TRUE(fs::is_regular_file(path)) << path << " is built beside the CLI with the module (device/CMakeLists.txt)";
+  device::Status st;
+  auto perturbed = device::CudaBackend::create_from_file(0, path.string(), &st);
+  ASSERT_TRUE(perturbed) << st.message;
+  ASSERT_TRUE(perturbed->is_perturbed_module());
+  auto rig = gputest::GpuRig::over(std::move(perturbed));
+  std::size_t cases = 0;
+  for (const gputest::GpuCase& g :
+       gputest::make_cases(golden::EntryPoint::gemm_pipelined_m64_strided, Body::wgmma_units128, 3, 0x9E7,
+                           std::uint64_t{1} << 24, rig->present())) {
+    const golden::CaseInputs in = gputest::inputs_of(g.c);
+    for (std::uint64_t seed : {std::uint64_t{0x51}, std::uint64_t{0xA17}}) {
+      ASSERT_TRUE(rig->backend().set_timing_seed(seed).ok());
+      const gputest::GpuRun r = rig->run(g.c, in);
+      ASSERT_TRUE(r.ok) << r.error << "\n  case: " << g.line();
+      EXPECT_EQ(r.plan.body, Body::wgmma_units128) << g.line();
+      ASSERT_TRUE(rig->backend().take_timing_stalls(&stalls).ok());
+      EXPECT_EQ(stalls, 0u) << "a wait of a correct pipeline gave up\n  case: " << g.line();
+      const props::Comparison cmp = props::compare_output(g.c, props::expected_output(g.c, in), r.c);
+      EXPECT_EQ(cmp.mismatches, 0u) << (cmp.details.empty() ? "" : cmp.details.front()) << "\n  case: " << g.line();
+    }
+    ++cases;
+  }
+  EXPECT_GE(cases, 3u);
+}
+
 TEST_F(ModuleFile, AModuleWithARenamedKernelIsRefusedNamingTheSymbol) {
   const fs::path path = beside_this_binary("w8a16_kernels_renamed_m32.fatbin");
   ASSERT_TRUE(fs::is_regular_file(path)) << path << " is built with this binary (device/tests/gpu/CMakeLists.txt)";
