@@ -128,10 +128,8 @@ struct WgPipeline {
   // Every wait of the protocol: until the barrier's phase of that parity has completed; in the
   // perturbed module, or until the timing policy gives up (w8a16_timing.cuh, until).
   __device__ __forceinline__ static void wait(uint32_t bar, uint32_t parity) {
-    if constexpr (Timing::kPerturbs)
-      Timing::until([&] { return mbar_try_wait(bar, parity); });
-    else
-      mbar_wait(bar, parity);
+    if constexpr (Timing::kPerturbs) Timing::until([&] { return mbar_try_wait(bar, parity); });
+    else mbar_wait(bar, parity);
   }
 
   // The producer: wait until the consumers released the stage's previous use; arrive on its full

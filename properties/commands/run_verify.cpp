@@ -464,22 +464,18 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   props::InProcessLauncher launcher(*backend, a.deadlines);
   const props::TimingControl timing{[gpu](std::uint64_t seed) { return gpu->set_timing_seed(seed); },
                                     [gpu](std::uint32_t* stalls) { return gpu->take_timing_stalls(stalls); }};
-  const props::PerturbResult r = props::run_perturbed(launcher, cases, timing, po,
-                                                      [](const golden::Case& c, std::uint64_t i, std::uint64_t failed) {
-                                                        if (failed)
-                                                          std::printf("  case %" PRIu64 ": %s: %" PRIu64
-                                                                      " failing seeds\n",
-                                                                      i, golden::format_case(c).c_str(), failed);
-                                                      });
+  const auto progress = [](const golden::Case& c, std::uint64_t i, std::uint64_t failed) {
+    if (failed)
+      std::printf("  case %" PRIu64 ": %s: %" PRIu64 " failing seeds\n", i, golden::format_case(c).c_str(), failed);
+  };
+  const props::PerturbResult r = props::run_perturbed(launcher, cases, timing, po, progress);
   for (const props::PerturbFailure& f : r.failures) {
-    // A stall: a wait of the launch gave up after the module's bound (w8a16_timing.cuh, kStallNs),
-    // where the product module would have hung.
-    const std::string
-        stalled = f.stalls
-                      ? std::to_string(f.stalls) +
-                            " waits gave up at their 0.25 s bound (a barrier phase or a cross-CTA " +
-                            "flag never reached: the protocol deadlocked), and the launch's other waits after them; "
-                      : "";
+    // Waits that gave up at the perturbed module's bound (w8a16_timing.cuh, until), where the
+    // product module would have hung.
+    const std::string stalled = f.stalls ? std::to_string(f.stalls) +
+                                               " waits passed their 0.25 s bound (a barrier phase or cross-CTA flag "
+                                               "never reached: a deadlocked protocol) and the launch ended; "
+                                         : "";
     std::printf("  FAIL %s perturb-seed=0x%016" PRIx64 " (case %" PRIu64 ", body %s): %s%s%s\n",
                 golden::format_case(f.c).c_str(), f.timing_seed, f.case_index, f.body.empty() ? "-" : f.body.c_str(),
                 stalled.c_str(),

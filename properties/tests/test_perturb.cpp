@@ -4,6 +4,7 @@
 // What the perturbed module does on a GPU is the GPU runs' (docs/JOURNAL.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "w8a16/device/plan.hpp"
@@ -59,6 +60,13 @@ props::TimingControl recording_seeds(SeedSensitiveLauncher& launcher, std::vecto
           }};
 }
 
+// The first two coverage cases whose plans run the Hopper tier.
+std::vector<Case> two_pipelined_cases(const device::SimBackend& sim) {
+  const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
+  EXPECT_GE(cases.size(), 2u);
+  return {cases.begin(), cases.begin() + std::min<std::size_t>(2, cases.size())};
+}
+
 TEST(Perturb, RunsTheCasesWhosePlansRunTheHopperTierEachOnce) {
   device::SimBackend sim;
   std::vector<Case> all = coverage_cases(sim);
@@ -95,9 +103,8 @@ TEST(Perturb, TimingSeedsAreNeverZeroAndDifferPerCaseAndLaunch) {
 
 TEST(Perturb, ALaunchThatDiffersUnderOneSeedFailsNamingThatSeed) {
   device::SimBackend sim;
-  const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
-  ASSERT_GE(cases.size(), 2u);
-  const std::vector<Case> two(cases.begin(), cases.begin() + 2);
+  const std::vector<Case> two = two_pipelined_cases(sim);
+  ASSERT_EQ(two.size(), 2u);
   SeedSensitiveLauncher launcher(sim);
   props::PerturbOptions opt;
   opt.seeds_per_case = 3;
@@ -155,9 +162,8 @@ TEST(Perturb, ACaseWithoutOperandsFailsAloneAndTheCasesAroundItKeepTheirSeeds) {
 // its seed and the count, whatever its bytes.
 TEST(Perturb, ALaunchWhoseWaitsGaveUpFailsEvenWithTheRightBytes) {
   device::SimBackend sim;
-  const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
-  ASSERT_GE(cases.size(), 2u);
-  const std::vector<Case> two(cases.begin(), cases.begin() + 2);
+  const std::vector<Case> two = two_pipelined_cases(sim);
+  ASSERT_EQ(two.size(), 2u);
   SeedSensitiveLauncher launcher(sim);
   props::PerturbOptions opt;
   opt.seeds_per_case = 2;
