@@ -27,8 +27,8 @@
 extern "C" {
 __device__ unsigned long long w8a16_timing_seed = 0;
 __device__ unsigned int w8a16_timing_zero = 0;  // never written: SeededTiming::zero
-// The waits of the launch that gave up (SeededTiming::until); the host reads it after each launch
-// and, where it is not 0, zeroes it (CudaBackend::take_timing_stalls).
+// The waits of the launch that reached their bound (SeededTiming::until); the host reads it after
+// each launch and, where it is not 0, zeroes it (CudaBackend::take_timing_stalls).
 __device__ unsigned int w8a16_timing_stalls = 0;
 }
 #endif
@@ -123,10 +123,10 @@ struct SeededTiming {
   // spins on `ready` until it holds, or gives up once kStallNs have passed without it: a protocol
   // that deadlocks under these delays (a wait on the wrong phase, a refill that no release
   // admits) then ends its launch, and the bytes it leaves show how far it got, where an unbounded
-  // wait would leave a hang and no element to count. A wait that gives up counts itself in
+  // wait would leave a hang and no element to count. A wait that reaches the bound counts itself in
   // w8a16_timing_stalls, which the host reads after the launch; once one has, every other wait of
   // the launch gives up at its first unready look, so the launch ends within about one bound. The
-  // bound is some 10^5 times the longest delay above: a correct pipeline never comes near it.
+  // bound is over 60,000 times the longest delay above: a correct pipeline never comes near it.
   static constexpr uint64_t kStallNs = 250'000'000;
   template <class Ready>
   __device__ __forceinline__ static void until(Ready&& ready) {

@@ -84,9 +84,9 @@ class CudaBackend final : public Backend {
 
   // The perturbed module (device/kernels/w8a16_timing.cuh): whether the loaded module has its two
   // globals, w8a16_timing_seed and w8a16_timing_stalls; the seed its next launches draw their delays
-  // from (0: none); and, after a launch has finished, how many of its waits gave up (a protocol
-  // that deadlocked), with the count and every workspace zeroed again where it is not 0. Each is
-  // an error, and touches nothing, on a module without them.
+  // from (0: none); and, after a launch has finished, how many of its waits reached their bound and
+  // gave up (a protocol that deadlocked), with the count and every workspace zeroed again where it
+  // is not 0. Each is an error, and touches nothing, on a module without them.
   bool is_perturbed_module() const { return timing_seed_ != 0; }
   Status set_timing_seed(std::uint64_t seed);
   Status take_timing_stalls(std::uint32_t* stalls);
