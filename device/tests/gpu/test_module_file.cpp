@@ -158,7 +158,9 @@ TEST_F(ModuleFile, AModuleWithARenamedKernelIsRefusedNamingTheSymbol) {
       << text;
   bool listed = false;
   const std::vector<std::string> foreign = device::foreign_family_names(b->module_functions(&listed));
-  if (listed) EXPECT_NE(std::find(foreign.begin(), foreign.end(), "w8a16_gemm_pipelined_m32_renamed"), foreign.end());
+  if (listed) {
+    EXPECT_NE(std::find(foreign.begin(), foreign.end(), "w8a16_gemm_pipelined_m32_renamed"), foreign.end());
+  }
 
   // Even past the CLI's check, the launch layer launches nothing on the zero handle: the skinny
   // body's shape (the row-tile kernel declines K <= 5120 at N <= 3968) is refused, C untouched.
