@@ -3,10 +3,14 @@
 // and what the perturbed module does (a seeded delay), so that the ordering the protocol promises,
 // not the order this GPU's timing happens to give, is what the bytes test.
 //
-// Every hand-over the Hopper tier's pipeline rests on calls Timing::at(point, use) (and the wgmma
-// issue Timing::kStretch): the producer's acquire of a stage and its commit (before the copies that
-// fill it are issued), a consumer's wait and release, the time a step's wgmmas are in flight
-// between their issue and their wait, and the cross-CTA hand-over of a cut unit. Each call sits
+// Every hand-over the Hopper tier's pipeline rests on calls Timing::at(point, use): the producer's
+// acquire of a stage and its commit (before the copies that fill it are issued), a consumer's wait
+// and release, the time a step's wgmmas are in flight between their issue and their wait, and the
+// cross-CTA hand-over of a cut unit. Where the hardware's own timing would hide an ordering however
+// long the delays, the perturbed module takes the latest order the PTX ISA allows instead: a
+// step's wgmmas read their stage again at the wait that covers them (w8a16_wgmma_rows.cu,
+// wait_mmas), and the producer's generic stores to a stage reach the async proxy after the
+// refill's copies where no proxy fence orders them before (WgPipeline::producer_copied). Each call sits
 // under `if constexpr (Timing::kPerturbs)`: in the product module (W8A16_PERTURB undefined) it is
 // discarded before code generation, so the compiler is handed the code it was handed without
 // these points (even empty inline calls change the front end's output: its PTX, then the SASS), and
@@ -19,6 +23,8 @@
 // and a count the host reads, instead of a hang.
 #pragma once
 #include <cstdint>
+
+#include "w8a16/device/geometry.hpp"
 
 #if defined(W8A16_PERTURB)
 // The seed of the launch (0: no delays; the host writes it by this name, cuModuleGetGlobal). Defined
@@ -84,56 +90,68 @@ struct SeededTiming {
     const uint32_t ns = 256u << ((x >> 8) & 3u);  // 256, 512, 1024 or 2048 ns
     __nanosleep(x % 3 == 0 ? ns + static_cast<uint32_t>((x >> 16) % ns) : 0u);
   }
-  // Extra wgmmas the issue puts in front of a step's own, of the step's own shape, over the same
-  // stage and into the step's own accumulators (w8a16_wgmma_rows.cu, issue), meant to hold the
-  // step's wgmmas back so that they read the stage microseconds after the issue, which a release
-  // before the wait would then race. The step's first wgmma ignores what they leave through a
-  // scale-d that is zero at run time (zero()), so the step's partial sum starts from +0 as in the
-  // product module and the bytes are the product's (the project's wgmma recordings with scale-d 0
-  // in a register, golden/mma/h200 `_d0_`, keep each case's C in the accumulators and show it
-  // ignored); ptxas cannot prove it zero, so it keeps them. Measured on the H100 (docs/JOURNAL.md),
-  // they do not hold the step back: a wgmma whose scale-d is 0 reads no accumulator, so nothing
-  // makes it wait for the ones that write them, and a release above the wait changed no byte even
-  // beside the poison (below). A form the step must wait for (integer wgmmas that leave the
-  // accumulators exactly 0, added to with scale-d 1) is built on the branch i46-integer-stretch
-  // and not yet run on a GPU. Into accumulators of their own (192 of m64n8k16) they left the
-  // step's wgmmas free as well, and ptxas serialised the two-CTA symbols' wgmmas. A count of
-  // kStretchColumns / N for N rows: about as much tensor-core work at every tile height. A
-  // constant: wgmma is .sync.aligned (every thread of the warpgroup issues the same ones, PTX ISA
-  // 9.7.15.5), and a count ptxas cannot prove uniform puts them on a divergent path, where it
-  // serialises every wgmma (C7520).
-  static constexpr uint32_t kStretchColumns = 768;
-  template <int kRows>
-  static constexpr uint32_t kStretch = kStretchColumns / kRows > 12 ? kStretchColumns / kRows : 12;
+  // The register that is zero at run time: the scale-d of the first of a step's wgmmas issued again
+  // at their wait (w8a16_wgmma_rows.cu, wait_mmas), so that they overwrite p from +0 as the first
+  // issue did (scale-d 0, NUMERICS.md 3.1). ptxas cannot prove it zero; with an immediate 0 it would
+  // find the first issue's results never read and remove those wgmmas (in-flight wgmmas whose
+  // results nothing reads are removed, docs/JOURNAL.md).
   __device__ __forceinline__ static uint32_t zero() { return *static_cast<volatile unsigned int*>(&w8a16_timing_zero); }
   // A stage the producer may refill (its release has been waited for) is poisoned at once, before
   // the refill's copies are issued: the first 16 bytes of every 1,024 (in the activations, a row's
   // first K slice in each 128-byte swizzle atom, which the step's first wgmma reads; in W, codes of
   // its tile) become 0x7FC0 pairs, a BF16 NaN and the E4M3 NaN code 0x7F. A reader that released
-  // the stage before it finished reading (a release above the wgmma wait) then meets NaN within the
-  // time of a few shared stores, not a microsecond later when the copy lands, and the poison
-  // reaches the output whatever the next step's bytes are. The caller's proxy fence then orders these generic-proxy
-  // stores before the copies' async-proxy writes (PTX ISA 9.7.13.4), which overwrite every byte,
-  // so a correct pipeline never shows the poison.
+  // the stage before it finished reading (a release above the wgmma wait, which the wgmmas issued
+  // again at the wait then make read after it) meets NaN within the time of a few shared stores,
+  // not a microsecond later when the copy lands, and the poison reaches the output whatever the next
+  // step's bytes are. The producer's proxy fence orders these generic-proxy stores before the
+  // copies' async-proxy writes (PTX ISA 9.7.13.4), which overwrite every byte, so a correct pipeline
+  // never shows the poison; without the fence nothing orders them, and the producer writes them
+  // again once the copies have landed (WgPipeline::producer_copied).
+  static constexpr uint32_t kPoison = 0x7FC07FC0u;
+  __device__ __forceinline__ static void poison16(uint32_t at) {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"r"(at), "r"(kPoison) : "memory");
+  }
   __device__ __forceinline__ static void poison(uint32_t stage, uint32_t bytes) {
-    for (uint32_t off = 0; off < bytes; off += 1024)
-      asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"r"(stage + off), "r"(0x7FC07FC0u) : "memory");
+    for (uint32_t off = 0; off < bytes; off += 1024) poison16(stage + off);
+  }
+  // The same poison once the copies have written over it, 16 bytes at a time: each is stored again as
+  // soon as a generic load sees the copy's bytes in their place. No barrier is waited on (the stage's
+  // full barrier would do, but a wait in the producer's loop would stand, in the static protocol
+  // check's eyes, for the release wait a refill needs). Bytes a copy brings that equal the poison
+  // keep this spinning until the wait's bound, which then counts a stall: only on a path that lacks
+  // its proxy fence.
+  __device__ __forceinline__ static void poison_after_copy(uint32_t stage, uint32_t bytes) {
+    for (uint32_t off = 0; off < bytes; off += 1024) {
+      until([&] {
+        uint32_t v[4];
+        asm volatile("ld.volatile.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+                     : "r"(stage + off)
+                     : "memory");
+        return v[0] != kPoison || v[1] != kPoison || v[2] != kPoison || v[3] != kPoison;
+      });
+      poison16(stage + off);
+    }
   }
   // Every wait of the protocol (a stage's or a hand-over slot's barrier phase, the cross-CTA flag)
-  // spins on `ready` until it holds, or gives up once kStallNs have passed without it: a protocol
-  // that deadlocks under these delays (a wait on the wrong phase, a refill that no release
+  // spins on `ready` until it holds, or gives up once kPerturbStallNs have passed without it: a
+  // protocol that deadlocks under these delays (a wait on the wrong phase, a refill that no release
   // admits) then ends its launch, and the bytes it leaves show how far it got, where an unbounded
   // wait would leave a hang and no element to count. A wait that reaches the bound counts itself in
-  // w8a16_timing_stalls, which the host reads after the launch; once one has, every other wait of
-  // the launch gives up at its first unready look, so the launch ends within about one bound. The
-  // bound is over 60,000 times the longest delay above: a correct pipeline never comes near it.
-  static constexpr uint64_t kStallNs = 250'000'000;
+  // w8a16_timing_stalls, which the host reads after the launch. Once one has, every other wait of
+  // the launch gives up as soon as it has lasted kQuietNs, so the launch ends soon after: a wait
+  // reads that global only past kQuietNs (longer than the longest delay above and a stage's copy),
+  // so that the waits of a correct launch do not load it on every look. The bound is over 60,000
+  // times the longest delay above: a correct pipeline never comes near it.
+  static constexpr uint64_t kStallNs = w8a16::device::kPerturbStallNs;
+  static constexpr uint64_t kQuietNs = 16'000;
   template <class Ready>
   __device__ __forceinline__ static void until(Ready&& ready) {
     uint64_t since = 0;
     while (!ready()) {
       const uint64_t t = now();
       since = since == 0 ? t : since;
+      if (t - since < kQuietNs) continue;
       if (*static_cast<volatile unsigned int*>(&w8a16_timing_stalls) != 0) return;
       if (t - since >= kStallNs) {
         atomicAdd(&w8a16_timing_stalls, 1u);
@@ -153,10 +171,9 @@ using Timing = SeededTiming;
 struct ProductTiming {  // every call of it sits in a discarded `if constexpr` branch
   static constexpr bool kPerturbs = false;
   __device__ __forceinline__ static void at(HandOver, uint32_t) {}
-  template <int kRows>
-  static constexpr uint32_t kStretch = 0;
   __device__ __forceinline__ static uint32_t zero() { return 0; }
   __device__ __forceinline__ static void poison(uint32_t, uint32_t) {}
+  __device__ __forceinline__ static void poison_after_copy(uint32_t, uint32_t) {}
   template <class Ready>
   __device__ __forceinline__ static void until(Ready&&) {}
 };

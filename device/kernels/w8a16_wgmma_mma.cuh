@@ -8,8 +8,9 @@ namespace w8a16::kernels {
 
 // The scale-d operand is an immediate: 0 on the first instruction of a 128-K step (the step's
 // partial sum starts from nothing, which the project's wgmma recordings show equals C = +0), 1 on
-// the seven that chain after it (NUMERICS.md 2.1). The perturbed module's first instruction takes
-// it as a register instead (w8a16_timing.cuh, kStretch), zero at run time.
+// the seven that chain after it (NUMERICS.md 2.1). The perturbed module issues a step's wgmmas
+// again at their wait, the first taking it as a register, zero at run time (w8a16_wgmma_rows.cu,
+// wait_mmas; w8a16_timing.cuh, zero).
 template <int kN>
 struct WgmmaRs;
 

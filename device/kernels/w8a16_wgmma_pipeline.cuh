@@ -145,6 +145,25 @@ struct WgPipeline {
     if constexpr (Timing::kPerturbs) Timing::at(HandOver::producer_commit, st.count);
     mbar_arrive_expect_tx(full(st.index()), kStageBytes);
   }
+  // The producer, outside the first lap, before the copies that refill a stage. The consumers read
+  // the stage's previous W with generic-proxy shared loads (the decode), and the refill writes it
+  // through the async proxy (a bulk or a tensor copy): the mbarrier orders their reads before the
+  // producer's wait, and this proxy fence carries that order over to its async-proxy writes (PTX
+  // ISA 8.6, proxies; 9.7.13.4, fence.proxy.async). It returns true: that it was issued, which the
+  // perturbed module's producer_copied reads.
+  __device__ __forceinline__ bool producer_fence() const {
+    fence_proxy_async_shared();
+    return true;
+  }
+  // The producer, once a refill's copies are issued (perturbed module only): where no proxy fence
+  // came between the acquire's poison (w8a16_timing.cuh) and the copies, nothing orders the
+  // poison's generic-proxy stores before the copies' async-proxy writes, and the latest order the
+  // memory model allows is taken: the poison lands after the copies (Timing::poison_after_copy),
+  // where the consumers, woken by the stage's phase, may already be reading.
+  __device__ __forceinline__ void producer_copied(Stages st, bool fenced) const {
+    if (st.first_lap() || fenced) return;
+    Timing::poison_after_copy(stage(st), kStageBytes);
+  }
   __device__ __forceinline__ uint32_t full_barrier(Stages st) const { return full(st.index()); }
   // A consumer: wait until the stage has landed; release it once its wgmmas have finished. Every
   // thread that read the stage arrives: mbarrier.arrive has release semantics for the arriving

@@ -244,15 +244,13 @@ struct WgMainloop {
       const auto row0 = static_cast<int32_t>(at.unit % sh.row_tiles * kRows);
       const std::uint32_t dst = sm.stage(st);
       sm.producer_expect(st);
-      // Every layout: the consumers read the stage's previous W with generic-proxy shared loads
-      // (the decode), and the refill writes it through the async proxy (a bulk or a tensor copy).
-      // The mbarrier orders their reads before this thread's wait; the proxy fence carries that
-      // order over to its async-proxy writes (PTX ISA 8.6, proxies; 9.7.13.4, fence.proxy.async).
-      if (!st.first_lap()) kn::fence_proxy_async_shared();
+      bool fenced = false;
+      if (!st.first_lap()) fenced = sm.producer_fence();
       W::load(dst + Pipeline::kOffWeight, wmap, weight, at.unit / sh.row_tiles, at.s, sh.steps, k0, col0,
               Cfg::kWeightBytes, sm.full_barrier(st));
       kn::tma_load_2d(dst + Pipeline::kOffAct, amap, k0, row0, sm.full_barrier(st));
       kn::tma_load_2d(dst + Pipeline::kOffAct + Cfg::kHalfBytes, amap, k0 + 64, row0, sm.full_barrier(st));
+      if constexpr (kn::Timing::kPerturbs) sm.producer_copied(st, fenced);
     }
   }
 
@@ -265,30 +263,40 @@ struct WgMainloop {
 
   // 8 chained wgmmas of stage st into p (scale-d 0 on the first: the step's p starts from +0). The
   // j-th reads K slice j of the row tile: slice j & 3 of half j >> 2 (4 slices per 128-byte row).
-  // In the perturbed module the timing policy's extra wgmmas of the same shape go first, into p
-  // itself, and the step's first takes its scale-d from a register that is zero at run time
-  // (w8a16_timing.cuh, kStretch): the step's wgmmas wait for them and read the stage later.
+  // kAgain: the same wgmmas issued again at their wait (wait_mmas), the first taking its scale-d 0
+  // from a register (w8a16_timing.cuh, zero).
+  template <bool kAgain = false>
   __device__ __forceinline__ static void issue(const Pipeline& sm, Stages st, const std::uint32_t (&a)[8][4],
                                                float (&p)[kAcc]) {
     static_assert(4 * Cfg::kSliceBytes == dev::kWgSwizzleRowBytes, "four K slices per swizzle row");
     const std::uint32_t act = sm.stage(st) + Pipeline::kOffAct;
     kn::wgmma_fence();
-    if constexpr (kn::Timing::kPerturbs) {
-      kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
-#pragma unroll
-      for (std::uint32_t x = kn::Timing::kStretch<kRows> - 1; x != 0; --x)
-        kn::WgmmaRs<kRows>::template mma<true>(p, a[x % 8], kn::wgmma_desc_sw128(act));
-      kn::WgmmaRs<kRows>::mma(p, a[0], kn::wgmma_desc_sw128(act), kn::Timing::zero());
-    } else {
-      kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
-    }
+    if constexpr (kAgain) kn::WgmmaRs<kRows>::mma(p, a[0], kn::wgmma_desc_sw128(act), kn::Timing::zero());
+    else kn::WgmmaRs<kRows>::template mma<false>(p, a[0], kn::wgmma_desc_sw128(act));
 #pragma unroll
     for (int j = 1; j < 8; ++j)
       kn::WgmmaRs<kRows>::template mma<true>(p, a[j],
                                              kn::wgmma_desc_sw128(act + (j >> 2) * Cfg::kHalfBytes +
                                                                   (j & 3) * Cfg::kSliceBytes));
     kn::wgmma_commit();
-    if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::mma_in_flight, st.count);
+  }
+
+  // The wait for step st's wgmmas (wgmma.wait_group 0), after which p holds its partial sums and its
+  // stage may be released. A wgmma may read its shared-memory operands at any time until the wait
+  // that covers it (PTX ISA 9.7.15.2, asynchronous warpgroup-level operations), but this GPU reads
+  // them within the issue's first microsecond, so a stage released above this wait is never seen
+  // refilled, however long the delays. So the perturbed module takes the latest read the ISA allows:
+  // after the in-flight point's delay, the step's wgmmas are issued again over the same stage and
+  // the same fragments (both still the step's until this wait: a and the stage are not touched
+  // between) into p from +0, and this wait covers them too. The bytes are the first issue's; a stage
+  // released early has been poisoned by then (w8a16_timing.cuh, poison), and its NaN reaches p.
+  __device__ __forceinline__ static void wait_mmas(const Pipeline& sm, Stages st, const std::uint32_t (&a)[8][4],
+                                                   float (&p)[kAcc]) {
+    if constexpr (kn::Timing::kPerturbs) {
+      kn::Timing::at(kn::HandOver::mma_in_flight, st.count);
+      issue<true>(sm, st, a, p);
+    }
+    kn::wgmma_wait<0>();
   }
 
   // A consumer's steps q = first, first + stride, ... < range (Cfg::kPipelined: the decode of each
@@ -307,7 +315,7 @@ struct WgMainloop {
         decode(sm, st, row_base, lane, a, f.may_nan());
         f.next(st.count);
         issue(sm, st, a, p);
-        kn::wgmma_wait<0>();
+        wait_mmas(sm, st, a, p);
         sm.consumer_release(st);
         f.next(range);
         f.done(st.count, p);
@@ -330,7 +338,7 @@ struct WgMainloop {
         if constexpr (kPingPong) turns.pass(more);
         if (more) decode(sm, later, row_base, lane, nxt, f.may_nan());
         f.next(more ? later.count : range);
-        kn::wgmma_wait<0>();
+        wait_mmas(sm, st, cur, p);
         sm.consumer_release(st);
         f.done(st.count, p);
         return more;

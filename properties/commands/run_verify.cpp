@@ -26,6 +26,7 @@
 #include "recordings_text.hpp"
 #include "report_files.hpp"
 #include "verify_report.hpp"
+#include "w8a16/device/geometry.hpp"
 #include "w8a16/device/module_abi.hpp"
 #if W8A16_HAVE_CUDA
 #include "w8a16/device/cuda_backend.hpp"
@@ -472,9 +473,11 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   for (const props::PerturbFailure& f : r.failures) {
     // Waits that gave up at the perturbed module's bound (w8a16_timing.cuh, until), where the
     // product module would have hung.
-    const std::string stalled = f.stalls ? std::to_string(f.stalls) +
-                                               " waits passed their 0.25 s bound (a barrier phase or cross-CTA flag "
-                                               "never reached: a deadlocked protocol) and the launch ended; "
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%g s", static_cast<double>(device::kPerturbStallNs) / 1e9);
+    const std::string stalled = f.stalls ? std::to_string(f.stalls) + " waits passed their " + bound +
+                                               " bound (a barrier phase or cross-CTA flag never reached: a "
+                                               "deadlocked protocol) and the launch ended; "
                                          : "";
     std::printf("  FAIL %s perturb-seed=0x%016" PRIx64 " (case %" PRIu64 ", body %s): %s%s%s\n",
                 golden::format_case(f.c).c_str(), f.timing_seed, f.case_index, f.body.empty() ? "-" : f.body.c_str(),

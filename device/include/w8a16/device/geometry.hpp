@@ -188,6 +188,10 @@ W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_consumer_regs(WgVariant v) {
 W8A16_HOST_DEVICE constexpr std::uint32_t wgmma_launch_regs(WgVariant v) {
   return kSmRegisters / (kWgThreads * wgmma_ctas_per_sm(v)) / 8 * 8;
 }
+// The perturbed module's bound on one wait of the Hopper tier's pipeline (a barrier phase or the
+// cross-CTA flag, device/kernels/w8a16_timing.cuh, until); verify --perturb names it in the line of
+// a launch whose waits reached it.
+inline constexpr std::uint64_t kPerturbStallNs = 250'000'000;
 // The two-CTA symbol runs 1..16 rows, the others 17 rows and more (plan.hpp wgmma_choice): each
 // has only those row tiles.
 inline constexpr std::uint32_t kWgX2MaxRows = 16;
