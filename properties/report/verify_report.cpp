@@ -431,8 +431,15 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
                 {"stopped_by_max_failures", r.stopped_by_failures},
                 {"case_file_errors", v.case_file_errors}};
   j["coverage"] = coverage_json(v);
-  j["protocol"] = {{"run", v.protocol_run},   {"checked", v.protocol.checked}, {"why_not_checked", v.protocol.why_not},
-                   {"tool", v.protocol.tool}, {"kernels", v.protocol.kernels}, {"findings", nlohmann::json::array()}};
+  j["protocol"] = {{"run", v.protocol_run},
+                   {"checked", v.protocol.checked},
+                   {"why_not_checked", v.protocol.why_not},
+                   {"tool", v.protocol.tool},
+                   {"kernels", v.protocol.kernels},
+                   // the phase rule reads only the first waits whose parity is built from constants
+                   {"first_waits", v.protocol.first_waits},
+                   {"first_waits_read", v.protocol.first_waits_read},
+                   {"findings", nlohmann::json::array()}};
   for (const props::ProtocolFinding& f : v.protocol.findings)
     j["protocol"]["findings"].push_back({{"kernel", f.kernel}, {"rule", f.rule}, {"what", f.what}});
   j["invariance"] = invariance_json(v);

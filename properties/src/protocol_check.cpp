@@ -148,6 +148,59 @@ std::vector<bool> reach(const Graph& g, std::size_t from, Stop stop) {
   return seen;
 }
 
+// The phase parity a wait names (its last operand, a register holding it in bit 31), where the
+// instructions just before it build it from constants: SHF.L.U32 Rp, RZ|Rq, 0x1f, RZ with Rq a moved
+// immediate, or Rp a moved immediate itself. -1: not a constant there (a later lap's phase, say).
+int constant_parity(const Graph& g, std::size_t wait, const std::vector<bool>& joins) {
+  const std::string& ops = g.insns[wait].operands;
+  const auto trimmed = [](std::string t) {
+    t.erase(0, t.find_first_not_of(' '));
+    t.erase(t.find_last_not_of(' ') + 1);
+    return t;
+  };
+  const std::string reg = trimmed(ops.substr(ops.rfind(',') + 1));
+  if (reg == "RZ") return 0;
+  static const std::regex shift(R"(^\s*(R\d+),\s*(RZ|R\d+),\s*0x1f,\s*RZ\s*$)");
+  static const std::regex moved(R"(^\s*(R\d+),\s*(?:RZ,\s*RZ,\s*)?(-?0x[0-9a-fA-F]+|\d+)\s*$)");
+  // The def of `r` in the straight line before `from`: every path into `from` passes it (nothing
+  // enters the line between), no branch leaves it, and the def is not predicated. A 64-bit def of the
+  // register below `r` (R(n-1) of a pair) writes `r` too and reads as no constant.
+  const auto below = [](const std::string& r) {
+    return r.size() > 1 && r[0] == 'R' && r != "RZ" && r != "R0" ? "R" + std::to_string(std::stoi(r.substr(1)) - 1)
+                                                                 : std::string();
+  };
+  auto def_of = [&](const std::string& r, std::size_t from) -> std::ptrdiff_t {
+    for (std::size_t k = from; k-- > 0 && from - k <= 24;) {
+      if (joins[k + 1]) return -1;
+      const Insn& i = g.insns[k];
+      if (g.kinds[k] == Kind::branch || g.kinds[k] == Kind::jump_table || g.kinds[k] == Kind::exit) return -1;
+      const std::string dest = trimmed(i.operands.substr(0, i.operands.find(',')));
+      if (dest == r) return i.guarded ? -1 : static_cast<std::ptrdiff_t>(k);
+      if (dest == below(r) && (i.op.find("WIDE") != std::string::npos || i.op.find("64") != std::string::npos))
+        return -1;
+    }
+    return -1;
+  };
+  auto immediate = [](const std::string& v) { return std::stoll(v, nullptr, 0); };
+  std::smatch m;
+  const std::ptrdiff_t d = def_of(reg, wait);
+  if (d < 0) return -1;
+  const Insn& i = g.insns[static_cast<std::size_t>(d)];
+  if (i.op == "SHF.L.U32" && std::regex_search(i.operands, m, shift)) {
+    if (m[2] == "RZ") return 0;
+    const std::ptrdiff_t d2 = def_of(m[2], static_cast<std::size_t>(d));
+    if (d2 < 0) return -1;
+    const Insn& j = g.insns[static_cast<std::size_t>(d2)];
+    std::smatch n;
+    if ((j.op == "IMAD.MOV.U32" || j.op == "MOV") && std::regex_search(j.operands, n, moved))
+      return static_cast<int>(immediate(n[2]) & 1);
+    return -1;
+  }
+  if ((i.op == "IMAD.MOV.U32" || i.op == "MOV") && std::regex_search(i.operands, m, moved))
+    return static_cast<int>((static_cast<std::uint64_t>(immediate(m[2])) >> 31) & 1);
+  return -1;
+}
+
 void check_function(const std::string& name, const Graph& g, ProtocolReport* r) {
   const std::size_t n = g.insns.size();
   std::set<std::size_t> released_early;
@@ -173,6 +226,43 @@ void check_function(const std::string& name, const Graph& g, ProtocolReport* r) 
                                "the barrier arrival at " + hex(g.insns[a].addr) + " (" + g.insns[a].op +
                                    ") follows the wgmma at " + hex(g.insns[h].addr) +
                                    " on a path with no wgmma.wait_group 0 (WARPGROUP.DEPBAR.LE gsb0, 0x0) between"});
+  }
+  // phase: a wait that can be the first of its thread (no wait before it on some path from the
+  // entry) and names parity 1, a phase no barrier has completed yet.
+  std::vector<bool> joins(n, false);  // instructions more than one edge enters, or a branch's target
+  {
+    std::vector<int> in(n, 0);
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t s : g.next[k]) in[s] += s == k + 1 ? 1 : 2;
+    for (std::size_t k = 0; k < n; ++k) joins[k] = in[k] > 1;
+  }
+  std::vector<bool> first(n, false);
+  if (n != 0) {
+    std::vector<bool> seen(n, false);
+    std::vector<std::size_t> todo{0};
+    while (!todo.empty()) {
+      const std::size_t k = todo.back();
+      todo.pop_back();
+      if (seen[k]) continue;
+      seen[k] = true;
+      if (g.kinds[k] == Kind::wait) {
+        first[k] = true;
+        continue;
+      }
+      for (std::size_t s : g.next[k]) todo.push_back(s);
+    }
+  }
+  for (std::size_t w = 0; w < n; ++w) {
+    if (!first[w]) continue;
+    ++r->first_waits;
+    const int parity = constant_parity(g, w, joins);
+    if (parity < 0) continue;
+    ++r->first_waits_read;
+    if (parity == 1)
+      r->findings.push_back({name, "phase",
+                             "the barrier wait at " + hex(g.insns[w].addr) + " (" + g.insns[w].op +
+                                 ") can be its thread's first and names phase parity 1: a barrier starts in "
+                                 "phase 0, so the wait returns at once, before anything arrived"});
   }
   // refill: a copy that no barrier wait reaches on any path refills a stage nobody released.
   std::vector<bool> after_a_wait(n, false);
@@ -313,9 +403,9 @@ std::string protocol_text(const ProtocolReport& r) {
   if (!r.checked) return s + "NOT CHECKED: " + r.why_not + "\n";
   s += std::to_string(r.kernels.size()) + " symbols, " + std::to_string(r.wgmmas) + " wgmmas, " +
        std::to_string(r.arrivals) + " barrier arrivals, " + std::to_string(r.waits) + " waits, " +
-       std::to_string(r.copies) + " copies, " + std::to_string(r.fences) +
-       " proxy fences: " + (r.findings.empty() ? "no finding" : std::to_string(r.findings.size()) + " findings") +
-       " (the phase each wait names is not read here)\n";
+       std::to_string(r.copies) + " copies, " + std::to_string(r.fences) + " proxy fences, " +
+       std::to_string(r.first_waits_read) + " of " + std::to_string(r.first_waits) + " first waits' phases read: " +
+       (r.findings.empty() ? "no finding" : std::to_string(r.findings.size()) + " findings") + "\n";
   for (const ProtocolFinding& f : r.findings) s += "  FAIL " + f.kernel + " [" + f.rule + "]: " + f.what + "\n";
   return s;
 }

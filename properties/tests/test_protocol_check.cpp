@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "w8a16/properties/protocol_check.hpp"
 
 namespace {
 
 using w8a16::props::check_protocol_sass;
+using w8a16::props::protocol_text;
 using w8a16::props::ProtocolReport;
 
 std::string insn(unsigned addr, const std::string& text) {
@@ -97,6 +100,71 @@ TEST(ProtocolCheck, ARefillNoWaitReachesIsAFinding) {
   ASSERT_EQ(r.findings.size(), 1u);  // the fence rule holds copies a wait reaches: none here
   EXPECT_EQ(r.findings[0].rule, "refill");
   EXPECT_NE(r.findings[0].what.find("0x70"), std::string::npos) << r.findings[0].what;
+}
+
+// A consumer whose first wait's parity is built from constants just before it (a first lap the
+// compiler peeled), then a second wait (the next lap's) that names parity 1 as it should; the
+// producer's wait names a register the lines before it do not build.
+std::string first_wait_sass(const std::string& parity_a, const std::string& parity_b,
+                            const std::string& to_consumer = "@P0 BRA 0x0100") {
+  return "\t\tFunction : w8a16_wgmma_rows_n128\n" + insn(0x0000, "ISETP.NE.AND P0, PT, R0, RZ, PT") +
+         insn(0x0010, to_consumer) + insn(0x0020, "SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR6+0x30040], R10") +
+         insn(0x0030, "@!P1 BRA 0x0020") + insn(0x0040, "FENCE.VIEW.ASYNC.S") +
+         insn(0x0050, "UTMALDG.2D [UR8], [UR6]") + insn(0x0060, "EXIT") + insn(0x0100, parity_a) +
+         insn(0x0110, parity_b) + insn(0x0120, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR6+0x30000], R18") +
+         insn(0x0130, "@!P0 BRA 0x0200") + insn(0x0140, "HGMMA.64x32x16.F32.BF16 R24, R68, gdesc[UR8], RZ, gsb0") +
+         insn(0x0150, "WARPGROUP.DEPBAR.LE gsb0, 0x0") +
+         insn(0x0160, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30040], RZ") +
+         insn(0x0170, "IMAD.MOV.U32 R3, RZ, RZ, 0x1") + insn(0x0180, "SHF.L.U32 R19, R3, 0x1f, RZ") +
+         insn(0x0190, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR6+0x30008], R19") + insn(0x01a0, "EXIT") +
+         // the first wait's retry, out of line: a wait of its own, not a first one
+         insn(0x0200, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR6+0x30000], R18") + insn(0x0210, "@!P0 BRA 0x0200") +
+         insn(0x0220, "BRA 0x0140");
+}
+
+TEST(ProtocolCheck, AFirstWaitOnPhaseOneIsAFindingAndPhaseZeroIsNot) {
+  // Parity 0, three ways: shifted from RZ, a moved value whose bit 31 is clear, RZ itself.
+  for (const auto& [a, b] :
+       std::vector<std::pair<std::string, std::string>>{{"NOP", "SHF.L.U32 R18, RZ, 0x1f, RZ"},
+                                                        {"IMAD.MOV.U32 R3, RZ, RZ, 0x2", "SHF.L.U32 R18, R3, 0x1f, RZ"},
+                                                        {"NOP", "MOV R18, 0x1"}}) {
+    const ProtocolReport r = check_protocol_sass(first_wait_sass(a, b));
+    ASSERT_TRUE(r.checked) << r.why_not;
+    EXPECT_TRUE(r.pass()) << b;
+    EXPECT_EQ(r.first_waits, 2u);  // the producer's and the consumer's; not the retry, not the next lap's
+    EXPECT_EQ(r.first_waits_read, 1u) << b;
+  }
+  std::string rz = first_wait_sass("NOP", "NOP");
+  rz.replace(rz.find("[UR6+0x30000], R18"), 18, "[UR6+0x30000], RZ");
+  EXPECT_TRUE(check_protocol_sass(rz).pass());
+  EXPECT_EQ(check_protocol_sass(rz).first_waits_read, 1u);
+  // Parity 1: a moved 1 shifted into bit 31, or bit 31 moved directly.
+  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+           {"IMAD.MOV.U32 R3, RZ, RZ, 0x1", "SHF.L.U32 R18, R3, 0x1f, RZ"}, {"NOP", "MOV R18, 0x80000000"}}) {
+    const ProtocolReport r = check_protocol_sass(first_wait_sass(a, b));
+    ASSERT_TRUE(r.checked) << r.why_not;
+    ASSERT_EQ(r.findings.size(), 1u) << b;
+    EXPECT_EQ(r.findings[0].rule, "phase");
+    EXPECT_NE(r.findings[0].what.find("0x120"), std::string::npos) << r.findings[0].what;
+  }
+}
+
+TEST(ProtocolCheck, APhaseTheLinesBeforeTheWaitDoNotFixIsNotRead) {
+  const std::string one = "IMAD.MOV.U32 R3, RZ, RZ, 0x1", shift = "SHF.L.U32 R18, R3, 0x1f, RZ";
+  // A computed parity, a predicated def, a def another path jumps past, the high half of a 64-bit
+  // def: none is read as a constant, and none is a finding.
+  for (const std::string& text :
+       {first_wait_sass(one, "LOP3.LUT R18, R20, 0x80000000, RZ, 0xc0, !PT"),
+        first_wait_sass("@P2 IMAD.MOV.U32 R3, RZ, RZ, 0x1", shift), first_wait_sass(one, shift, "@P0 BRA 0x0110"),
+        first_wait_sass(one, "IMAD.WIDE.U32 R17, R4, R5, RZ")}) {
+    const ProtocolReport r = check_protocol_sass(text);
+    ASSERT_TRUE(r.checked) << r.why_not;
+    EXPECT_TRUE(r.pass());
+    EXPECT_EQ(r.first_waits_read, 0u);
+  }
+  // The report says how many first waits it read.
+  EXPECT_NE(protocol_text(check_protocol_sass(first_wait_sass(one, shift))).find("1 of 2 first waits"),
+            std::string::npos);
 }
 
 TEST(ProtocolCheck, WhatCannotBeReadIsNotCheckedAndSaysWhy) {

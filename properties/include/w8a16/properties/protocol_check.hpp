@@ -2,7 +2,7 @@
 // The static protocol check of a module's pipelined symbols (the Hopper tier: bodies.def's `tma`
 // rows), read from their SASS (cuobjdump -sass, from the CUDA toolkit) without running anything.
 // Each symbol's instructions become a control-flow graph (branches, predicated exits, jump tables
-// as edges to every block that nothing falls into), and two rules are held on it:
+// as edges to every block that nothing falls into), and four rules are held on it:
 //   release  a barrier arrival (SYNCS.ARRIVE: a stage's or a hand-over slot's release, PTX ISA
 //            9.7.13.15.13) that some path reaches from a wgmma (HGMMA, PTX ISA 9.7.15.5) with no
 //            wait covering it (WARPGROUP.DEPBAR.LE gsb0, 0x0: wgmma.wait_group 0, 9.7.15.7) and no
@@ -14,11 +14,18 @@
 //            generic-proxy accesses before this thread's, and without the fence not before the
 //            async proxy's writes;
 //   refill   an asynchronous copy that no barrier wait reaches on any path: nothing waits for the
-//            release of the stage it overwrites.
+//            release of the stage it overwrites;
+//   phase    a barrier wait that some path from the entry reaches before any other wait (the
+//            thread's first) and names phase parity 1: an mbarrier starts in phase 0 (9.7.13.15.9,
+//            mbarrier.init), and a wait for parity 1 then returns at once, as though the phase before
+//            had completed (9.7.13.15.16), before anything arrived.
 // The fence and refill rules are existential (a copy some path fences, or some wait reaches, passes:
 // the first lap's refills wait for nothing, on paths the SASS cannot tell from the others'), so they
-// flag a refill no path fences or waits for, not one that most paths do; the phase a wait names is
-// not checked here (a register value): `verify --perturb` is what shows a wait on the wrong phase.
+// flag a refill no path fences or waits for, not one that most paths do. The phase rule reads a
+// wait's parity only where the instructions just before it build it from constants (a first lap
+// the compiler peeled); a parity computed from the ring's count (a later lap's) is a register value
+// it does not follow, and the report counts the first waits it could read: `verify --perturb` is what
+// shows a wrong phase there.
 #pragma once
 #include <string>
 #include <vector>
@@ -27,7 +34,7 @@ namespace w8a16::props {
 
 struct ProtocolFinding {
   std::string kernel;  // the symbol
-  std::string rule;    // "release", "fence" or "refill"
+  std::string rule;    // "release", "fence", "refill" or "phase"
   std::string what;    // the instructions and their addresses
 };
 
@@ -37,6 +44,7 @@ struct ProtocolReport {
   std::string tool;                  // the disassembler that was run
   std::vector<std::string> kernels;  // the symbols checked
   std::size_t wgmmas = 0, arrivals = 0, waits = 0, copies = 0, fences = 0;  // instructions seen, over all
+  std::size_t first_waits = 0, first_waits_read = 0;  // waits that can be a thread's first; whose phase was read
   std::vector<ProtocolFinding> findings;
   bool pass() const { return checked && findings.empty(); }
 };
