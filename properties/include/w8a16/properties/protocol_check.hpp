@@ -25,7 +25,9 @@
 // wait's parity only where the instructions just before it build it from constants (a first lap
 // the compiler peeled); a parity computed from the ring's count (a later lap's) is a register value
 // it does not follow, and the report counts the first waits it could read: `verify --perturb` is what
-// shows a wrong phase there.
+// shows a wrong phase there. A jump table's edges to every block nothing falls into make more waits
+// "first" than any thread meets first; a later lap's wait on a constant parity 1 behind one would be
+// a false finding (the product and perturbed modules have none).
 #pragma once
 #include <string>
 #include <vector>
