@@ -161,13 +161,15 @@ int constant_parity(const Graph& g, std::size_t wait, const std::vector<bool>& j
   const std::string reg = trimmed(ops.substr(ops.rfind(',') + 1));
   if (reg == "RZ") return 0;
   static const std::regex shift(R"(^\s*(R\d+),\s*(RZ|R\d+),\s*0x1f,\s*RZ\s*$)");
-  static const std::regex moved(R"(^\s*(R\d+),\s*(?:RZ,\s*RZ,\s*)?(-?0x[0-9a-fA-F]+|\d+)\s*$)");
+  // (at most 32 bits' worth of digits: a longer number in a foreign text is no parity, not a throw)
+  static const std::regex moved(R"(^\s*(R\d+),\s*(?:RZ,\s*RZ,\s*)?(-?0x[0-9a-fA-F]{1,8}|\d{1,10})\s*$)");
   // The def of `r` in the straight line before `from`: every path into `from` passes it (nothing
   // enters the line between), no branch leaves it, and the def is not predicated. A 64-bit def of the
   // register below `r` (R(n-1) of a pair) writes `r` too and reads as no constant.
+  static const std::regex numbered(R"(^R([1-9]\d{0,3})$)");
   const auto below = [](const std::string& r) {
-    return r.size() > 1 && r[0] == 'R' && r != "RZ" && r != "R0" ? "R" + std::to_string(std::stoi(r.substr(1)) - 1)
-                                                                 : std::string();
+    std::smatch q;
+    return std::regex_match(r, q, numbered) ? "R" + std::to_string(std::stoi(q[1]) - 1) : std::string();
   };
   auto def_of = [&](const std::string& r, std::size_t from) -> std::ptrdiff_t {
     for (std::size_t k = from; k-- > 0 && from - k <= 24;) {

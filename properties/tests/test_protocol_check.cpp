@@ -152,11 +152,14 @@ TEST(ProtocolCheck, AFirstWaitOnPhaseOneIsAFindingAndPhaseZeroIsNot) {
 TEST(ProtocolCheck, APhaseTheLinesBeforeTheWaitDoNotFixIsNotRead) {
   const std::string one = "IMAD.MOV.U32 R3, RZ, RZ, 0x1", shift = "SHF.L.U32 R18, R3, 0x1f, RZ";
   // A computed parity, a predicated def, a def another path jumps past, the high half of a 64-bit
-  // def: none is read as a constant, and none is a finding.
+  // def, an immediate wider than a register: none is read as a constant, and none is a finding.
   for (const std::string& text :
        {first_wait_sass(one, "LOP3.LUT R18, R20, 0x80000000, RZ, 0xc0, !PT"),
         first_wait_sass("@P2 IMAD.MOV.U32 R3, RZ, RZ, 0x1", shift), first_wait_sass(one, shift, "@P0 BRA 0x0110"),
-        first_wait_sass(one, "IMAD.WIDE.U32 R17, R4, R5, RZ")}) {
+        first_wait_sass(one, "IMAD.WIDE.U32 R17, R4, R5, RZ"),
+        // numbers wider than 32 bits, as a foreign or damaged text might hold: no parity, no throw
+        first_wait_sass("NOP", "MOV R18, 0x123456789abcdef0123"),
+        first_wait_sass("NOP", "MOV R18, 99999999999999999999")}) {
     const ProtocolReport r = check_protocol_sass(text);
     ASSERT_TRUE(r.checked) << r.why_not;
     EXPECT_TRUE(r.pass());
