@@ -57,7 +57,7 @@ std::string hex(std::uint64_t a) {
 std::map<std::string, std::vector<Insn>> parse_sass(const std::string& text) {
   static const std::regex fn(R"(^\s*Function\s*:\s*(\S+))");
   static const std::regex arch(R"(arch\s*=\s*(sm_\w+))");
-  static const std::regex insn(R"(^\s*/\*([0-9a-fA-F]+)\*/\s+(@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
+  static const std::regex insn(R"(^\s*/\*([0-9a-fA-F]{1,16})\*/\s+(@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
   std::map<std::string, std::vector<Insn>> out;
   std::istringstream in(text);
   std::string line, current, current_arch;
@@ -100,8 +100,8 @@ bool build_graph(std::vector<Insn> insns, Graph* g, std::string* why) {
     at[g->insns[k].addr] = k;
     g->kinds[k] = kind_of(g->insns[k]);
   }
-  static const std::regex target(R"(0x([0-9a-fA-F]+)\s*$)");
-  std::vector<std::size_t> unfallen;  // instructions nothing falls into
+  static const std::regex target(R"(0x([0-9a-fA-F]{1,16})\s*$)");  // 64 bits at most: no throw
+  std::vector<std::size_t> unfallen;                               // instructions nothing falls into
   bool has_table = false;
   for (std::size_t k = 0; k < n; ++k) {
     const Insn& i = g->insns[k];

@@ -188,6 +188,12 @@ TEST(ProtocolCheck, WhatCannotBeReadIsNotCheckedAndSaysWhy) {
   r = check_protocol_sass(text);
   EXPECT_FALSE(r.checked);
   EXPECT_NE(r.why_not.find("outside the function"), std::string::npos) << r.why_not;
+  // A branch target wider than 64 bits (a damaged text) cannot be read: said so, not thrown.
+  text = s.text();
+  text.replace(text.find("BRA 0x0210"), 10, "BRA 0x123456789abcdef01234");
+  r = check_protocol_sass(text);
+  EXPECT_FALSE(r.checked);
+  EXPECT_NE(r.why_not.find("cannot be read"), std::string::npos) << r.why_not;
   // A pipelined symbol without a wgmma is not the pipeline the rules describe.
   text = s.text();
   for (std::size_t at; (at = text.find("HGMMA")) != std::string::npos;) text.replace(at, 5, "IMAD.");
