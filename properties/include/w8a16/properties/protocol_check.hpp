@@ -18,7 +18,9 @@
 //   phase    a barrier wait that some path from the entry reaches before any other wait (the
 //            thread's first) and names phase parity 1: an mbarrier starts in phase 0 (9.7.13.15.9,
 //            mbarrier.init), and a wait for parity 1 then returns at once, as though the phase before
-//            had completed (9.7.13.15.16), before anything arrived.
+//            had completed (9.7.13.15.16), before anything arrived. A wait that some path leaves
+//            for an asynchronous copy before any other wait is a producer's acquire of a free
+//            stage, which that wait passes by design (CUTLASS's producer start state): not held.
 // The fence and refill rules are existential (a copy some path fences, or some wait reaches, passes:
 // the first lap's refills wait for nothing, on paths the SASS cannot tell from the others'), so they
 // flag a refill no path fences or waits for, not one that most paths do. The phase rule reads a
