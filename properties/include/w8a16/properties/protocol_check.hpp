@@ -48,7 +48,9 @@ struct ProtocolReport {
   std::string tool;                  // the disassembler that was run
   std::vector<std::string> kernels;  // the symbols checked
   std::size_t wgmmas = 0, arrivals = 0, waits = 0, copies = 0, fences = 0;  // instructions seen, over all
-  std::size_t first_waits = 0, first_waits_read = 0;  // waits that can be a thread's first; whose phase was read
+  // Waits that can be a thread's first (a producer's acquire, which a copy follows, left out); of
+  // those, the ones whose phase was read.
+  std::size_t first_waits = 0, first_waits_read = 0;
   std::vector<ProtocolFinding> findings;
   bool pass() const { return checked && findings.empty(); }
 };
