@@ -47,6 +47,12 @@ function(w8a16_add_gtest target)
     set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL TRUE)
     return()
   endif()
+  # Under the sanitizers a test binary's own sources compile at -O0: their runs spend their time in
+  # the libraries they test, which keep the tree's -O1, while at -O1 the tests' GoogleTest,
+  # RapidCheck and JSON code under ASan+UBSan was most of that tree's compile time.
+  if(W8A16_SANITIZE)
+    target_compile_options(${target} PRIVATE -O0)
+  endif()
   gtest_discover_tests(${target}
     DISCOVERY_TIMEOUT 60
     PROPERTIES
