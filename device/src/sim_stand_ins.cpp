@@ -3,10 +3,14 @@
 // conventions of the family (NUMERICS.md 2.4), carry a planted bug, or break invariance on purpose
 // (the controls of `w8a16check invariance`). Read from
 // W8A16_SIM_CONVENTIONS by the CLI; an item that cannot be read is an error and nothing runs.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <string>
 
 #include "sim_internal.hpp"
 #include "w8a16/reference/conventions.hpp"
@@ -58,17 +62,46 @@ bool load_conventions(const std::string& spec, ref::Conventions* out, std::strin
     *out = *named;
     return true;
   }
-  std::ifstream f(spec, std::ios::binary);
-  if (!f) {
+  // A regular file of at most a contract's size, read with POSIX calls and refused before any read
+  // otherwise: a std::ifstream blocks in open on a FIFO and never ends on /dev/zero. (device/
+  // shares no code with golden/'s reader.)
+  constexpr off_t kMaxContractBytes = 64 * 1024;
+  std::string text, problem;
+  struct stat st;
+  if (::stat(spec.c_str(), &st) != 0) {
+    problem = "no such file";
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = S_ISDIR(st.st_mode) ? "is a folder, not a contract file" : "is not a regular file (a FIFO or a device)";
+  } else if (st.st_size > kMaxContractBytes) {
+    problem = "is larger than 64 KiB: not a contract file";
+  } else {
+    const int fd = ::open(spec.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      problem = "cannot be opened as a regular file";
+    } else {
+      char buf[4096];
+      for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) problem = "cannot be read";
+        if (n <= 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > static_cast<std::size_t>(kMaxContractBytes)) {
+          problem = "is larger than 64 KiB: not a contract file";
+          break;
+        }
+      }
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  if (!problem.empty()) {
     std::string names;
     for (const ref::Conventions& c : ref::conventions_library()) names += (names.empty() ? "" : ", ") + c.name;
-    *error = "'" + spec + "' is neither a named contract (" + names + ") nor a readable file";
+    *error = "'" + spec + "' is neither a named contract (" + names + ") nor a contract file: it " + problem;
     return false;
   }
-  std::ostringstream text;
-  text << f.rdbuf();
   std::string why;
-  if (!ref::parse_conventions(text.str(), out, &why)) {
+  if (!ref::parse_conventions(text, out, &why)) {
     *error = "'" + spec + "': " + why;
     return false;
   }

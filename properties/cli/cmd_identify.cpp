@@ -32,6 +32,9 @@ void add_identify(CLI::App& app, int* exit_code) {
       ->transform(whole_number(0, 1024));
   add_module_option(cmd, &a->module);
   add_deadline_option(cmd, &a->deadlines);
+  cmd->add_option("--write-contract", a->write_contract,
+                  "write the contract identify determined, in the text form `verify --contract FILE` takes "
+                  "(nothing is written, and the run says why, when a body keeps none or a field is undetermined)");
   add_report_option(cmd, "--json", a->json, "write a JSON report: per entry point and body, what it keeps");
   cmd->callback([a, exit_code] { *exit_code = run_identify(*a); });
 }

@@ -27,9 +27,11 @@ nlohmann::json verdict_json(const props::EntryVerdict& ev) {
   e["bodies_agree"] = ev.ok();
   e["tier_break"] = ev.tier_break();
   e["unreached_cells"] = ev.unreached;
+  e["confirm_ms"] = ev.confirm_ms;
+  e["confirm_errors"] = ev.confirm_errors;
   nlohmann::json bodies = nlohmann::json::array();
   for (const props::BodyVerdict& bv : ev.bodies) {
-    const auto& cands = bv.gemv ? props::gemv_candidates() : props::tc_candidates();
+    const auto& cands = bv.candidates;
     nlohmann::json b;
     b["body"] = device::body_name(bv.body);
     b["kind"] = bv.gemv ? "gemv" : "tensor-core";
@@ -38,6 +40,16 @@ nlohmann::json verdict_json(const props::EntryVerdict& ev) {
     for (std::size_t i : bv.match.keeps) described.push_back(cands[i].description);
     b["keeps_described"] = described;
     if (!bv.error.empty()) b["error"] = bv.error;
+    // Per field the values the kept candidates hold: one is determined, several are undetermined.
+    nlohmann::json fields = nlohmann::json::object();
+    for (const auto& [key, values] : bv.fields) fields[key] = values;
+    b["fields"] = fields;
+    if (!bv.gemv) {
+      b["k_order_determined"] = bv.order.determined;
+      if (!bv.order.why.empty()) b["k_order_note"] = bv.order.why;
+    }
+    b["confirm_cases"] = bv.confirm_cases;
+    if (!bv.confirm_failure.empty()) b["confirm_failure"] = bv.confirm_failure;
     nlohmann::json probes = nlohmann::json::array();
     for (std::size_t i = 0; i < bv.probes.size(); ++i) {
       nlohmann::json p;
@@ -87,6 +99,8 @@ int run_identify(const IdentifyArgs& a) {
   }
   std::string note;
   if (!begin_report(a.json.get(), &error)) return usage(error);
+  if (!a.write_contract.empty() && !golden::check_writable(a.write_contract, &error))
+    return usage("--write-contract " + golden::shown(a.write_contract) + ": " + error);
   bool no_gpu = false;
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);
   if (!backend) return backend_refused("identify", error, no_gpu);
@@ -100,10 +114,12 @@ int run_identify(const IdentifyArgs& a) {
   std::printf("w8a16check identify: backend %s; seed %llu\n", note.c_str(), static_cast<unsigned long long>(a.seed));
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
   std::printf(
-      "candidates: %zu tensor-core (nan x fold x bias 0/60 x k-order contiguous/seed-rows; fold period step: "
-      "period end is defined only for per-channel scales), %zu GEMV (nan x lanes 32/64 x chunk 8/16/32 x "
-      "scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named together; GEMV "
-      "probes are added from the seed until the candidates' emulated bytes split every other pair)\n",
+      "candidates: tensor-core bodies: the K order determined by order probes, then %zu per order (nan x fold "
+      "fma/mul-add/prescale at step, prescale at end x bias 0..62 x scales fp32/bf16; period end with fma or "
+      "mul-add is defined only for per-channel scales and is never named); GEMV bodies: %zu (nan x lanes 32/64 x "
+      "chunk 8/16/32 x scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named "
+      "together; GEMV probes are added from the seed until the candidates' emulated bytes split every other "
+      "pair); every kept candidate then confirmed at other M, each case twice\n",
       props::tc_candidates().size(), props::gemv_candidates().size());
   std::vector<props::EntryProbes> plan = props::identify_plan(backend->registry(), backend->limits(), wanted, a.seed);
   if (!bodies.empty()) {
@@ -142,6 +158,21 @@ int run_identify(const IdentifyArgs& a) {
     if (!finish_report(a.json.get(), j.dump(2) + "\n", &error)) {
       std::fprintf(stderr, "%s\n", error.c_str());
       status = kExitUsage;
+    }
+  }
+  if (!a.write_contract.empty()) {
+    std::string text, why;
+    if (!hung && props::determined_contract(verdicts, &text, &why)) {
+      if (!golden::write_file_atomic(a.write_contract, text, &error)) {
+        std::fprintf(stderr, "identify: --write-contract %s: %s\n", golden::shown(a.write_contract).c_str(),
+                     error.c_str());
+        status = kExitUsage;
+      } else {
+        std::printf("contract written to %s%s%s\n", a.write_contract.c_str(), why.empty() ? "" : ": ", why.c_str());
+      }
+    } else {
+      std::printf("--write-contract: %s\n",
+                  hung ? "nothing written: the run stopped at a launch that hung" : why.c_str());
     }
   }
   std::printf("verdict: %s%s\n", pass ? "PASS (every entry point keeps one contract in every body)" : "FAIL",

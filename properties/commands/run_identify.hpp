@@ -24,6 +24,7 @@ struct IdentifyArgs {
   std::uint64_t seed = 0x1de7;  // the probes' data (identify.hpp): any seed gives probes of the same kinds
   unsigned threads = 0;         // emulation threads (0: every core)
   std::shared_ptr<Report> json = std::make_shared<Report>();
+  std::string write_contract;  // --write-contract FILE: the contract determined, in the text form
 };
 
 int run_identify(const IdentifyArgs& a);

@@ -68,6 +68,8 @@ std::vector<Alternative> alternatives(const ref::Conventions& held, bool gemv) {
       vary([x](ref::Conventions* v) { v->tc.period = x; });
     // The biases a kernel of the family is known to keep: none, and the seed's row-tile kernel's.
     for (std::uint32_t x : {0u, 60u}) vary([x](ref::Conventions* v) { v->tc.bias = x; });
+    for (ref::ScaleFormat x : {ref::ScaleFormat::fp32, ref::ScaleFormat::bf16})
+      vary([x](ref::Conventions* v) { v->tc.scales = x; });
     // The K orders the family is known to keep: contiguous, and every library value's.
     vary([](ref::Conventions* v) { v->tc.k_order = ref::TensorCoreConventions::identity_k_order(); });
     for (const ref::Conventions& lib : ref::conventions_library())

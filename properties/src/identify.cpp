@@ -4,16 +4,19 @@
 #include "w8a16/properties/identify.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "w8a16/device/bodies.hpp"
 #include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/coverage.hpp"
+#include "w8a16/properties/invariance.hpp"
 #include "w8a16/properties/launcher.hpp"
 #include "w8a16/reference/parallel.hpp"
 
@@ -26,11 +29,21 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
+std::array<std::uint8_t, 128> window_sorted(std::array<std::uint8_t, 128> o);
+
+// Two tensor-core parts that give the same bytes on every input: equal but for the order inside
+// a window.
+bool same_tc_bytes(ref::TensorCoreConventions a, ref::TensorCoreConventions b) {
+  a.k_order = window_sorted(a.k_order);
+  b.k_order = window_sorted(b.k_order);
+  return a == b;
+}
+
 // The library names whose part of the given kind equals c's.
 std::string library_name(const ref::Conventions& c, bool gemv) {
   std::vector<std::string> names;
   for (const ref::Conventions& lib : ref::conventions_library())
-    if (gemv ? lib.gemv == c.gemv : lib.tc == c.tc) names.push_back(lib.name);
+    if (gemv ? lib.gemv == c.gemv : same_tc_bytes(lib.tc, c.tc)) names.push_back(lib.name);
   return join(names, " = ");
 }
 
@@ -46,22 +59,13 @@ IdentifyCandidate candidate(ref::Conventions c, bool gemv) {
 }
 
 constexpr ref::NanCodes kNans[] = {ref::NanCodes::propagate, ref::NanCodes::zero, ref::NanCodes::finite};
+constexpr std::uint32_t kMaxIdentifyBias = 62;  // NUMERICS.md 2.4: tc.bias = 0..62
 
-std::vector<IdentifyCandidate> build_tc() {
-  const ref::Conventions* rows = ref::find_conventions("seed-rows");
-  std::vector<IdentifyCandidate> out;
-  for (ref::NanCodes nan : kNans)
-    for (ref::Fold fold : {ref::Fold::fma, ref::Fold::mul_add, ref::Fold::prescale})
-      for (std::uint32_t bias : {0u, 60u})
-        for (bool permuted : {false, true}) {
-          ref::Conventions c = ref::canonical_conventions();
-          c.tc.nan = nan;
-          c.tc.fold = fold;
-          c.tc.bias = bias;
-          if (permuted) c.tc.k_order = rows->tc.k_order;
-          out.push_back(candidate(std::move(c), false));
-        }
-  return out;
+// A K order with each MMA window's positions ascending: orders that put the same positions in
+// the same windows give the same bytes (the order inside one fused step is invisible, 1.1).
+std::array<std::uint8_t, 128> window_sorted(std::array<std::uint8_t, 128> o) {
+  for (unsigned w = 0; w < 8; ++w) std::sort(o.begin() + 16 * w, o.begin() + 16 * w + 16);
+  return o;
 }
 
 std::vector<IdentifyCandidate> build_gemv() {
@@ -148,7 +152,7 @@ constexpr unsigned kGemvSplitTries = 6;
 
 bool always_equal(const IdentifyCandidate& x, const IdentifyCandidate& y) {
   if (x.gemv != y.gemv) return false;
-  if (!x.gemv) return x.conventions.tc == y.conventions.tc;
+  if (!x.gemv) return same_tc_bytes(x.conventions.tc, y.conventions.tc);
   ref::GemvConventions a = x.conventions.gemv, b = y.conventions.gemv;
   a.tree = b.tree = ref::GemvTree::xor_butterfly;  // lane 0's sum is the same under both trees
   return a == b;
@@ -210,6 +214,338 @@ golden::CaseInputs gemv_split_inputs(const golden::Case& c, std::uint64_t seed) 
   return in;
 }
 
+namespace {
+constexpr std::uint16_t kBf16One = 0x3F80, kBf16Big = 0x5380, kBf16NegBig = 0xD380;  // 1, 2^40, -2^40
+constexpr std::uint8_t kE4m3One = 0x38;
+
+float bf16_value(std::uint16_t bits) {
+  const std::uint32_t x = std::uint32_t{bits} << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+}  // namespace
+
+golden::CaseInputs order_probe_inputs(const golden::Case& c, const std::vector<std::pair<unsigned, unsigned>>& pairs,
+                                      const std::vector<int>& zero_at) {
+  golden::CaseInputs in;
+  in.a_bits.assign(std::size_t{c.m} * c.a_row_stride, golden::kAPaddingBits);
+  for (std::uint32_t r = 0; r < c.m; ++r) {
+    std::uint16_t* row = in.a_bits.data() + std::size_t{r} * c.a_row_stride;
+    for (std::uint32_t k = 0; k < c.k; ++k) row[k] = k < ref::kKStep ? kBf16One : 0;
+    if (pairs.empty()) continue;
+    const auto& pr = pairs[r % pairs.size()];
+    row[pr.first] = kBf16Big;
+    row[pr.second] = kBf16NegBig;
+  }
+  in.w_e4m3.assign(std::size_t{c.n} * c.k, 0);
+  for (std::uint32_t n = 0; n < c.n; ++n) {
+    std::uint8_t* row = in.w_e4m3.data() + std::size_t{n} * c.k;
+    for (std::uint32_t k = 0; k < ref::kKStep; ++k) row[k] = kE4m3One;
+    if (n < zero_at.size() && zero_at[n] >= 0) row[zero_at[n]] = 0;
+  }
+  in.s_f32.assign(std::size_t{(c.n + 127) / 128} * (c.k / ref::kKStep), 1.0f);
+  return in;
+}
+
+golden::CaseInputs bias_ladder_inputs(const golden::Case& c) {
+  golden::CaseInputs in;
+  in.a_bits.assign(std::size_t{c.m} * c.a_row_stride, golden::kAPaddingBits);
+  const std::uint32_t width = std::min<std::uint32_t>(c.n, ref::kKStep);
+  // Row r, K = k < width: 2^(127 - t), t = r * width + k, while t <= 62 (else 0). A bias e turns
+  // exactly the activations with t < e into Inf (2^(127 - t + e) >= 2^128).
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    for (std::uint32_t k = 0; k < c.k; ++k) {
+      const std::uint32_t t = r * width + k;
+      in.a_bits[std::size_t{r} * c.a_row_stride + k] = k < width && t <= kMaxIdentifyBias
+                                                           ? static_cast<std::uint16_t>((127u + 127u - t) << 7)
+                                                           : std::uint16_t{0};
+    }
+  // Column n: -2^-6 at K < n and +2^-6 at K >= n (K < width): every product is finite and small
+  // without a bias (no sum overflows), and with one, row r's Inf activations at K < n meet the
+  // others with both signs, +Inf + -Inf = NaN (1.1, 7.), exactly when e > r * width + n (n >= 1),
+  // while column 0 sees +Inf alone when e > r * width.
+  in.w_e4m3.assign(std::size_t{c.n} * c.k, 0);
+  for (std::uint32_t n = 0; n < c.n; ++n)
+    for (std::uint32_t k = 0; k < width; ++k) in.w_e4m3[std::size_t{n} * c.k + k] = k < n ? 0x88 : 0x08;
+  in.s_f32.assign(std::size_t{(c.n + 127) / 128} * (c.k / ref::kKStep), 1.0f);
+  return in;
+}
+
+golden::CaseInputs fold_probe_inputs(const golden::Case& c, std::uint64_t seed) {
+  golden::CaseInputs in;
+  std::uint64_t st = seed;
+  auto rnd = [&] { return splitmix(&st); };
+  const std::uint32_t steps = c.k / ref::kKStep, units = (c.n + 127) / 128;
+  in.a_bits.assign(std::size_t{c.m} * c.a_row_stride, golden::kAPaddingBits);
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    for (std::uint32_t k = 0; k < c.k; ++k) in.a_bits[std::size_t{r} * c.a_row_stride + k] = 0;
+  in.w_e4m3.assign(std::size_t{c.n} * c.k, 0);
+  in.s_f32.assign(std::size_t{units} * steps, 1.0f);
+  if (steps < 2) return in;
+  // One scale for step 1 (S is per 128 columns, the same for every row): BF16-exact, 1.xxxxxxx with
+  // a random odd fraction, so that p * s needs more than 24 bits.
+  const auto s_bits = static_cast<std::uint32_t>(0x3F800000u | ((rnd() & 0x7Fu) | 1u) << 16);
+  float s1;
+  std::memcpy(&s1, &s_bits, sizeof s1);
+  for (std::uint32_t u = 0; u < units; ++u) in.s_f32[std::size_t{u} * steps + 1] = s1;
+  // The three BF16 terms of a 24-bit magnitude x in [1, 2) (bits 23..16, 15..8, 7..0 of its
+  // significand), with a sign.
+  auto split = [](std::uint32_t f32, std::uint16_t out[3]) {
+    const std::uint32_t sign = f32 & 0x80000000u, e = (f32 >> 23) & 0xFF, sig = (f32 & 0x7FFFFFu) | 0x800000u;
+    for (int i = 0; i < 3; ++i) {
+      const std::uint32_t chunk = (sig >> (16 - 8 * i)) & 0xFF;  // 8 bits, weight 2^(e - 127 - 7 - 8i)
+      if (chunk == 0) {
+        out[i] = 0;
+        continue;
+      }
+      float v = std::ldexp(static_cast<float>(chunk), static_cast<int>(e) - 127 - 7 - 8 * i);
+      std::uint32_t b;
+      std::memcpy(&b, &v, sizeof b);
+      out[i] = static_cast<std::uint16_t>(((b | sign) >> 16));
+    }
+  };
+  for (std::uint32_t r = 0; r < c.m; ++r) {
+    float p, q;
+    std::uint32_t pb;
+    do {
+      pb = 0x3F800000u | (static_cast<std::uint32_t>(rnd()) & 0x7FFFFFu) | 1u;
+      std::memcpy(&p, &pb, sizeof p);
+      q = p * s1;  // RN, FP32 (the host's IEEE multiply)
+    } while (std::fma(p, s1, -q) == 0.0f);
+    std::uint32_t qb;
+    std::memcpy(&qb, &q, sizeof qb);
+    std::uint16_t pt[3], qt[3];
+    split(pb, pt);
+    split(qb ^ 0x80000000u, qt);
+    std::uint16_t* row = in.a_bits.data() + std::size_t{r} * c.a_row_stride;
+    for (int i = 0; i < 3; ++i) {
+      row[i] = qt[i];                // step 0: -RN(p * s), scale 1
+      row[ref::kKStep + i] = pt[i];  // step 1: p, scale s
+    }
+  }
+  for (std::uint32_t n = 0; n < c.n; ++n)
+    for (int i = 0; i < 3; ++i) {
+      in.w_e4m3[std::size_t{n} * c.k + i] = kE4m3One;
+      in.w_e4m3[std::size_t{n} * c.k + ref::kKStep + i] = kE4m3One;
+    }
+  return in;
+}
+
+OrderFinding determine_k_order(const golden::Case& shape, const ProbeLaunch& run, unsigned max_launches) {
+  OrderFinding f;
+  f.lo.fill(0);
+  f.hi.fill(7);
+  const std::uint32_t m = shape.m, n = shape.n;
+  // Columns per launch that test a position: column 0 has no zero; 1 .. n-1 zero one position each.
+  const std::uint32_t per_launch = std::min<std::uint32_t>(n - 1, ref::kKStep);
+  if (n < 2 || shape.k < ref::kKStep) {
+    f.consistent = true;
+    f.why = "the probe shape has fewer than 2 columns";
+    return f;
+  }
+  auto undetermined = [&] {
+    std::vector<unsigned> u;
+    for (unsigned k = 0; k < 128; ++k)
+      if (f.lo[k] < f.hi[k]) u.push_back(k);
+    return u;
+  };
+  // Every position's bounds after the rules: a pair's later member reaches its window, and a window
+  // holds 16 positions (a window full of fixed positions excludes every other).
+  auto propagate = [&](const std::vector<std::pair<std::pair<unsigned, unsigned>, unsigned>>& maxima) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [pr, t] : maxima) {
+        const unsigned i = pr.first, j = pr.second;
+        if (f.hi[i] < t && (f.lo[j] != t || f.hi[j] != t))
+          f.lo[j] = f.hi[j] = static_cast<std::uint8_t>(t), changed = true;
+        if (f.hi[j] < t && (f.lo[i] != t || f.hi[i] != t))
+          f.lo[i] = f.hi[i] = static_cast<std::uint8_t>(t), changed = true;
+      }
+      for (unsigned w = 0; w < 8; ++w) {
+        unsigned fixed = 0, possible = 0;
+        for (unsigned k = 0; k < 128; ++k) {
+          fixed += f.lo[k] == w && f.hi[k] == w;
+          possible += f.lo[k] <= w && w <= f.hi[k];
+        }
+        for (unsigned k = 0; k < 128; ++k) {
+          if (f.lo[k] == f.hi[k]) continue;
+          if (fixed == 16 && f.lo[k] <= w && w <= f.hi[k]) {
+            // Window w is full: k is in another.
+            if (f.lo[k] == w) ++f.lo[k], changed = true;
+            else if (f.hi[k] == w) --f.hi[k], changed = true;
+          } else if (possible == 16 && f.lo[k] <= w && w <= f.hi[k]) {
+            f.lo[k] = f.hi[k] = static_cast<std::uint8_t>(w), changed = true;  // every candidate of w is in it
+          }
+        }
+      }
+      for (unsigned k = 0; k < 128; ++k)
+        if (f.lo[k] > f.hi[k]) return false;
+    }
+    return true;
+  };
+  std::vector<std::pair<std::pair<unsigned, unsigned>, unsigned>> maxima;
+  float unit = 0;            // the value of one counted term, once a zeroed position has shown it
+  std::uint64_t tested = 0;  // positions tested, for the columns' rotation
+  for (unsigned launch = 0; launch < max_launches; ++launch) {
+    const std::vector<unsigned> open = undetermined();
+    if (open.empty()) break;
+    // The pairs: first round spread over K (8q, 8q + 4: for the contiguous order every window's
+    // maximum once); later rounds pair open positions of least upper bound, so that the maxima
+    // reach the windows still unseparated.
+    std::vector<std::pair<unsigned, unsigned>> pairs;
+    if (launch == 0) {
+      for (unsigned q = 0; q < 16 && pairs.size() < m; ++q) pairs.push_back({8 * q, 8 * q + 4});
+    } else {
+      // Open positions grouped by their bounds. A group [lo, hi] is split by a pair whose maximum
+      // is a window t in [lo, hi): the columns then tell which members lie past t. Such a pair is
+      // two positions known to lie at or below t, one of them at t; where no position is known to
+      // lie at any such t yet, two members of the group are paired instead (its maximum is inside
+      // the bounds, and the pair's own bound tightens).
+      std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> groups;
+      for (unsigned k : open) groups[{f.lo[k], f.hi[k]}].push_back(k);
+      std::set<std::pair<unsigned, unsigned>> asked;
+      auto threshold_pair = [&](unsigned lo, unsigned hi, std::pair<unsigned, unsigned>* out) {
+        for (unsigned d = 0; d < hi - lo; ++d) {
+          const unsigned t = (lo + hi - 1) / 2 + (d % 2 ? (d + 1) / 2 : -(d / 2));  // the middle first
+          if (t < lo || t >= hi) continue;
+          int at = -1, below = -1;
+          for (unsigned k = 0; k < 128; ++k) {
+            if (f.lo[k] == t && f.hi[k] == t && at < 0) at = static_cast<int>(k);
+            else if (f.hi[k] <= t && below < 0) below = static_cast<int>(k);
+          }
+          if (at >= 0 && below >= 0) {
+            *out = {static_cast<unsigned>(at), static_cast<unsigned>(below)};
+            return true;
+          }
+        }
+        return false;
+      };
+      for (const auto& [bounds, members] : groups) {
+        if (pairs.size() >= m) break;
+        std::pair<unsigned, unsigned> tp;
+        if (threshold_pair(bounds.first, bounds.second, &tp) && asked.insert(tp).second) pairs.push_back(tp);
+      }
+      std::vector<std::size_t> cursor;
+      for (const auto& g : groups) cursor.push_back((launch * 5) % g.second.size());
+      for (bool took = true; took && pairs.size() < m;) {
+        took = false;
+        std::size_t gi = 0;
+        for (const auto& [bounds, members] : groups) {
+          std::size_t& cur = cursor[gi++];
+          if (pairs.size() >= m || members.size() < 2 || cur >= members.size() + (launch * 5) % members.size())
+            continue;
+          const unsigned a = members[cur % members.size()];
+          const unsigned b = members[(cur + 1 + launch / 2) % members.size()];
+          cur += 2;
+          if (a != b && asked.insert({a, b}).second) pairs.push_back({a, b}), took = true;
+        }
+      }
+      // An open position alone in its bounds: paired with a position no higher than its least window.
+      for (const auto& [bounds, members] : groups) {
+        if (members.size() != 1 || pairs.size() >= m) continue;
+        for (unsigned k = 0; k < 128; ++k)
+          if (k != members.front() && f.hi[k] <= bounds.first) {
+            pairs.push_back({members.front(), k});
+            break;
+          }
+      }
+      if (pairs.empty()) break;
+    }
+    // Columns: 0 unzeroed, then the positions in turn (the open ones first).
+    std::vector<int> zero_at(n, -1);
+    std::vector<unsigned> order_cols = open;
+    for (unsigned k = 0; k < 128; ++k)
+      if (f.lo[k] == f.hi[k]) order_cols.push_back(k);
+    // Every open position where the columns hold them all; else the next ones in turn.
+    const std::uint64_t from = per_launch >= open.size() ? 0 : tested;
+    for (std::uint32_t c = 1; c <= per_launch; ++c)
+      zero_at[c] = static_cast<int>(
+          order_cols[(from + c - 1) % (per_launch >= open.size() ? order_cols.size() : open.size())]);
+    tested += per_launch < open.size() ? per_launch : 0;
+    golden::Case c = shape;
+    c.seed = 0x6f72646572ull + launch;  // "order": names the probe; its operands are built, not drawn
+    const golden::CaseInputs in = order_probe_inputs(c, pairs, zero_at);
+    std::vector<std::uint16_t> out;
+    std::string why;
+    char what[64];
+    std::snprintf(what, sizeof what, "order pairs round %u", launch);
+    std::string data = what;
+    for (const auto& p : pairs) data += " " + std::to_string(p.first) + "/" + std::to_string(p.second);
+    f.probes.push_back(c);
+    f.probe_data.push_back(data);
+    if (!run(c, in, &out, &why)) {
+      f.why = why;
+      return f;
+    }
+    // The unit of the counts: 1, or 2^-e where a bias e meets the prescale fold, which applies no
+    // scale after the MMA (NUMERICS.md 2.4). Every zeroed position that counts changes its row by
+    // one unit; a row with none is read once the unit is known.
+    const std::uint32_t rows = std::min<std::uint32_t>(m, static_cast<std::uint32_t>(pairs.size()));
+    auto at = [&](std::uint32_t r, std::uint32_t col) {
+      return bf16_value(out[std::size_t{r} * c.c_row_stride + col]);
+    };
+    auto refuse = [&](const std::string& why) {
+      f.consistent = false;
+      f.why = "order probe round " + std::to_string(launch) + ": " + why;
+      return f;
+    };
+    for (std::uint32_t r = 0; r < rows; ++r)
+      for (std::uint32_t col = 1; col <= per_launch; ++col) {
+        const auto l = static_cast<unsigned>(zero_at[col]);
+        if (l == pairs[r].first || l == pairs[r].second) continue;  // a big term taken away
+        const float d = at(r, 0) - at(r, col);
+        if (d > 0 && unit == 0) unit = d;
+        if (!(d == 0 || d == unit))
+          return refuse("row " + std::to_string(r) + ", column " + std::to_string(col) + ": zeroing K " +
+                        std::to_string(zero_at[col]) + " changed the count by " + std::to_string(d) +
+                        (unit > 0 ? ", not by 0 or " + std::to_string(unit) : ""));
+      }
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      const float base = at(r, 0);
+      const auto [i, j] = pairs[r];
+      if (base != 0 && unit == 0) continue;  // its unit not yet known
+      const float count = base == 0 ? 0 : base / unit;
+      if (!(count >= 0 && count <= 112 && count == static_cast<float>(16 * static_cast<int>(count / 16))))
+        return refuse("row " + std::to_string(r) + " (pair " + std::to_string(i) + "/" + std::to_string(j) + "): " +
+                      std::to_string(base) + " is no count of whole windows (16 t units, t in 0..7): the step is not " +
+                      "8 chained MMAs of 16 K");
+      const unsigned t = 7 - static_cast<unsigned>(count / 16);
+      maxima.push_back({{i, j}, t});
+      f.hi[i] = std::min<std::uint8_t>(f.hi[i], static_cast<std::uint8_t>(t));
+      f.hi[j] = std::min<std::uint8_t>(f.hi[j], static_cast<std::uint8_t>(t));
+      for (std::uint32_t col = 1; col <= per_launch; ++col) {
+        const auto l = static_cast<unsigned>(zero_at[col]);
+        if (l == i || l == j) continue;
+        if (base - at(r, col) != 0) f.lo[l] = std::max<std::uint8_t>(f.lo[l], static_cast<std::uint8_t>(t + 1));
+        else f.hi[l] = std::min<std::uint8_t>(f.hi[l], static_cast<std::uint8_t>(t));
+      }
+    }
+    if (!propagate(maxima)) {
+      f.consistent = false;
+      f.why = "the order probes contradict each other: no assignment of 16 K positions to each of 8 windows fits them";
+      return f;
+    }
+  }
+  if (!undetermined().empty()) {
+    f.why = std::to_string(undetermined().size()) + " K positions left between windows after " +
+            std::to_string(f.probes.size()) + " order probes";
+    return f;
+  }
+  unsigned next[8] = {};
+  for (unsigned k = 0; k < 128; ++k) {
+    const unsigned w = f.lo[k];
+    if (next[w] >= 16) {
+      f.consistent = false;
+      f.why = "window " + std::to_string(w) + " holds more than 16 K positions";
+      return f;
+    }
+    f.k_order[16 * w + next[w]++] = static_cast<std::uint8_t>(k);
+  }
+  f.determined = true;
+  return f;
+}
+
 std::vector<std::vector<std::size_t>> candidate_groups(const std::vector<IdentifyCandidate>& cands,
                                                        const std::vector<golden::Case>& cases,
                                                        const std::vector<const golden::CaseInputs*>& inputs,
@@ -254,8 +590,36 @@ std::vector<std::vector<std::size_t>> candidate_groups(const std::vector<Identif
   return groups;
 }
 
+std::vector<IdentifyCandidate> tc_space(const std::vector<std::array<std::uint8_t, 128>>& orders) {
+  struct FoldPeriod {
+    ref::Fold fold;
+    ref::FoldPeriod period;
+  };
+  constexpr FoldPeriod kFolds[] = {{ref::Fold::fma, ref::FoldPeriod::step},
+                                   {ref::Fold::mul_add, ref::FoldPeriod::step},
+                                   {ref::Fold::prescale, ref::FoldPeriod::step},
+                                   {ref::Fold::prescale, ref::FoldPeriod::end}};
+  std::vector<IdentifyCandidate> out;
+  out.reserve(orders.size() * 3 * 4 * (kMaxIdentifyBias + 1) * 2);
+  for (const std::array<std::uint8_t, 128>& order : orders)
+    for (ref::NanCodes nan : kNans)
+      for (const FoldPeriod& fp : kFolds)
+        for (std::uint32_t bias = 0; bias <= kMaxIdentifyBias; ++bias)
+          for (ref::ScaleFormat scales : {ref::ScaleFormat::fp32, ref::ScaleFormat::bf16}) {
+            ref::Conventions c = ref::canonical_conventions();
+            c.tc.nan = nan;
+            c.tc.fold = fp.fold;
+            c.tc.period = fp.period;
+            c.tc.bias = bias;
+            c.tc.scales = scales;
+            c.tc.k_order = order;
+            out.push_back(candidate(std::move(c), false));
+          }
+  return out;
+}
+
 const std::vector<IdentifyCandidate>& tc_candidates() {
-  static const std::vector<IdentifyCandidate> c = build_tc();
+  static const std::vector<IdentifyCandidate> c = tc_space({ref::TensorCoreConventions::identity_k_order()});
   return c;
 }
 
@@ -361,12 +725,30 @@ std::vector<EntryProbes> identify_plan(const device::KernelRegistry& registry, c
       if (device::body_contract(b) == device::Contract::gemv)
         add_gemv_split_probes(*shape, b, seed, &ep.probes, &ep.unsplit.back());
     }
+    // The confirmation's shape: the plan's first drawn probe, with K long enough for lone_specials'
+    // first, middle and last step.
+    for (const IdentifyProbe& p : ep.probes)
+      if (p.inputs == nullptr) {
+        ep.confirm_base = p.c;
+        break;
+      }
+    golden::Case& base = ep.confirm_base;
+    if (base.k < 4 * ref::kKStep) {
+      base.a_row_stride += 4 * ref::kKStep - base.k;
+      base.k = 4 * ref::kKStep;
+    }
+    std::set<std::uint32_t> ms(std::begin(kConfirmExtraMs), std::end(kConfirmExtraMs));
+    for (std::uint32_t m : edge_ms({dispatch_map(e, base.n, base.k, kEdgeScanMax, registry, limits)})) ms.insert(m);
+    const std::uint32_t max_rows = golden::entry_point_max_rows(e);
+    for (std::uint32_t m : ms)
+      if (m >= 1 && (max_rows == 0 || m <= max_rows)) ep.confirm_ms.push_back(m);
     out.push_back(std::move(ep));
   }
   return out;
 }
 
 void keep_bodies(EntryProbes* ep, const std::vector<device::Body>& bodies) {
+  ep->all_bodies = false;
   auto wanted = [&](device::Body b) { return std::find(bodies.begin(), bodies.end(), b) != bodies.end(); };
   std::vector<std::vector<std::vector<std::size_t>>> unsplit;
   for (std::size_t i = 0; i < ep->bodies.size(); ++i)
@@ -489,10 +871,30 @@ BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, con
   bool kept = false;
   for (std::size_t ci = 0; ci < candidates.size(); ++ci) kept = kept || total[ci] == 0;
   if (!kept) {
-    // Nothing kept: the nearest is searched over every representative.
-    std::vector<char> all(candidates.size(), 0);
-    for (std::size_t ci = 0; ci < candidates.size(); ++ci) all[ci] = rep[ci] == ci && total[ci] == kPruned;
-    full(all);
+    // Nothing kept: every representative is ranked by its differences on a sample of each probe,
+    // and the closest few are counted on every element; the nearest is the one of those with the
+    // fewest. (Counting all of a space of thousands on every element would cost a full emulation
+    // each: most differ from a near miss in a handful of elements.)
+    constexpr std::size_t kRankElements = 16, kNearestPool = 12;
+    std::vector<std::vector<std::uint64_t>> sample;
+    for (const ProbeRun& p : probes) sample.push_back(element_sample(p.c, kRankElements));
+    std::vector<std::uint64_t> rank(candidates.size(), kPruned);
+    ref::parallel_for(candidates.size(), threads, [&](std::size_t ci) {
+      if (rep[ci] != ci || total[ci] != kPruned) return;
+      std::uint64_t d = 0;
+      for (std::size_t pi = 0; pi < np; ++pi)
+        for (std::uint64_t e : sample[pi])
+          d += differs_at(ci, pi, static_cast<std::uint32_t>(e / probes[pi].c.n),
+                          static_cast<std::uint32_t>(e % probes[pi].c.n));
+      rank[ci] = d;
+    });
+    std::vector<std::size_t> order;
+    for (std::size_t ci = 0; ci < candidates.size(); ++ci)
+      if (rank[ci] != kPruned) order.push_back(ci);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
+    std::vector<char> pool(candidates.size(), 0);
+    for (std::size_t i = 0; i < order.size() && i < kNearestPool; ++i) pool[order[i]] = 1;
+    full(pool);
   }
   for (std::size_t ci = 0; ci < candidates.size(); ++ci) {
     total[ci] = total[rep[ci]];
@@ -511,21 +913,105 @@ BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, con
   return m;
 }
 
+namespace {
+
+// One launch's failure as identify reports it.
+std::string launch_error(const Launched& got, const golden::Case& c, bool* hang) {
+  *hang = got.status.code == device::Errc::launch_timeout;
+  return std::string(*hang                                           ? "HANG: "
+                     : got.status.code == device::Errc::context_lost ? "FAULT: "
+                                                                     : "") +
+         got.status.message + " (" + golden::format_case(c) + ")";
+}
+
+// The text-form key and value of every field of a part, for the field table.
+std::vector<std::pair<std::string, std::string>> field_values(const ref::Conventions& c, bool gemv) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(ref::format_conventions(c));
+  const std::string prefix = gemv ? "gemv." : "tc.";
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t eq = line.find(" = ");
+    if (eq == std::string::npos || line.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string value = line.substr(eq + 3);
+    if (line.compare(0, eq, "tc.k-order") == 0 && value != "contiguous") {
+      // The windows, not the order inside them (which no data shows).
+      const auto o = window_sorted(c.tc.k_order);
+      value.clear();
+      for (unsigned i = 0; i < 128; ++i) value += (i ? (i % 16 ? "," : " | ") : "") + std::to_string(o[i]);
+    }
+    out.emplace_back(line.substr(0, eq), value);
+  }
+  return out;
+}
+
+void fill_fields(BodyVerdict* bv) {
+  bv->fields.clear();
+  for (std::size_t i : bv->match.keeps) {
+    const auto kv = field_values(bv->candidates[i].conventions, bv->gemv);
+    if (bv->fields.empty())
+      for (const auto& [k, v] : kv) bv->fields.push_back({k, {}});
+    for (std::size_t f = 0; f < kv.size() && f < bv->fields.size(); ++f) {
+      auto& values = bv->fields[f].second;
+      if (std::find(values.begin(), values.end(), kv[f].second) == values.end()) values.push_back(kv[f].second);
+    }
+  }
+}
+
+// The first element of C where the candidate's bytes and the run's differ (or the first element
+// outside the output not left as the sentinel); false when none does.
+bool first_difference(const IdentifyCandidate& cand, const golden::Case& c, const golden::CaseInputs& in,
+                      const std::vector<std::uint16_t>& got, unsigned threads, std::string* what) {
+  const std::size_t rows = std::size_t{c.m} + golden::kOutputGuardRows;
+  char buf[160];
+  for (std::size_t i = 0; i < rows * c.c_row_stride; ++i) {
+    const std::size_t r = i / c.c_row_stride, col = i % c.c_row_stride;
+    if (r < c.m && col < c.n) continue;
+    const std::uint16_t g = i < got.size() ? got[i] : 0;
+    if (i >= got.size() || g != golden::kOutputSentinelBits) {
+      std::snprintf(buf, sizeof buf, "C[%zu][%zu] outside the output is 0x%04x, not the sentinel 0x%04x", r, col,
+                    static_cast<unsigned>(g), static_cast<unsigned>(golden::kOutputSentinelBits));
+      *what = buf;
+      return true;
+    }
+  }
+  const ref::GemmView v = golden::case_view(c, in);
+  std::vector<std::uint16_t> want(std::size_t{c.m} * c.c_row_stride, 0);
+  if (cand.gemv) ref::gemm_conventions(cand.conventions.gemv, v, want.data(), c.c_row_stride, threads);
+  else ref::gemm_conventions(cand.conventions.tc, v, ref::Arch::sm90, want.data(), c.c_row_stride, threads);
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    for (std::uint32_t col = 0; col < c.n; ++col) {
+      const std::size_t at = std::size_t{r} * c.c_row_stride + col;
+      if (got[at] == want[at]) continue;
+      std::snprintf(buf, sizeof buf, "C[%u][%u] is 0x%04x, %s gives 0x%04x", r, col, static_cast<unsigned>(got[at]),
+                    cand.name.c_str(), static_cast<unsigned>(want[at]));
+      *what = buf;
+      return true;
+    }
+  return false;
+}
+
+// The confirmation's data classes, in the order the M values take them.
+constexpr golden::Distribution kConfirmData[] = {
+    golden::Distribution::every_special,  golden::Distribution::fold_ties, golden::Distribution::cancelling_steps,
+    golden::Distribution::wide_exponents, golden::Distribution::nan_codes, golden::Distribution::lone_specials};
+
+}  // namespace
+
 std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<EntryProbes>& plan, unsigned threads,
                                    bool* hung, const std::function<void(const std::string&)>& progress) {
   if (hung) *hung = false;
+  bool stop = false;
   std::vector<EntryVerdict> out;
   for (const EntryProbes& ep : plan) {
     EntryVerdict ev;
     ev.entry = ep.entry;
     ev.unreached = ep.unreached;
-    ev.every_body_keeps = !ep.bodies.empty();
     for (const device::Body& b : ep.bodies) {
       BodyVerdict bv;
       bv.body = b;
       bv.gemv = device::body_contract(b) == device::Contract::gemv;
       if (progress) progress(std::string(golden::entry_point_name(ep.entry)) + " / " + device::body_name(b));
-      std::vector<golden::CaseInputs> inputs;
+      std::vector<std::unique_ptr<golden::CaseInputs>> inputs;
       std::vector<std::vector<std::uint16_t>> outputs;
       std::vector<golden::Case> cases;
       std::vector<const IdentifyProbe*> mine;
@@ -533,51 +1019,177 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
         if (p.body == b) cases.push_back(p.c), mine.push_back(&p);
       const std::size_t bi = static_cast<std::size_t>(&b - ep.bodies.data());
       if (bi < ep.unsplit.size()) bv.unsplit = ep.unsplit[bi];
-      inputs.reserve(cases.size());
-      outputs.reserve(cases.size());
-      for (std::size_t pi = 0; pi < cases.size(); ++pi) {
-        const golden::Case& c = cases[pi];
+      // One launch on this body: its bytes, or the error that gives no verdict.
+      auto run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
+                     std::string* why) {
+        Launched got = launcher.launch(c, in);
+        if (!got.status.ok()) {
+          bool hang = false;
+          *why = launch_error(got, c, &hang);
+          if (hang) stop = true;
+          return false;
+        }
+        if (!got.planned || got.plan.body != b) {
+          *why = golden::format_case(c) + ": planned on " +
+                 (got.planned ? std::string(device::body_name(got.plan.body)) : std::string("nothing")) + ", not on " +
+                 device::body_name(b);
+          return false;
+        }
+        *bytes = std::move(got.c_bits);
+        return true;
+      };
+      auto add = [&](const golden::Case& c, std::unique_ptr<golden::CaseInputs> in, std::string data) {
+        std::vector<std::uint16_t> bytes;
+        if (!bv.error.empty()) return;
+        if (!run(c, *in, &bytes, &bv.error)) return;
         bv.probes.push_back(c);
-        bv.probe_data.push_back(mine[pi]->data.empty() ? std::string(golden::distribution_name(c.dist))
-                                                       : mine[pi]->data);
-        golden::CaseInputs in;
+        bv.probe_data.push_back(std::move(data));
+        inputs.push_back(std::move(in));
+        outputs.push_back(std::move(bytes));
+      };
+      for (std::size_t pi = 0; pi < cases.size() && bv.error.empty(); ++pi) {
+        const golden::Case& c = cases[pi];
+        auto in = std::make_unique<golden::CaseInputs>();
         std::string why;
         if (mine[pi]->inputs) {
-          in = *mine[pi]->inputs;
-        } else if (!golden::regenerate_inputs(c, &in, &why)) {
+          *in = *mine[pi]->inputs;
+        } else if (!golden::regenerate_inputs(c, in.get(), &why)) {
           bv.error = golden::format_case(c) + ": " + why;
           break;
         }
-        Launched got = launcher.launch(c, in);
-        if (!got.status.ok()) {
-          const bool hang = got.status.code == device::Errc::launch_timeout;
-          bv.error = std::string(hang                                            ? "HANG: "
-                                 : got.status.code == device::Errc::context_lost ? "FAULT: "
-                                                                                 : "") +
-                     got.status.message + " (" + golden::format_case(c) + ")";
-          if (hang && hung) *hung = true;
-          break;
-        }
-        if (!got.planned || got.plan.body != b) {
-          bv.error = golden::format_case(c) + ": planned on " +
-                     (got.planned ? std::string(device::body_name(got.plan.body)) : std::string("nothing")) +
-                     ", not on " + device::body_name(b);
-          break;
-        }
-        inputs.push_back(std::move(in));
-        outputs.push_back(std::move(got.c_bits));
+        add(c, std::move(in), mine[pi]->data.empty() ? std::string(golden::distribution_name(c.dist)) : mine[pi]->data);
       }
-      if (bv.error.empty()) {
+      if (!bv.gemv && bv.error.empty() && !cases.empty()) {
+        // The K order first (its probes' bytes join the match), then the whole space over it.
+        const golden::Case& shape = cases.front();
+        golden::Case oshape = shape;
+        oshape.k = std::max<std::uint32_t>(shape.k, ref::kKStep);
+        // Every order probe that ran joins the match: the contract named must give its bytes too.
+        auto order_run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
+                             std::string* why) {
+          if (!run(c, in, bytes, why)) return false;
+          bv.probes.push_back(c);
+          bv.probe_data.push_back("order probe " + std::to_string(inputs.size()));
+          inputs.push_back(std::make_unique<golden::CaseInputs>(in));
+          outputs.push_back(*bytes);
+          return true;
+        };
+        const std::size_t first_order = bv.probes.size();
+        bv.order = determine_k_order(oshape, order_run);
+        for (std::size_t i = first_order, r = 0; i < bv.probes.size() && r < bv.order.probe_data.size(); ++i, ++r)
+          bv.probe_data[i] = bv.order.probe_data[r];
+        if (bv.order.probes.size() > bv.probes.size() - first_order) bv.error = bv.order.why;  // a launch failed
+        golden::Case ladder = shape;
+        ladder.seed = 0x6c6164646572ull;  // "ladder": names the probe; its operands are built
+        add(ladder, std::make_unique<golden::CaseInputs>(bias_ladder_inputs(ladder)), "bias ladder");
+        if (shape.k >= 2 * ref::kKStep) {
+          golden::Case fold = shape;
+          fold.seed = 0x666f6c64ull;  // "fold": names the probe and seeds its operands
+          add(fold, std::make_unique<golden::CaseInputs>(fold_probe_inputs(fold, fold.seed)), "fold probe");
+        }
+        std::vector<std::array<std::uint8_t, 128>> orders;
+        if (bv.order.determined) {
+          orders.push_back(bv.order.k_order);
+        } else {
+          // Not determined: the library's orders stand (the verdict says the order is not determined).
+          for (const ref::Conventions& lib : ref::conventions_library()) {
+            const auto o = window_sorted(lib.tc.k_order);
+            if (std::find(orders.begin(), orders.end(), o) == orders.end()) orders.push_back(o);
+          }
+        }
+        bv.candidates = tc_space(orders);
+      } else if (bv.gemv) {
+        bv.candidates = gemv_candidates();
+      }
+      if (bv.error.empty() && !stop) {
         std::vector<ProbeRun> runs;
-        for (std::size_t i = 0; i < cases.size(); ++i) runs.push_back({cases[i], &inputs[i], &outputs[i]});
-        const std::vector<IdentifyCandidate>& cands = bv.gemv ? gemv_candidates() : tc_candidates();
-        bv.match = match_candidates(cands, runs, threads);
-        for (std::size_t i : bv.match.keeps) bv.keeps.push_back(cands[i].name);
+        for (std::size_t i = 0; i < bv.probes.size(); ++i) runs.push_back({bv.probes[i], inputs[i].get(), &outputs[i]});
+        bv.match = match_candidates(bv.candidates, runs, threads);
+        for (std::size_t i : bv.match.keeps) bv.keeps.push_back(bv.candidates[i].name);
+        fill_fields(&bv);
       }
-      if (!bv.error.empty() || bv.keeps.empty()) ev.every_body_keeps = false;
       ev.bodies.push_back(std::move(bv));
-      if (hung && *hung) break;
+      if (stop) break;
     }
+    // The confirmation: other M (every dispatch edge's neighbours and a spread), the data classes
+    // in turn, each case twice; a kept candidate that any of them refutes is dropped.
+    if (!stop && !ev.bodies.empty()) {
+      const golden::Case& base = ep.confirm_base;
+      const std::vector<std::uint32_t>& ms = ep.confirm_ms;
+      std::size_t turn = 0;
+      for (std::uint32_t m : ms) {
+        if (stop) break;
+        golden::Case c = base;
+        c.m = m;
+        c.without = 0;
+        c.dist = kConfirmData[turn % (sizeof kConfirmData / sizeof kConfirmData[0])];
+        c.seed = base.seed ^ (0xc0f1ull * (m + 1)) ^ turn;
+        ++turn;
+        ev.confirm_ms.push_back(m);
+        golden::CaseInputs in;
+        std::string why;
+        if (!golden::regenerate_inputs(c, &in, &why)) {
+          ev.confirm_errors.push_back(golden::format_case(c) + ": " + why);
+          continue;
+        }
+        Launched first = launcher.launch(c, in), second;
+        if (first.status.ok()) second = launcher.launch(c, in);
+        const Launched& bad = first.status.ok() ? second : first;
+        if (!bad.status.ok()) {
+          bool hang = false;
+          ev.confirm_errors.push_back(launch_error(bad, c, &hang));
+          if (hang) stop = true;
+          continue;
+        }
+        BodyVerdict* bv = nullptr;
+        for (BodyVerdict& x : ev.bodies)
+          if (first.planned && x.body == first.plan.body) bv = &x;
+        if (!bv && !ep.all_bodies && first.planned) continue;  // a body --body left out
+        if (!bv) {
+          ev.confirm_errors.push_back(golden::format_case(c) + ": planned on " +
+                                      (first.planned ? std::string(device::body_name(first.plan.body))
+                                                     : std::string("nothing")) +
+                                      ", a body the probes did not reach");
+          continue;
+        }
+        if (!bv->error.empty() || bv->match.keeps.empty()) continue;
+        ++bv->confirm_cases;
+        if (first.c_bits != second.c_bits) {
+          std::size_t i = 0;
+          while (i < first.c_bits.size() && i < second.c_bits.size() && first.c_bits[i] == second.c_bits[i]) ++i;
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "C[%zu][%zu] is 0x%04x in one run and 0x%04x in the other", i / c.c_row_stride,
+                        i % c.c_row_stride, i < first.c_bits.size() ? first.c_bits[i] : 0u,
+                        i < second.c_bits.size() ? second.c_bits[i] : 0u);
+          bv->confirm_failure = golden::format_case(c) + ": the same call twice: " + buf;
+          bv->match.keeps.clear();
+        }
+        std::vector<std::size_t> still;
+        std::string first_miss;
+        for (std::size_t ci : bv->match.keeps) {
+          std::string what;
+          if (first_difference(bv->candidates[ci], c, in, first.c_bits, threads, &what)) {
+            if (first_miss.empty()) first_miss = golden::format_case(c) + ": " + what;
+          } else {
+            still.push_back(ci);
+          }
+        }
+        if (still.empty() && bv->confirm_failure.empty()) bv->confirm_failure = first_miss;
+        if (still.size() != bv->match.keeps.size()) {
+          bv->match.keeps = still;
+          bv->keeps.clear();
+          for (std::size_t ci : still) bv->keeps.push_back(bv->candidates[ci].name);
+          fill_fields(bv);
+          if (still.empty()) {
+            // The nearest is the candidate the probes kept first, and the case shows where it fails.
+            bv->match.nearest_total = 0;
+          }
+        }
+      }
+    }
+    ev.every_body_keeps = !ev.bodies.empty();
+    for (const BodyVerdict& bv : ev.bodies)
+      if (!bv.error.empty() || bv.keeps.empty()) ev.every_body_keeps = false;
     // The candidates every body keeps (names: one kind of body per entry point, but a name is a name).
     if (!ev.bodies.empty() && ev.every_body_keeps) {
       std::vector<std::string> common = ev.bodies.front().keeps;
@@ -590,8 +1202,9 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
       ev.common = std::move(common);
     }
     out.push_back(std::move(ev));
-    if (hung && *hung) break;
+    if (stop) break;
   }
+  if (hung) *hung = stop;
   return out;
 }
 
@@ -600,7 +1213,7 @@ std::string identify_text(const std::vector<EntryVerdict>& verdicts) {
   for (const EntryVerdict& ev : verdicts) {
     t += std::string(golden::entry_point_name(ev.entry)) + "\n";
     for (const BodyVerdict& bv : ev.bodies) {
-      const std::vector<IdentifyCandidate>& cands = bv.gemv ? gemv_candidates() : tc_candidates();
+      const std::vector<IdentifyCandidate>& cands = bv.candidates;
       std::uint64_t elements = 0;
       for (std::uint64_t e : bv.match.elements) elements += e;
       t += "  " + std::string(device::body_name(bv.body)) + ": ";
@@ -616,6 +1229,31 @@ std::string identify_text(const std::vector<EntryVerdict>& verdicts) {
         t += "NO VERDICT: " + bv.error + "\n";
         continue;
       }
+      // What the order probes found, and the fields the kept candidates hold (several values: the
+      // field is not determined, and every value still standing is printed).
+      std::string order_line;
+      if (!bv.gemv) {
+        if (bv.order.determined)
+          order_line = "    k-order determined by " + std::to_string(bv.order.probes.size()) + " order probes\n";
+        else order_line = "    k-order NOT DETERMINED (" + bv.order.why + "); the library's orders stand in\n";
+      }
+      std::string field_lines;
+      for (const auto& [key, values] : bv.fields) {
+        if (values.size() == 1) {
+          field_lines += "      " + key + " = " + values.front() + "\n";
+        } else {
+          field_lines += "      " + key + " UNDETERMINED: " + join(values, " | ") + "\n";
+        }
+      }
+      std::string confirm_line;
+      if (!bv.confirm_failure.empty()) confirm_line = "    the confirmation refuted it: " + bv.confirm_failure + "\n";
+      else if (bv.confirm_cases)
+        confirm_line = "    confirmed on " + std::to_string(bv.confirm_cases) + " cases at other M, each run twice\n";
+      if (bv.keeps.empty() && !bv.confirm_failure.empty() && bv.match.nearest < cands.size()) {
+        t += "KEEPS NONE (the probes' candidate " + cands[bv.match.nearest].name + " fails the confirmation)\n" +
+             order_line + confirm_line;
+        continue;
+      }
       if (!bv.keeps.empty()) {
         t += "KEEPS " + join(bv.keeps, ", ");
         if (bv.keeps.size() > 1) {
@@ -624,15 +1262,12 @@ std::string identify_text(const std::vector<EntryVerdict>& verdicts) {
           t += twins ? " (no data tells these apart: NUMERICS.md 2.4)" : " (the probes could not tell these apart)";
         }
         t += "\n    " + std::to_string(bv.probes.size()) + " probes, " + std::to_string(elements) +
-             " elements, every byte equal";
-        if (bv.keeps.size() == 1 && bv.keeps.front() != cands[bv.match.keeps.front()].description)
-          t += "; " + cands[bv.match.keeps.front()].description;
-        t += "\n" + unsplit;
+             " elements, every byte equal\n" + order_line + confirm_line + "    fields:\n" + field_lines + unsplit;
         continue;
       }
       const IdentifyCandidate& near = cands[bv.match.nearest];
       t += "KEEPS NONE (nearest: " + near.name + ": " + std::to_string(bv.match.nearest_total) + " of " +
-           std::to_string(elements) + " elements differ)\n" + unsplit;
+           std::to_string(elements) + " elements differ)\n" + order_line + unsplit;
       if (near.name != near.description) t += "    nearest is " + near.description + "\n";
       for (std::size_t pi = 0; pi < bv.probes.size(); ++pi) {
         if (bv.match.nearest_differ[pi] == 0) continue;
@@ -644,6 +1279,12 @@ std::string identify_text(const std::vector<EntryVerdict>& verdicts) {
       }
     }
     for (const std::string& u : ev.unreached) t += "  UNREACHED cell: " + u + "\n";
+    if (!ev.confirm_ms.empty()) {
+      std::string ms;
+      for (std::uint32_t m : ev.confirm_ms) ms += (ms.empty() ? "" : " ") + std::to_string(m);
+      t += "  confirmation at M = " + ms + " (each case twice)\n";
+    }
+    for (const std::string& e : ev.confirm_errors) t += "  CONFIRMATION FAILED: " + e + "\n";
     if (ev.ok()) {
       t += "  => every body keeps " + join(ev.common, ", ") + "\n";
     } else if (ev.tier_break()) {
@@ -664,6 +1305,81 @@ std::string identify_text(const std::vector<EntryVerdict>& verdicts) {
     }
   }
   return t;
+}
+
+}  // namespace w8a16::props
+
+namespace w8a16::props {
+
+bool determined_contract(const std::vector<EntryVerdict>& verdicts, std::string* text, std::string* why) {
+  // Per part: each body's value (its kept candidates must all give the same bytes), counted.
+  struct Seen {
+    ref::Conventions value;
+    std::vector<std::string> where;
+  };
+  std::vector<Seen> parts[2];
+  std::string problems;
+  for (const EntryVerdict& ev : verdicts)
+    for (const BodyVerdict& bv : ev.bodies) {
+      const std::string where = std::string(golden::entry_point_name(ev.entry)) + " / " + device::body_name(bv.body);
+      if (!bv.error.empty() || bv.match.keeps.empty()) {
+        problems += "  " + where + " keeps no contract\n";
+        continue;
+      }
+      const IdentifyCandidate& first = bv.candidates[bv.match.keeps.front()];
+      bool one = true;
+      for (std::size_t i : bv.match.keeps) one = one && always_equal(bv.candidates[i], first);
+      if (!one) {
+        std::string fields;
+        for (const auto& [key, values] : bv.fields)
+          if (values.size() > 1) fields += (fields.empty() ? "" : ", ") + key;
+        problems += "  " + where + ": " + fields + " not determined\n";
+        continue;
+      }
+      std::vector<Seen>& seen = parts[bv.gemv ? 1 : 0];
+      bool found = false;
+      for (Seen& x : seen)
+        if (bv.gemv ? always_equal(candidate(x.value, true), first) : same_tc_bytes(x.value.tc, first.conventions.tc)) {
+          x.where.push_back(where);
+          found = true;
+        }
+      if (!found) seen.push_back({first.conventions, {where}});
+    }
+  if (!problems.empty()) {
+    *why = "nothing written: identify determined no contract for every body:\n" + problems;
+    return false;
+  }
+  if (parts[0].empty() && parts[1].empty()) {
+    *why = "nothing written: no body was identified";
+    return false;
+  }
+  ref::Conventions c = ref::canonical_conventions();
+  std::string notes;
+  for (int part = 0; part < 2; ++part) {
+    std::vector<Seen>& seen = parts[part];
+    const char* name = part ? "gemv" : "tc";
+    if (seen.empty()) {
+      notes += std::string("# ") + name + ".*: no body of this kind was identified; canonical's values are written\n";
+      continue;
+    }
+    std::stable_sort(seen.begin(), seen.end(),
+                     [](const Seen& a, const Seen& b) { return a.where.size() > b.where.size(); });
+    if (part) c.gemv = seen.front().value.gemv;
+    else c.tc = seen.front().value.tc;
+    notes += std::string("# ") + name + ".*: kept by " + join(seen.front().where, ", ") + "\n";
+    for (std::size_t i = 1; i < seen.size(); ++i)
+      notes += std::string("# TIER BREAK: ") + join(seen[i].where, ", ") + " keep" +
+               (seen[i].where.size() == 1 ? "s " : " ") +
+               (part ? ref::describe(seen[i].value.gemv) : ref::describe(seen[i].value.tc)) +
+               ", not this; verify under this contract fails them\n";
+  }
+  c.name = "identified";
+  for (const ref::Conventions& lib : ref::conventions_library())
+    if (lib.gemv == c.gemv && same_tc_bytes(lib.tc, c.tc)) c.name = lib.name;
+  *text = "# written by w8a16check identify --write-contract (NUMERICS.md 2.4)\n" + notes + ref::format_conventions(c);
+  if (notes.find("TIER BREAK") != std::string::npos)
+    *why = "the bodies keep different contracts: see the file's comments";
+  return true;
 }
 
 }  // namespace w8a16::props

@@ -65,11 +65,14 @@ BodyMatch match_with(const std::vector<IdentifyCandidate>& cands, const Probes& 
   return match_candidates(cands, runs, 0);
 }
 
-TEST(Identify, CandidatesAreTheFamilysProductNamedByTheLibraryWhereTheyEqualIt) {
-  ASSERT_EQ(tc_candidates().size(), 36u);
+TEST(Identify, CandidatesAreTheWholeSpaceNamedByTheLibraryWhereTheyEqualIt) {
+  // nan 3 x (fma, mul-add, prescale at step; prescale at end) 4 x bias 0..62 x scales 2, per order.
+  ASSERT_EQ(tc_candidates().size(), 3u * 4u * 63u * 2u);
   ASSERT_EQ(gemv_candidates().size(), 144u);
+  const auto rows = tc_space({ref::find_conventions("seed-rows")->tc.k_order});
   std::vector<std::string> tc_names, gemv_names;
   for (const auto& c : tc_candidates()) tc_names.push_back(c.name);
+  for (const auto& c : rows) tc_names.push_back(c.name);
   for (const auto& c : gemv_candidates()) gemv_names.push_back(c.name);
   for (const char* n : {"canonical", "seed-tile", "seed-skinny", "seed-rows"})
     EXPECT_EQ(std::count(tc_names.begin(), tc_names.end(), n), 1) << n;
@@ -83,23 +86,111 @@ TEST(Identify, CandidatesAreTheFamilysProductNamedByTheLibraryWhereTheyEqualIt) 
   }
 }
 
-// Each tensor-core candidate's own bytes on a body's probes: identify names that candidate and no
-// other. Two bodies: the skinny body (k = 768) and the Hopper tier's (k = 256, two steps).
+// A "device" that keeps one tensor-core part: the emulator's bytes under it, in launch_case's
+// layout (guard rows of the sentinel).
+ProbeLaunch emulating(const ref::TensorCoreConventions& tc) {
+  return [tc](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* out, std::string*) {
+    *out = golden::guarded_sentinel_output(c);
+    ref::gemm_conventions(tc, golden::case_view(c, in), ref::Arch::sm90, out->data(), c.c_row_stride, 1);
+    return true;
+  };
+}
+
+std::array<std::uint8_t, 128> windows_of(std::array<std::uint8_t, 128> o) {
+  for (unsigned w = 0; w < 8; ++w) std::sort(o.begin() + 16 * w, o.begin() + 16 * w + 16);
+  return o;
+}
+
+// The order probes find any order's windows, on the shapes identify's bodies run: a shuffled
+// order, the seed's row-tile order, two windows swapped, the contiguous order; with few columns
+// (a position tested per column) and few rows (a pair per row) too.
+TEST(Identify, OrderProbesDetermineTheWindowsOfAnyOrder) {
+  std::vector<std::array<std::uint8_t, 128>> orders{ref::TensorCoreConventions::identity_k_order(),
+                                                    ref::find_conventions("seed-rows")->tc.k_order};
+  auto swapped = ref::TensorCoreConventions::identity_k_order();
+  std::swap_ranges(swapped.begin(), swapped.begin() + 16, swapped.begin() + 16);
+  orders.push_back(swapped);
+  std::uint64_t st = 0x5eed;
+  for (int i = 0; i < 4; ++i) {
+    auto o = ref::TensorCoreConventions::identity_k_order();
+    for (unsigned k = 127; k > 0; --k) {
+      st = st * 6364136223846793005ull + 1442695040888963407ull;
+      std::swap(o[k], o[(st >> 33) % (k + 1)]);
+    }
+    orders.push_back(o);
+  }
+  struct Shape {
+    std::uint32_t m, n;
+  };
+  for (const Shape sh : {Shape{13, 100}, Shape{16, 300}, Shape{1, 130}, Shape{4, 40}})
+    for (const auto& o : orders) {
+      ref::TensorCoreConventions tc;
+      tc.k_order = o;
+      tc.bias = 60;  // no other field changes the probes' bytes
+      tc.fold = ref::Fold::mul_add;
+      const golden::Case c = golden::CaseSpec{}
+                                 .entry(EntryPoint::gemm_pipelined_m32_strided)
+                                 .shape(sh.m, sh.n, 256)
+                                 .strides(256, sh.n);
+      const OrderFinding f = determine_k_order(c, emulating(tc), 64);
+      ASSERT_TRUE(f.determined) << sh.m << "x" << sh.n << ": " << f.why;
+      EXPECT_EQ(f.k_order, windows_of(o)) << sh.m << "x" << sh.n;
+      EXPECT_LE(f.probes.size(), sh.m >= 13 && sh.n >= 100 ? 4u : 64u) << sh.m << "x" << sh.n;
+    }
+}
+
+// A body that is not 8 chained windows of 16 K (here: every output +1) is said to be outside the
+// model, never given an order.
+TEST(Identify, OrderProbesRefuseBytesOutsideTheModel) {
+  const golden::Case
+      c = golden::CaseSpec{}.entry(EntryPoint::gemm_pipelined_m32_strided).shape(8, 100, 128).strides(128, 100);
+  const OrderFinding f = determine_k_order(c, [](const golden::Case& cc, const golden::CaseInputs& in,
+                                                 std::vector<std::uint16_t>* out, std::string* w) {
+    emulating({})(cc, in, out, w);
+    (*out)[0] = 0x3F80;  // 1.0: no count of whole windows
+    return true;
+  });
+  EXPECT_FALSE(f.determined);
+  EXPECT_FALSE(f.consistent);
+  EXPECT_NE(f.why.find("order probe round 0: row 0"), std::string::npos) << f.why;
+}
+
+// Each candidate of a seeded subset (every bias 0..62 once, every other field's values) as a
+// device's bytes on a body's probes, the bias ladder and the order probes: identify names that
+// candidate and no other. Two bodies: the skinny body (k = 768) and the row-tile strips.
 void expect_tc_separated(EntryPoint e, device::Body b) {
-  const Probes p = probes_of(e, b);
+  Probes p = probes_of(e, b);
   ASSERT_GE(p.cases.size(), 5u);
+  golden::Case ladder = p.cases.front();
+  p.cases.push_back(ladder);
+  p.inputs.push_back(bias_ladder_inputs(ladder));
+  if (ladder.k >= 256) {
+    p.cases.push_back(ladder);
+    p.inputs.push_back(fold_probe_inputs(ladder, 0x666f6c64));
+  }
   const auto& cands = tc_candidates();
-  for (std::size_t x = 0; x < cands.size(); ++x) {
+  // A stride prime to 2 and to 63: biases and both scale precisions spread over the sample (every
+  // bias is named from a stand-in on the simulation, IdentifySim.EachTensorCoreFieldsAlternative...).
+  for (std::size_t x = b == device::Body::m32_skinny ? 0 : 48; x < cands.size(); x += 97) {
+    Probes q = p;
     std::vector<std::vector<std::uint16_t>> produced;
-    for (std::size_t i = 0; i < p.cases.size(); ++i) produced.push_back(emulate(cands[x], p.cases[i], p.inputs[i]));
-    const BodyMatch m = match_with(cands, p, produced);
+    const OrderFinding f = determine_k_order(p.cases.front(), [&](const golden::Case& c, const golden::CaseInputs& in,
+                                                                  std::vector<std::uint16_t>* out, std::string* w) {
+      emulating(cands[x].conventions.tc)(c, in, out, w);
+      q.cases.push_back(c);
+      q.inputs.push_back(in);
+      return true;
+    });
+    ASSERT_TRUE(f.determined) << f.why;
+    for (std::size_t i = 0; i < q.cases.size(); ++i) produced.push_back(emulate(cands[x], q.cases[i], q.inputs[i]));
+    const BodyMatch m = match_with(cands, q, produced);
     ASSERT_EQ(m.keeps, std::vector<std::size_t>{x}) << device::body_name(b) << ": " << cands[x].name;
   }
 }
-TEST(Identify, ProbesTellEveryTensorCoreCandidateApartOnTheSkinnyBody) {
+TEST(Identify, ProbesTellTheTensorCoreSpaceApartOnTheSkinnyBody) {
   expect_tc_separated(EntryPoint::gemm_pipelined_m32, device::Body::m32_skinny);
 }
-TEST(Identify, ProbesTellEveryTensorCoreCandidateApartOnTheRowTileStrips) {
+TEST(Identify, ProbesTellTheTensorCoreSpaceApartOnTheRowTileStrips) {
   expect_tc_separated(EntryPoint::gemm_pipelined_m32_strided, device::Body::tc_rows_strip);
 }
 
@@ -205,6 +296,7 @@ TEST(Identify, GemvSplitOperandsReplayAndAnUnsplitGroupIsReported) {
   BodyVerdict bv;
   bv.body = device::Body::gemv_strip;
   bv.gemv = true;
+  bv.candidates = gemv_candidates();
   bv.keeps = {gemv_candidates()[0].name, gemv_candidates()[1].name, gemv_candidates()[2].name};
   bv.match.keeps = {0, 1, 2};
   bv.match.elements = {1};
@@ -270,6 +362,16 @@ TEST(IdentifySim, EachTensorCoreFieldsAlternativeIsNamedExactly) {
       {"tc.fold = mul-add", "nan=propagate fold=mul-add period=step k-order=contiguous"},
       {"tc.fold = prescale", "nan=propagate fold=prescale period=step k-order=contiguous"},
       {"tc.bias = 60", "nan=propagate fold=fma period=step bias=60 k-order=contiguous"},
+      // Biases the old sample of {0, 60} named as one of those two.
+      {"tc.bias = 1", "nan=propagate fold=fma period=step bias=1 k-order=contiguous"},
+      {"tc.bias = 10", "nan=propagate fold=fma period=step bias=10 k-order=contiguous"},
+      {"tc.bias = 59", "nan=propagate fold=fma period=step bias=59 k-order=contiguous"},
+      {"tc.bias = 61", "nan=propagate fold=fma period=step bias=61 k-order=contiguous"},
+      {"tc.bias = 62", "nan=propagate fold=fma period=step bias=62 k-order=contiguous"},
+      // One MMA chain over all of K with W prescaled by BF16-rounded scales.
+      {"tc.fold = prescale\ntc.period = end\ntc.scales = bf16",
+       "nan=propagate fold=prescale period=end scales=bf16 k-order=contiguous"},
+      {"tc.scales = bf16", "nan=propagate fold=fma period=step scales=bf16 k-order=contiguous"},
   };
   for (const auto& alt : alts) {
     const std::string file = conv_file("alt", std::string(alt.text) + "\n");
@@ -292,6 +394,56 @@ TEST(IdentifySim, EachTensorCoreFieldsAlternativeIsNamedExactly) {
   const auto v = identify_on_sim("m32_skinny=" + conv_file("order", text), EntryPoint::gemm_pipelined_m32,
                                  {device::Body::m32_skinny});
   EXPECT_EQ(v[0].bodies[0].keeps, std::vector<std::string>{ref::describe(rows_order.tc)});
+  // Two MMA windows of a step swapped: named with its windows, never as the contiguous order.
+  ref::Conventions swapped = ref::canonical_conventions();
+  std::swap_ranges(swapped.tc.k_order.begin(), swapped.tc.k_order.begin() + 16, swapped.tc.k_order.begin() + 16);
+  swapped.name.clear();
+  const auto w = identify_on_sim("m32_skinny=" + conv_file("swapped", ref::format_conventions(swapped)),
+                                 EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+  ASSERT_EQ(w[0].bodies[0].keeps.size(), 1u);
+  EXPECT_TRUE(w[0].bodies[0].order.determined);
+  EXPECT_EQ(w[0].bodies[0].order.k_order, swapped.tc.k_order);
+  EXPECT_NE(w[0].bodies[0].keeps[0], "canonical");
+}
+
+// A body whose bytes change with M keeps what the probes saw at their M only: the confirmation at
+// other M names the case and the element that refute it.
+TEST(IdentifySim, TheConfirmationRefutesABodyWhoseBytesChangeWithM) {
+  const auto v = identify_on_sim("m32_skinny=split-k-by-m", EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+  ASSERT_EQ(v[0].bodies.size(), 1u);
+  EXPECT_TRUE(v[0].bodies[0].keeps.empty());
+  EXPECT_FALSE(v[0].ok());
+  EXPECT_NE(v[0].bodies[0].confirm_failure.find("case/1 "), std::string::npos) << v[0].bodies[0].confirm_failure;
+  EXPECT_NE(identify_text(v).find("fails the confirmation"), std::string::npos) << identify_text(v);
+  // A canonical body is confirmed at several M, each case twice.
+  const auto c = identify_on_sim("", EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+  EXPECT_TRUE(c[0].ok());
+  EXPECT_GE(c[0].bodies[0].confirm_cases, 3u);
+  EXPECT_TRUE(c[0].bodies[0].confirm_failure.empty());
+}
+
+// --write-contract's text: the determined value per part; a tier break writes the plurality and
+// names the bodies that keep another; a body that keeps none writes nothing.
+TEST(IdentifySim, TheDeterminedContractParsesBackAndSaysWhatItCannotHold) {
+  auto v = identify_on_sim("m32_skinny=seed-rows", EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+  std::string text, why;
+  ASSERT_TRUE(determined_contract(v, &text, &why)) << why;
+  ref::Conventions back;
+  ASSERT_TRUE(ref::parse_conventions(text, &back, &why)) << why << "\n" << text;
+  EXPECT_EQ(back.tc.nan, ref::NanCodes::finite);
+  EXPECT_EQ(back.tc.bias, 60u);
+  v = identify_on_sim("m32_skinny=seed-skinny,m32_tile=seed-tile,tc_rows_strip=seed-tile",
+                      EntryPoint::gemm_pipelined_m32,
+                      {device::Body::m32_skinny, device::Body::m32_tile, device::Body::tc_rows_strip});
+  ASSERT_TRUE(determined_contract(v, &text, &why)) << why;
+  EXPECT_NE(text.find("TIER BREAK: w8a16_gemm_pipelined_m32 / m32_skinny"), std::string::npos) << text;
+  ASSERT_TRUE(ref::parse_conventions(text, &back, &why)) << why;
+  EXPECT_EQ(back.tc, ref::find_conventions("seed-tile")->tc);
+  v = identify_on_sim("m32_skinny=bug:flip@3:7", EntryPoint::gemm_pipelined_m32, {device::Body::m32_skinny});
+  text.clear();
+  EXPECT_FALSE(determined_contract(v, &text, &why));
+  EXPECT_TRUE(text.empty());
+  EXPECT_NE(why.find("keeps no contract"), std::string::npos) << why;
 }
 
 TEST(IdentifySim, EachGemvFieldsAlternativeIsNamedWithItsTwinTree) {
@@ -360,7 +512,7 @@ TEST(IdentifySim, PlantedBugsAreRefused) {
   }
   const auto v = identify_on_sim("m32_skinny=seed-skinny+bug:flip", EntryPoint::gemm_pipelined_m32,
                                  {device::Body::m32_skinny});
-  const auto& near = tc_candidates()[v[0].bodies[0].match.nearest];
+  const auto& near = v[0].bodies[0].candidates[v[0].bodies[0].match.nearest];
   EXPECT_EQ(near.name, "seed-skinny");
   EXPECT_EQ(v[0].bodies[0].match.nearest_total, std::uint64_t{v[0].bodies[0].probes.size()});  // C[0][0] of each
 }

@@ -105,6 +105,12 @@ const char* fold_name(Fold f) {
   return "?";
 }
 const char* period_name(FoldPeriod p) { return p == FoldPeriod::end ? "end" : "step"; }
+const char* scales_name(ScaleFormat f) { return f == ScaleFormat::bf16 ? "bf16" : "fp32"; }
+bool parse_scales(std::string_view v, ScaleFormat* out) {
+  if (v == "fp32") return *out = ScaleFormat::fp32, true;
+  if (v == "bf16") return *out = ScaleFormat::bf16, true;
+  return false;
+}
 const char* scale_name(GemvScale s) { return s == GemvScale::element ? "element" : "chunk"; }
 const char* tree_name(GemvTree t) { return t == GemvTree::shfl_down ? "down" : "xor"; }
 
@@ -275,6 +281,8 @@ bool parse_conventions(std::string_view text, Conventions* out, std::string* err
       ok = parse_u32(l.value, &x) && x <= kMaxBias;
       why = "tc.bias is an exponent 0.." + std::to_string(kMaxBias);
       if (ok) c.tc.bias = x;
+    } else if (l.key == "tc.scales") {
+      ok = parse_scales(l.value, &c.tc.scales), why = "tc.scales is fp32 or bf16";
     } else if (l.key == "gemv.mac") {
       ok = parse_mac(l.value, &c.gemv.mac), why = "gemv.mac is fma or mul-add";
     } else if (l.key == "tc.k-order") {
@@ -299,7 +307,7 @@ bool parse_conventions(std::string_view text, Conventions* out, std::string* err
     } else {
       ok = false;
       why = "unknown key `" + l.key +
-            "` (contract, base, tc.nan, tc.fold, tc.period, tc.bias, tc.k-order, gemv.nan, gemv.lanes, "
+            "` (contract, base, tc.nan, tc.fold, tc.period, tc.bias, tc.scales, tc.k-order, gemv.nan, gemv.lanes, "
             "gemv.chunk, gemv.scale, gemv.mac, gemv.tree)";
     }
     if (!ok) {
@@ -307,7 +315,23 @@ bool parse_conventions(std::string_view text, Conventions* out, std::string* err
       return false;
     }
   }
-  if (!named) {
+  if (named) {
+    // A library name is a fact about the fields: a file may call itself `canonical` only when it
+    // keeps canonical's every field, since every report prints the name for them.
+    if (const Conventions* lib = find_conventions(c.name); lib && !lib->same_numerics(c)) {
+      const std::string mine = format_conventions(c), theirs = format_conventions(*lib);
+      std::string first;
+      std::istringstream a(mine), b(theirs);
+      for (std::string x, y; std::getline(a, x) && std::getline(b, y);)
+        if (x != y && x.rfind("contract", 0) != 0) {
+          first = "`" + x + "` where " + c.name + " has `" + y + "`";
+          break;
+        }
+      *error = "contract `" + c.name + "` is a named contract of the library, but this file's fields differ from it (" +
+               first + "): name it otherwise, or take it as `base = " + c.name + "`";
+      return false;
+    }
+  } else {
     // A file that names no contract is called by the library value it equals, else by its fields.
     c.name.clear();
     for (const Conventions& k : conventions_library())
@@ -329,6 +353,7 @@ std::string format_conventions(const Conventions& c) {
   o << "tc.fold = " << fold_name(c.tc.fold) << "\n";
   o << "tc.period = " << period_name(c.tc.period) << "\n";
   o << "tc.bias = " << c.tc.bias << "\n";
+  o << "tc.scales = " << scales_name(c.tc.scales) << "\n";
   o << "tc.k-order = ";
   if (c.tc.contiguous()) {
     o << "contiguous";
@@ -348,7 +373,7 @@ std::string format_conventions(const Conventions& c) {
 std::string describe(const TensorCoreConventions& tc) {
   std::string s = std::string("nan=") + nan_name(tc.nan) + " fold=" + fold_name(tc.fold) +
                   " period=" + period_name(tc.period) + (tc.bias ? " bias=" + std::to_string(tc.bias) : "") +
-                  " k-order=";
+                  (tc.scales == ScaleFormat::bf16 ? " scales=bf16" : "") + " k-order=";
   if (tc.contiguous()) return s + "contiguous";
   // The first window's positions identify a permutation well enough for a report line.
   s += "permuted(";
@@ -396,7 +421,7 @@ std::uint16_t decode_weight_bf16(NanCodes nan, std::uint8_t code) {
 //
 //   b(k) = decode(W[n][k])                           # tc.nan
 //   if fold == prescale: b(k) = cvt.rn.bf16(mul.rn(b(k), S[n/128][k/128]))
-//   a(k) = A[m][k]; s(step) = S[n/128][step]
+//   a(k) = A[m][k]; s(step) = S[n/128][step] (tc.scales = bf16: cvt.rn.bf16 of it, before any use)
 //   if bias: a(k) = cvt.rn.bf16(a(k) * 2^bias); b(k) = b(k) * 2^-2bias; s = mul.rn(s, 2^bias)
 //   for s in steps:                                  # period step; period end: one chain over K
 //     p = +0 (period end: p carries on from the previous step)
@@ -411,8 +436,13 @@ TcTrace tc_trace(const TensorCoreConventions& tc, const GemmView& v, Arch arch, 
   auto biased = [&](std::uint16_t bf16, int e) {
     return bias == 0 ? bf16 : f32_bits_to_bf16_rne(f32_mul_rne_bits(bf16_bits_to_f32_bits(bf16), pow2_bits(e)));
   };
-  auto fold_scale = [&](std::uint32_t step) {
+  // tc.scales = bf16: each scale rounded to BF16 before any use (NaN stays NaN).
+  auto scale_at = [&](std::uint32_t step) {
     const std::uint32_t s = f32_to_bits(v.scale(n, step));
+    return tc.scales == ScaleFormat::bf16 ? bf16_bits_to_f32_bits(f32_bits_to_bf16_rne(s)) : s;
+  };
+  auto fold_scale = [&](std::uint32_t step) {
+    const std::uint32_t s = scale_at(step);
     return bias == 0 ? s : f32_mul_rne_bits(s, pow2_bits(bias));
   };
   std::uint32_t acc = 0, p = 0;  // +0.0f
@@ -426,7 +456,7 @@ TcTrace tc_trace(const TensorCoreConventions& tc, const GemmView& v, Arch arch, 
     t.fold_acc.push_back(acc);
   };
   for (std::uint32_t s = 0; s < v.k_steps(); ++s) {
-    const std::uint32_t scale_bits = f32_to_bits(v.scale(n, s));
+    const std::uint32_t scale_bits = scale_at(s);
     if (!end) p = 0;
     for (std::uint32_t j = 0; j < 8; ++j) {
       std::uint16_t a[16], b[16];

@@ -176,6 +176,9 @@ TEST(Conventions, ParseRefusesBadFilesAndLeavesTheOutputAlone) {
       "tc.k-order = contiguous 1",          // not a position list
       "just words",                         // no `=`
       "contract = two words",               // a name is one word
+      "contract = canonical\ntc.bias = 3",  // a library name for other fields
+      "contract = seed-tile",               // seed-tile's name on canonical's fields
+      "tc.scales = fp16",                   // not a value
       std::string("tc.nan = zero\0x", 15),  // not text
   };
   for (const std::string& text : bad) {
@@ -196,6 +199,48 @@ TEST(Conventions, ParseRefusesBadFilesAndLeavesTheOutputAlone) {
   EXPECT_EQ(dup.name, "mine");
   EXPECT_EQ(dup.tc.nan, ref::NanCodes::zero);
   EXPECT_EQ(dup.tc.k_order[5], 6);
+}
+
+// A library name is a fact: a file may take one only with that value's every field, and the error
+// names the first field that differs; a file that takes the library value as its base may change it
+// under a name of its own.
+TEST(Conventions, ALibraryNameIsTakenOnlyByItsOwnFields) {
+  ref::Conventions c;
+  std::string error;
+  EXPECT_FALSE(ref::parse_conventions("contract = canonical\ntc.bias = 3\n", &c, &error));
+  EXPECT_NE(error.find("tc.bias = 3"), std::string::npos) << error;
+  EXPECT_TRUE(ref::parse_conventions("contract = canonical\ntc.bias = 0\n", &c, &error)) << error;
+  EXPECT_EQ(c.name, "canonical");
+  EXPECT_TRUE(ref::parse_conventions("contract = seed-tile\nbase = seed-tile\n", &c, &error)) << error;
+  EXPECT_TRUE(ref::parse_conventions("contract = mine\nbase = seed-tile\ntc.bias = 3\n", &c, &error)) << error;
+  // Every library value's own text parses back under its name.
+  for (const ref::Conventions& lib : ref::conventions_library()) {
+    ASSERT_TRUE(ref::parse_conventions(ref::format_conventions(lib), &c, &error)) << lib.name << ": " << error;
+    EXPECT_EQ(c.name, lib.name);
+  }
+}
+
+// tc.scales = bf16 rounds each scale to BF16 before the fold: a scale with low mantissa bits
+// gives other bytes, a BF16-exact one the same.
+TEST(Conventions, Bf16ScalesRoundTheScaleBeforeItIsUsed) {
+  ref::TensorCoreConventions bf = {};
+  bf.scales = ref::ScaleFormat::bf16;
+  std::vector<std::uint16_t> a(128, 0x3F80);
+  std::vector<std::uint8_t> w(128, 0x38);
+  for (const float s : {1.0f + 1.0f / 1024, 3.0f}) {
+    const ref::GemmView v = ref::gemm_view(a.data(), 128, w.data(), &s, 1, 1, 128);
+    const std::uint32_t f = ref::tc_acc_bits({}, v, ref::Arch::sm90, 0, 0);
+    const std::uint32_t b = ref::tc_acc_bits(bf, v, ref::Arch::sm90, 0, 0);
+    if (s == 3.0f) EXPECT_EQ(f, b);
+    else EXPECT_NE(f, b);  // 128 * (1 + 2^-10) against 128 * 1
+  }
+  ref::Conventions c;
+  std::string error;
+  ASSERT_TRUE(ref::parse_conventions("tc.scales = bf16", &c, &error)) << error;
+  EXPECT_EQ(c.tc.scales, ref::ScaleFormat::bf16);
+  ref::Conventions back;
+  ASSERT_TRUE(ref::parse_conventions(ref::format_conventions(c), &back, &error)) << error;
+  EXPECT_TRUE(back.same_numerics(c));
 }
 
 TEST(Conventions, AFileThatNamesNoContractIsCalledByTheLibraryValueItEquals) {

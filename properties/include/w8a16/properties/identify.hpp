@@ -7,6 +7,7 @@
 // none is reported with the nearest candidate and its differing elements per probe.
 // `w8a16check identify` (properties/README.md, "identify") and w8a16check.identify (Python) use it.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,10 +34,14 @@ struct IdentifyCandidate {
   std::string description;  // ref::describe of its part
 };
 
-// The tensor-core candidates: nan {propagate, zero, finite} x fold {fma, mul-add, prescale} x
-// bias {0, 60} x k-order {contiguous, seed-rows'} at fold period step: 36. Fold period end is left
-// out: it is defined only for per-channel scales (NUMERICS.md 2.4), and the probes' scales change
-// along K, which is what tells the fold apart.
+// The tensor-core space over the given K orders (NUMERICS.md 2.4, every field over its whole
+// range): nan {propagate, zero, finite} x fold and period {fma, mul-add, prescale at step; prescale
+// at end} x bias 0..62 x scales {fp32, bf16}: 1,512 per order. Period end with fma or mul-add is
+// defined only for per-channel scales, which the probes' block scales are not: a kernel keeping it
+// is reported KEEPS NONE, never named as another. The K order comes from the order probes
+// (determine_k_order); the library's orders stand in when the probes determine none.
+std::vector<IdentifyCandidate> tc_space(const std::vector<std::array<std::uint8_t, 128>>& orders);
+// tc_space over the contiguous order alone (for tests and Python's listing).
 const std::vector<IdentifyCandidate>& tc_candidates();
 // The GEMV candidates: nan x lanes {32, 64} x chunk {8, 16, 32} x scale {chunk, element} x mac
 // {fma, mul-add} x tree {xor, down}: 144. Lane 0 holds the same sum under both trees, so the two
@@ -71,6 +76,51 @@ struct IdentifyProbe {
 // code, where the three NaN decodes differ (NaN, 0, +-480 times a sizeable A).
 golden::CaseInputs gemv_split_inputs(const golden::Case& shape, std::uint64_t seed);
 
+// ---- the K order inside a step, determined (FPRev's pairs over NUMERICS.md 1.1) ---------------
+// An order probe's operands on a case's shape: in step 0, row r of A holds +2^40 at pairs[r].first,
+// -2^40 at pairs[r].second and +1 at every other K (rows past the pairs repeat them); column c of W
+// holds 1.0 at every K of step 0 but zero_at[c] (-1: none), where it holds +0; every later step is
+// zero and every scale 1. The big pair cancels in the MMA window that holds the later of the two,
+// and a term of 1 in that window or an earlier one is truncated away under it (1.1, 3.), so column
+// c of row r gives the count of ones in the windows after the pair's last: 16 (7 - t) for the
+// column with no zero, one less where the zeroed K lies in such a window. Every field but the
+// order leaves these bytes alone (powers of two, exact products, no NaN code, scale 1).
+golden::CaseInputs order_probe_inputs(const golden::Case& shape,
+                                      const std::vector<std::pair<unsigned, unsigned>>& pairs,
+                                      const std::vector<int>& zero_at);
+
+// What the order probes found: the MMA window (0..7) of every K position of a step, or the
+// bounds still standing where the probes ran out.
+struct OrderFinding {
+  bool determined = false;
+  bool consistent = true;                    // every output fit the windowed chain of NUMERICS.md 2.4
+  std::string why;                           // not determined / not consistent: why, naming the probe
+  std::array<std::uint8_t, 128> lo{}, hi{};  // window bounds per K position
+  std::array<std::uint8_t, 128> k_order{};   // determined: window t's positions ascending at [16t, 16t+16)
+  std::vector<golden::Case> probes;          // the order probes that ran
+  std::vector<std::string> probe_data;       // "order pairs (i,j) ...": what each held
+};
+// Runs order probes on `shape` through `run` (one launch each, the bytes as Launched::c_bits
+// gives them) until every position's window is determined, the outputs leave the model, or
+// `max_launches` is spent. The pairs of each round are chosen from the bounds the earlier rounds
+// left (the first round spreads them over K), so a run is a function of the kernel's bytes.
+using ProbeLaunch = std::function<bool(const golden::Case&, const golden::CaseInputs&, std::vector<std::uint16_t>*,
+                                       std::string*)>;
+OrderFinding determine_k_order(const golden::Case& shape, const ProbeLaunch& run, unsigned max_launches = 24);
+
+// The bias ladder (NUMERICS.md 2.4, tc.bias): in step 0, output (r, c) reads one product whose
+// activation is 2^(127 - t), t = r * n + c, and which a bias e turns into Inf exactly when e > t;
+// so every bias 0..62 gives its own bytes where m * n >= 63.
+golden::CaseInputs bias_ladder_inputs(const golden::Case& shape);
+
+// The fold probe (tc.fold, fma against mul-add, at any bias and either scale precision): in row r,
+// step 1's partial is a random 24-bit p (three BF16 terms, summed exactly) and its scale s a BF16
+// value with a random fraction, and step 0 leaves acc = -RN(p * s) exactly (scale 1). One rounding,
+// fma(p, s, acc), leaves the product's rounding error, which is not zero; two, RN(p * s) + acc,
+// leave +0. Needs k >= 256; every scale BF16-exact and every product exact, so neither tc.scales
+// nor tc.bias moves these bytes.
+golden::CaseInputs fold_probe_inputs(const golden::Case& shape, std::uint64_t seed);
+
 // Candidates grouped by their emulated bytes on the given operands, raw bits: two candidates share
 // a group exactly when no compared element tells them apart. max_elements > 0 compares that many
 // elements per probe, spread over the output (a group may then be split further by the rest).
@@ -93,6 +143,13 @@ struct EntryProbes {
   // (indices into gemv_candidates) that the split search's budget ran out before telling apart,
   // always-equal twins aside. Empty when every pair that can be told apart is.
   std::vector<std::vector<std::vector<std::size_t>>> unsplit;
+  // The confirmation (identify): its shape, and the M values it runs (every dispatch edge's M - 1,
+  // M, M + 1 at that shape and kConfirmExtraMs, up to the entry point's row limit).
+  golden::Case confirm_base;
+  std::vector<std::uint32_t> confirm_ms;
+  // False once keep_bodies took some away: a confirmation case that plans on a body left out is
+  // skipped, not a failure.
+  bool all_bodies = true;
 };
 std::vector<EntryProbes> identify_plan(const device::KernelRegistry& registry, const device::DeviceLimits& limits,
                                        const std::vector<golden::EntryPoint>& entries, std::uint64_t seed);
@@ -111,7 +168,8 @@ struct ProbeRun {
 // What one body keeps, from its probes.
 struct BodyMatch {
   std::vector<std::size_t> keeps;  // indices into the candidate list: every byte of every probe matches
-  // When keeps is empty: the candidate with the fewest differing elements over all probes.
+  // When keeps is empty: of the candidates closest on a sample of every probe (a dozen), the one
+  // with the fewest differing elements over all probes.
   std::size_t nearest = 0;
   std::vector<std::uint64_t> nearest_differ;  // per probe: elements of C (output, padding, guard rows) that differ
   std::uint64_t nearest_total = 0;
@@ -120,7 +178,8 @@ struct BodyMatch {
 };
 // Matches the probes against every candidate, raw bits, no tolerance. threads = 0: every core.
 // Every candidate is first compared on a few elements of each probe, and only those that pass are
-// emulated on every element; the nearest of a body that keeps none is searched over all.
+// emulated on every element; the nearest of a body that keeps none is counted on every element
+// among the candidates closest on a sample.
 BodyMatch match_candidates(const std::vector<IdentifyCandidate>& candidates, const std::vector<ProbeRun>& probes,
                            unsigned threads = 0);
 
@@ -134,24 +193,47 @@ struct BodyVerdict {
   BodyMatch match;
   std::vector<std::string> keeps;  // candidate names
   bool gemv = false;
+  std::vector<IdentifyCandidate> candidates;  // the space matched (match's indices point here)
+  OrderFinding order;                         // tensor-core bodies: what the order probes found
+  // Per field of the part (NUMERICS.md 2.4's text-form keys): the values the kept candidates hold.
+  // One value: determined; several: undetermined, the values still standing.
+  std::vector<std::pair<std::string, std::vector<std::string>>> fields;
+  // The confirmation (identify's second campaign): cases at other M run twice each.
+  std::uint64_t confirm_cases = 0;
+  std::string confirm_failure;  // the first case, element and bytes that broke a kept candidate
 };
 struct EntryVerdict {
   golden::EntryPoint entry = golden::EntryPoint::gemm_pipelined;
   std::vector<BodyVerdict> bodies;
   std::vector<std::string> unreached;
-  std::vector<std::string> common;  // candidates every body keeps
-  bool every_body_keeps = false;    // every body ran and keeps at least one candidate
-  bool ok() const { return every_body_keeps && !common.empty() && unreached.empty(); }
+  std::vector<std::uint32_t> confirm_ms;    // the M values the confirmation ran
+  std::vector<std::string> confirm_errors;  // confirmation launches that gave no bytes or reached an unprobed body
+  std::vector<std::string> common;          // candidates every body keeps
+  bool every_body_keeps = false;            // every body ran and keeps at least one candidate
+  bool ok() const { return every_body_keeps && !common.empty() && unreached.empty() && confirm_errors.empty(); }
   bool tier_break() const { return every_body_keeps && common.empty(); }
 };
 
-// Runs every probe through the launcher and matches it. `progress` (when given) is told each
+// Runs every probe through the launcher and matches it: per tensor-core body the order probes
+// first, then the plan's probes and the bias ladder against tc_space of the order found. Then the
+// confirmation: per entry point, cases of the confirmation data classes (every_special, fold_ties,
+// cancelling_steps, wide_exponents, nan_codes, lone_specials, in turn) at every dispatch edge's
+// M - 1, M, M + 1 and at confirm_extra_ms, each run twice; a case whose two runs differ, or whose
+// bytes a kept candidate does not give, removes that candidate, and a body left with none keeps
+// NONE, naming the case, the element and both bytes. `progress` (when given) is told each
 // (entry, body) before it runs. Stops at a HANG (every later launch could hang as long): *hung set.
+inline constexpr std::uint32_t kConfirmExtraMs[] = {1, 2, 3, 5, 8, 13, 24, 40, 100};
 std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<EntryProbes>& plan, unsigned threads,
                                    bool* hung = nullptr, const std::function<void(const std::string&)>& progress = {});
 
 // The text report: per entry point, per body "KEEPS <names>" or "KEEPS NONE (nearest: ...)", and
 // whether the bodies agree (a tier break names each body and what it keeps).
 std::string identify_text(const std::vector<EntryVerdict>& verdicts);
+
+// The contract identify determined, in the text form `verify --contract` takes: per part, the
+// value every body of every entry point of that kind keeps (ties of candidates no data tells
+// apart resolved to the first). False, with *why, when a body keeps none, a field is undetermined,
+// or the bodies of one part keep different values (a tier break): nothing to write.
+bool determined_contract(const std::vector<EntryVerdict>& verdicts, std::string* text, std::string* why);
 
 }  // namespace w8a16::props

@@ -41,6 +41,10 @@ enum class FoldPeriod : std::uint8_t {
   end,   // once, after the whole K range (per-channel scales: every S[u][s] of a row block equal)
 };
 
+// The precision the scales are used in: FP32 as given (2.1), or each rounded to BF16 first,
+// s = cvt.rn.bf16(s), by a kernel whose scale operand is BF16.
+enum class ScaleFormat : std::uint8_t { fp32, bf16 };
+
 struct TensorCoreConventions {
   NanCodes nan = NanCodes::propagate;
   Fold fold = Fold::fma;
@@ -49,6 +53,7 @@ struct TensorCoreConventions {
   // and w' = w * 2^-2b (a decode by bit placement) and folds with s' = mul.rn(s, 2^b): the same
   // value where nothing overflows or leaves BF16's range, other bytes where something does.
   std::uint32_t bias = 0;
+  ScaleFormat scales = ScaleFormat::fp32;
   // The K positions inside a 128-K step, in MMA order: MMA j of a step sums the 16 products at
   // positions k_order[16j .. 16j + 15] (their order inside the one fused step is invisible). A
   // permutation of 0..127; the identity is 2.1's contiguous ascending windows.
@@ -61,7 +66,8 @@ struct TensorCoreConventions {
   }
   bool contiguous() const { return k_order == identity_k_order(); }
   bool operator==(const TensorCoreConventions& o) const {
-    return nan == o.nan && fold == o.fold && period == o.period && bias == o.bias && k_order == o.k_order;
+    return nan == o.nan && fold == o.fold && period == o.period && bias == o.bias && scales == o.scales &&
+           k_order == o.k_order;
   }
   bool operator!=(const TensorCoreConventions& o) const { return !(*this == o); }
 };
@@ -116,10 +122,12 @@ const Conventions* find_conventions(std::string_view name);
 //   tc.fold = fma|mul-add|prescale   gemv.lanes = 32|64|... (a multiple of 32, at most 1024)
 //   tc.period = step|end             gemv.chunk = 1|2|4|8|16|32|64|128
 //   tc.bias = 0..62                  gemv.scale = chunk|element
+//   tc.scales = fp32|bf16
 //   tc.k-order = contiguous|I0 I1 ... I127 (a permutation of 0..127, spaces or commas)
 //   gemv.mac = fma|mul-add           gemv.tree = xor|down
 // An unknown key, a repeated key, a bad value or a k-order that is no permutation is an error
-// naming the line; *out is then unchanged.
+// naming the line; so is `contract = NAME` with a library name whose fields differ from the
+// file's (a name is a fact: reports print it for those fields). *out is then unchanged.
 bool parse_conventions(std::string_view text, Conventions* out, std::string* error);
 // The text form of c: every field, so parse_conventions(format_conventions(c)) == c.
 std::string format_conventions(const Conventions& c);
