@@ -32,18 +32,16 @@ void RecordingsText::case_failed(const props::RecordedCaseFailure& f) {
     case Kind::undefined: std::printf("FAIL %s\n  %s\n", line, f.what.c_str()); return;
     case Kind::hang: std::printf("HANG %s\n", f.what.c_str()); return;
     case Kind::device:
-      std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt_.device ? opt_.device->name() : "none",
-                  f.what.c_str(), line);
+      if (f.contract.empty())
+        std::printf("FAIL device (%s) vs recording: %s\n  %s\n", opt_.device ? opt_.device->name() : "none",
+                    f.what.c_str(), line);
+      else
+        std::printf("FAIL device (%s) vs the emulator under contract %s on the recorded operands: %s\n  %s\n",
+                    opt_.device ? opt_.device->name() : "none", f.contract.c_str(), f.what.c_str(), line);
       break;
     case Kind::emulator:
-      std::printf("FAIL emulator%s vs recording: %s\n  %s\n",
-                  f.contract.empty() ? "" : (" (contract " + f.contract + ")").c_str(), f.what.c_str(), line);
-      if (!f.contract.empty())
-        std::printf(
-            "  (the recording holds what kernels keeping the canonical contract produced: under the contract %s "
-            "the emulator differs wherever the two contracts do)\n",
-            f.contract.c_str());
-      else if (f.explain.empty())
+      std::printf("FAIL emulator vs recording: %s\n  %s\n", f.what.c_str(), line);
+      if (f.explain.empty())
         std::printf(
             "  (the emulator differs from the recording: the model or the recording is wrong%s; repro would show "
             "no difference, as it compares a backend with this same emulator)\n",
@@ -55,13 +53,14 @@ void RecordingsText::case_failed(const props::RecordedCaseFailure& f) {
 
 void RecordingsText::file_finished(const props::RecordingFileTally& t) {
   std::printf("  emulator: %zu of %zu cases differ from the recording\n", t.emulator_differ, t.run);
+  // Under another contract the device is held to the emulator under it, on the recorded operands.
+  const char* against = opt_.contract.is_canonical() ? "the recording" : "the contract's bytes";
   if (opt_.device && t.device_skipped != 0)
-    std::printf(
-        "  device (%s): %zu of %zu cases differ from the recording (%zu of other entry points not run: --entry)\n",
-        opt_.device->name(), t.device_differ, t.run - t.device_skipped, t.device_skipped);
+    std::printf("  device (%s): %zu of %zu cases differ from %s (%zu of other entry points not run: --entry)\n",
+                opt_.device->name(), t.device_differ, t.run - t.device_skipped, against, t.device_skipped);
   else if (opt_.device)
-    std::printf("  device (%s): %zu of %zu cases differ from the recording\n", opt_.device->name(), t.device_differ,
-                t.run);
+    std::printf("  device (%s): %zu of %zu cases differ from %s\n", opt_.device->name(), t.device_differ, t.run,
+                against);
   else std::printf("  device: not run (no GPU backend)\n");
 }
 
@@ -70,8 +69,11 @@ void RecordingsText::replay_finished(const props::RecordingsResult& r) {
   std::printf("%zu recorded cases: emulator %zu differ, device %s\n", r.cases, r.emulator_differ,
               opt_.device ? (std::to_string(r.device_differ) + " differ").c_str() : "not run");
   if (!opt_.contract.is_canonical())
-    std::printf("  (the emulator held to the contract %s; the recordings hold canonical kernels' outputs)\n",
-                opt_.contract.describe().c_str());
+    std::printf(
+        "  (the recordings hold canonical kernels' outputs: they check the emulator under canonical, the hardware "
+        "evidence for its pieces; the device is held to the emulator under the contract %s on the recorded "
+        "operands)\n",
+        opt_.contract.describe().c_str());
 }
 
 }  // namespace w8a16::cli

@@ -96,6 +96,9 @@ PipelineResult run_case_pipeline(std::size_t count, const std::function<golden::
       // The launch reads the operands meanwhile: both only read them.
       if (s->work.input_error.empty() && s->work.contract_problem.empty())
         s->work.expected = expected_output(s->c, s->in, emulation_threads(s->c, pool_size), opt.contract);
+      if (s->work.input_error.empty() && opt.also_canonical &&
+          !opt.contract.for_entry(s->c.entry).same_numerics(ref::canonical_conventions()))
+        s->work.canonical_expected = expected_output(s->c, s->in, emulation_threads(s->c, pool_size));
     } catch (...) {
       if (!lock.owns_lock()) lock.lock();
       s->error = std::current_exception();

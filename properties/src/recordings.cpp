@@ -167,24 +167,45 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       ++tally.emulator_differ;
       return true;
     }
-    if (!w.contract_problem.empty()) {  // nothing to compare the recording with: a failure saying why
-      tell.case_failed(failed(RecordedCaseFailure::Kind::undefined, line, w.contract_problem));
-      res.failures.push_back(golden::shown(files[f]) + ": " + w.contract_problem + "\n  " + line);
-      ++tally.emulator_differ, ++res.undefined;
-      return true;
-    }
-    const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, w.expected);
-    const std::string emu = differs(o, emulated);
-    std::vector<std::uint16_t> on_device;
-    std::string dev;
+    // Under a contract other than canonical the recording is still the evidence for the emulator's
+    // pieces: it holds what this project's canonical kernels gave, and the emulator under canonical
+    // must give it. The device is then held to the emulator under the contract, on the same operands.
+    const ref::Conventions& held = opt.contract.for_entry(o.c.entry);
+    const bool canonical = held.same_numerics(ref::canonical_conventions());
     const bool device_runs = opt.device && on_device_entry(o.c.entry);
     if (opt.device && !device_runs) ++res.device_not_run, ++tally.device_skipped;
+    if (!w.contract_problem.empty() && (canonical || device_runs)) {
+      // Nothing to hold the device to: a failure saying why.
+      tell.case_failed(failed(RecordedCaseFailure::Kind::undefined, line, w.contract_problem));
+      res.failures.push_back(golden::shown(files[f]) + ": " + w.contract_problem + "\n  " + line);
+      ++res.undefined;
+      if (canonical) ++tally.emulator_differ;
+      else ++tally.device_differ;
+      if (canonical) return true;
+    }
+    const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, canonical ? w.expected : w.canonical_expected);
+    const std::string emu = differs(o, emulated);
+    const std::vector<std::uint16_t> held_bytes =
+        canonical || !w.contract_problem.empty() ? emulated : golden::used_outputs(o.c, w.expected);
+    std::vector<std::uint16_t> on_device;
+    std::string dev;
     if (w.launched && device_runs) {
       const props::Launched& got = w.got;
       const std::string where = got.planned ? "\n  " + props::launch_text(got.plan) : "";
       if (got.status.ok()) {
         on_device = golden::used_outputs(o.c, got.c_bits);
-        dev = differs(o, on_device);
+        if (canonical) {
+          dev = differs(o, on_device);
+        } else {
+          for (std::size_t i = 0; i < on_device.size() && i < held_bytes.size() && dev.empty(); ++i)
+            if (on_device[i] != held_bytes[i]) {
+              char buf[96];
+              std::snprintf(buf, sizeof buf, "output element %zu is 0x%04x, the contract gives 0x%04x", i,
+                            static_cast<unsigned>(on_device[i]), static_cast<unsigned>(held_bytes[i]));
+              dev = buf;
+            }
+          if (dev.empty() && on_device.size() != held_bytes.size()) dev = "the output's size differs";
+        }
       } else if (got.status.code == device::Errc::launch_timeout) {
         // Every later launch could hang as long: the replay stops at the case that hung (the
         // pipeline launches nothing after it).
@@ -205,31 +226,28 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       ++tally.emulator_differ;
       // repro compares a backend with this same emulator: it reproduces nothing here unless the
       // device ran and its bytes differ from the emulator's.
-      // Under another contract the device's canonical bytes differ from this emulator by design:
-      // repro without that contract would show nothing, so no explain line is offered then.
-      const ref::Conventions& held = opt.contract.for_entry(o.c.entry);
-      const bool canonical = held.same_numerics(ref::canonical_conventions());
       RecordedCaseFailure x = failed(RecordedCaseFailure::Kind::emulator, line, emu);
-      if (!canonical) x.contract = held.name;
       if (canonical && opt.device && !on_device.empty() && on_device != emulated) x.explain = repro;
-      x.device_agrees = opt.device && !on_device.empty() && on_device == emulated;
+      x.device_agrees = canonical && opt.device && !on_device.empty() && on_device == emulated;
       tell.case_failed(x);
-      res.failures.push_back(golden::shown(files[f]) + ": emulator" +
-                             (canonical ? "" : " (contract " + held.name + ")") + " vs recording: " + emu + "\n  " +
-                             line);
+      res.failures.push_back(golden::shown(files[f]) + ": emulator vs recording: " + emu + "\n  " + line);
     }
     if (device_runs && !dev.empty()) {
       ++tally.device_differ;
       RecordedCaseFailure x = failed(RecordedCaseFailure::Kind::device, line, dev);
-      if (!on_device.empty() && on_device != emulated) x.explain = repro;
+      if (!canonical) x.contract = held.name;
+      if (!on_device.empty() && on_device != held_bytes) x.explain = repro + (canonical ? "" : " --contract " + held.name);
       tell.case_failed(x);
-      res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs recording: " + dev +
-                             "\n  " + line);
+      res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs " +
+                             (canonical ? std::string("recording") : "the emulator under contract " + held.name +
+                                                                         " on the recorded operands") +
+                             ": " + dev + "\n  " + line);
     }
     return true;
   };
   props::PipelineOptions po;
   po.contract = opt.contract;
+  po.also_canonical = true;
   props::run_case_pipeline(
       items.size(), [&](std::size_t j) { return recs[items[j].file].outputs[items[j].pos].c; }, device_launcher, steps,
       po);

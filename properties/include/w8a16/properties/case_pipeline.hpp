@@ -25,6 +25,9 @@ struct PipelineOptions {
                                       // launched is always admitted, so one case larger than this
                                       // still runs, alone.
   ContractChoice contract;            // what the expected bytes are (NUMERICS.md 2.4): canonical by default
+  // Also the canonical bytes of each case whose entry point the contract holds to another value
+  // (CaseWork::canonical_expected): what a recording of this project's kernels holds.
+  bool also_canonical = false;
 };
 
 // One case's result.
@@ -37,6 +40,9 @@ struct CaseWork {
   std::string contract_problem;         // not empty: the contract does not define this case's outputs
                                         // (contract_case_problem): nothing was emulated or launched
   std::vector<std::uint16_t> expected;  // expected_output: all of C, guard rows included
+  // With PipelineOptions::also_canonical, where the contract is not canonical for the case's entry
+  // point: expected_output under canonical (also when the contract leaves the case undefined).
+  std::vector<std::uint16_t> canonical_expected;
   bool launched = false;                // a launcher was given and the case went to it
   Launched got;                         // what it returned
 };
