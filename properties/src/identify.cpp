@@ -997,6 +997,120 @@ constexpr golden::Distribution kConfirmData[] = {
 
 }  // namespace
 
+namespace {
+
+// One body's probes through `run`: the plan's probes, then for a tensor-core body the order probes,
+// the bias ladder and the fold probe, and the match over the space on the order found. Sets
+// bv->error where a probe gave no bytes; *stop where `run` said the launches must stop (a hang).
+void identify_body(BodyVerdict* bvp, const std::vector<const IdentifyProbe*>& mine, const ProbeLaunch& run,
+                   unsigned threads) {
+  BodyVerdict& bv = *bvp;
+  std::vector<std::unique_ptr<golden::CaseInputs>> inputs;
+  std::vector<std::vector<std::uint16_t>> outputs;
+  auto add = [&](const golden::Case& c, std::unique_ptr<golden::CaseInputs> in, std::string data) {
+    std::vector<std::uint16_t> bytes;
+    if (!bv.error.empty()) return;
+    if (!run(c, *in, &bytes, &bv.error)) return;
+    bv.probes.push_back(c);
+    bv.probe_data.push_back(std::move(data));
+    inputs.push_back(std::move(in));
+    outputs.push_back(std::move(bytes));
+  };
+  for (const IdentifyProbe* p : mine) {
+    if (!bv.error.empty()) break;
+    auto in = std::make_unique<golden::CaseInputs>();
+    std::string why;
+    if (p->inputs) {
+      *in = *p->inputs;
+    } else if (!golden::regenerate_inputs(p->c, in.get(), &why)) {
+      bv.error = golden::format_case(p->c) + ": " + why;
+      break;
+    }
+    add(p->c, std::move(in), p->data.empty() ? std::string(golden::distribution_name(p->c.dist)) : p->data);
+  }
+  if (!bv.gemv && bv.error.empty() && !mine.empty()) {
+    // The K order first (its probes' bytes join the match), then the whole space over it.
+    const golden::Case& shape = mine.front()->c;
+    auto order_run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
+                         std::string* why) {
+      if (!run(c, in, bytes, why)) return false;
+      bv.probes.push_back(c);
+      bv.probe_data.push_back("order probe");
+      inputs.push_back(std::make_unique<golden::CaseInputs>(in));
+      outputs.push_back(*bytes);
+      return true;
+    };
+    const std::size_t first_order = bv.probes.size();
+    bv.order = determine_k_order(shape, order_run);
+    for (std::size_t i = first_order, r = 0; i < bv.probes.size() && r < bv.order.probe_data.size(); ++i, ++r)
+      bv.probe_data[i] = bv.order.probe_data[r];
+    if (bv.order.probes.size() > bv.probes.size() - first_order) bv.error = bv.order.why;  // a launch failed
+    golden::Case ladder = shape;
+    ladder.seed = 0x6c6164646572ull;  // "ladder": names the probe; its operands are built
+    add(ladder, std::make_unique<golden::CaseInputs>(bias_ladder_inputs(ladder)), "bias ladder");
+    if (shape.k >= 2 * ref::kKStep) {
+      golden::Case fold = shape;
+      fold.seed = 0x666f6c64ull;  // "fold": names the probe and seeds its operands
+      add(fold, std::make_unique<golden::CaseInputs>(fold_probe_inputs(fold, fold.seed)), "fold probe");
+    }
+    std::vector<std::array<std::uint8_t, 128>> orders;
+    if (bv.order.determined) {
+      orders.push_back(bv.order.k_order);
+    } else {
+      // Not determined: the library's orders stand (the verdict says the order is not determined).
+      for (const ref::Conventions& lib : ref::conventions_library()) {
+        const auto o = window_sorted(lib.tc.k_order);
+        if (std::find(orders.begin(), orders.end(), o) == orders.end()) orders.push_back(o);
+      }
+    }
+    bv.candidates = tc_space(orders);
+  } else if (bv.gemv) {
+    bv.candidates = gemv_candidates();
+  }
+  if (!bv.error.empty()) return;
+  std::vector<ProbeRun> runs;
+  for (std::size_t i = 0; i < bv.probes.size(); ++i) runs.push_back({bv.probes[i], inputs[i].get(), &outputs[i]});
+  bv.match = match_candidates(bv.candidates, runs, threads);
+  for (std::size_t i : bv.match.keeps) bv.keeps.push_back(bv.candidates[i].name);
+  fill_fields(&bv);
+}
+
+// One confirmation case run twice on a body: its two runs must agree, and each kept candidate must
+// give its bytes; a candidate that does not is dropped, and a body left with none keeps NONE.
+void confirm_case(BodyVerdict* bv, const golden::Case& c, const golden::CaseInputs& in,
+                  const std::vector<std::uint16_t>& first, const std::vector<std::uint16_t>& second, unsigned threads) {
+  if (!bv->error.empty() || bv->match.keeps.empty()) return;
+  ++bv->confirm_cases;
+  if (first != second) {
+    std::size_t i = 0;
+    while (i < first.size() && i < second.size() && first[i] == second[i]) ++i;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "C[%zu][%zu] is 0x%04x in one run and 0x%04x in the other", i / c.c_row_stride,
+                  i % c.c_row_stride, i < first.size() ? first[i] : 0u, i < second.size() ? second[i] : 0u);
+    bv->confirm_failure = golden::format_case(c) + ": the same call twice: " + buf;
+    bv->match.keeps.clear();
+  }
+  std::vector<std::size_t> still;
+  std::string first_miss;
+  for (std::size_t ci : bv->match.keeps) {
+    std::string what;
+    if (first_difference(bv->candidates[ci], c, in, first, threads, &what)) {
+      if (first_miss.empty()) first_miss = golden::format_case(c) + ": " + what;
+    } else {
+      still.push_back(ci);
+    }
+  }
+  if (still.empty() && bv->confirm_failure.empty()) bv->confirm_failure = first_miss;
+  if (still.size() != bv->match.keeps.size() || still.empty()) {
+    bv->match.keeps = still;
+    bv->keeps.clear();
+    for (std::size_t ci : still) bv->keeps.push_back(bv->candidates[ci].name);
+    fill_fields(bv);
+  }
+}
+
+}  // namespace
+
 std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<EntryProbes>& plan, unsigned threads,
                                    bool* hung, const std::function<void(const std::string&)>& progress) {
   if (hung) *hung = false;
@@ -1011,17 +1125,18 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
       bv.body = b;
       bv.gemv = device::body_contract(b) == device::Contract::gemv;
       if (progress) progress(std::string(golden::entry_point_name(ep.entry)) + " / " + device::body_name(b));
-      std::vector<std::unique_ptr<golden::CaseInputs>> inputs;
-      std::vector<std::vector<std::uint16_t>> outputs;
-      std::vector<golden::Case> cases;
       std::vector<const IdentifyProbe*> mine;
       for (const IdentifyProbe& p : ep.probes)
-        if (p.body == b) cases.push_back(p.c), mine.push_back(&p);
+        if (p.body == b) mine.push_back(&p);
       const std::size_t bi = static_cast<std::size_t>(&b - ep.bodies.data());
       if (bi < ep.unsplit.size()) bv.unsplit = ep.unsplit[bi];
       // One launch on this body: its bytes, or the error that gives no verdict.
       auto run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
                      std::string* why) {
+        if (stop) {
+          *why = "not run: an earlier launch hung";
+          return false;
+        }
         Launched got = launcher.launch(c, in);
         if (!got.status.ok()) {
           bool hang = false;
@@ -1038,76 +1153,7 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
         *bytes = std::move(got.c_bits);
         return true;
       };
-      auto add = [&](const golden::Case& c, std::unique_ptr<golden::CaseInputs> in, std::string data) {
-        std::vector<std::uint16_t> bytes;
-        if (!bv.error.empty()) return;
-        if (!run(c, *in, &bytes, &bv.error)) return;
-        bv.probes.push_back(c);
-        bv.probe_data.push_back(std::move(data));
-        inputs.push_back(std::move(in));
-        outputs.push_back(std::move(bytes));
-      };
-      for (std::size_t pi = 0; pi < cases.size() && bv.error.empty(); ++pi) {
-        const golden::Case& c = cases[pi];
-        auto in = std::make_unique<golden::CaseInputs>();
-        std::string why;
-        if (mine[pi]->inputs) {
-          *in = *mine[pi]->inputs;
-        } else if (!golden::regenerate_inputs(c, in.get(), &why)) {
-          bv.error = golden::format_case(c) + ": " + why;
-          break;
-        }
-        add(c, std::move(in), mine[pi]->data.empty() ? std::string(golden::distribution_name(c.dist)) : mine[pi]->data);
-      }
-      if (!bv.gemv && bv.error.empty() && !cases.empty()) {
-        // The K order first (its probes' bytes join the match), then the whole space over it.
-        const golden::Case& shape = cases.front();
-        golden::Case oshape = shape;
-        oshape.k = std::max<std::uint32_t>(shape.k, ref::kKStep);
-        // Every order probe that ran joins the match: the contract named must give its bytes too.
-        auto order_run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
-                             std::string* why) {
-          if (!run(c, in, bytes, why)) return false;
-          bv.probes.push_back(c);
-          bv.probe_data.push_back("order probe " + std::to_string(inputs.size()));
-          inputs.push_back(std::make_unique<golden::CaseInputs>(in));
-          outputs.push_back(*bytes);
-          return true;
-        };
-        const std::size_t first_order = bv.probes.size();
-        bv.order = determine_k_order(oshape, order_run);
-        for (std::size_t i = first_order, r = 0; i < bv.probes.size() && r < bv.order.probe_data.size(); ++i, ++r)
-          bv.probe_data[i] = bv.order.probe_data[r];
-        if (bv.order.probes.size() > bv.probes.size() - first_order) bv.error = bv.order.why;  // a launch failed
-        golden::Case ladder = shape;
-        ladder.seed = 0x6c6164646572ull;  // "ladder": names the probe; its operands are built
-        add(ladder, std::make_unique<golden::CaseInputs>(bias_ladder_inputs(ladder)), "bias ladder");
-        if (shape.k >= 2 * ref::kKStep) {
-          golden::Case fold = shape;
-          fold.seed = 0x666f6c64ull;  // "fold": names the probe and seeds its operands
-          add(fold, std::make_unique<golden::CaseInputs>(fold_probe_inputs(fold, fold.seed)), "fold probe");
-        }
-        std::vector<std::array<std::uint8_t, 128>> orders;
-        if (bv.order.determined) {
-          orders.push_back(bv.order.k_order);
-        } else {
-          // Not determined: the library's orders stand (the verdict says the order is not determined).
-          for (const ref::Conventions& lib : ref::conventions_library()) {
-            const auto o = window_sorted(lib.tc.k_order);
-            if (std::find(orders.begin(), orders.end(), o) == orders.end()) orders.push_back(o);
-          }
-        }
-        bv.candidates = tc_space(orders);
-      } else if (bv.gemv) {
-        bv.candidates = gemv_candidates();
-      }
-      if (bv.error.empty() && !stop) {
-        std::vector<ProbeRun> runs;
-        for (std::size_t i = 0; i < bv.probes.size(); ++i) runs.push_back({bv.probes[i], inputs[i].get(), &outputs[i]});
-        bv.match = match_candidates(bv.candidates, runs, threads);
-        for (std::size_t i : bv.match.keeps) bv.keeps.push_back(bv.candidates[i].name);
-        fill_fields(&bv);
-      }
+      identify_body(&bv, mine, run, threads);
       ev.bodies.push_back(std::move(bv));
       if (stop) break;
     }
@@ -1152,39 +1198,7 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
                                       ", a body the probes did not reach");
           continue;
         }
-        if (!bv->error.empty() || bv->match.keeps.empty()) continue;
-        ++bv->confirm_cases;
-        if (first.c_bits != second.c_bits) {
-          std::size_t i = 0;
-          while (i < first.c_bits.size() && i < second.c_bits.size() && first.c_bits[i] == second.c_bits[i]) ++i;
-          char buf[160];
-          std::snprintf(buf, sizeof buf, "C[%zu][%zu] is 0x%04x in one run and 0x%04x in the other", i / c.c_row_stride,
-                        i % c.c_row_stride, i < first.c_bits.size() ? first.c_bits[i] : 0u,
-                        i < second.c_bits.size() ? second.c_bits[i] : 0u);
-          bv->confirm_failure = golden::format_case(c) + ": the same call twice: " + buf;
-          bv->match.keeps.clear();
-        }
-        std::vector<std::size_t> still;
-        std::string first_miss;
-        for (std::size_t ci : bv->match.keeps) {
-          std::string what;
-          if (first_difference(bv->candidates[ci], c, in, first.c_bits, threads, &what)) {
-            if (first_miss.empty()) first_miss = golden::format_case(c) + ": " + what;
-          } else {
-            still.push_back(ci);
-          }
-        }
-        if (still.empty() && bv->confirm_failure.empty()) bv->confirm_failure = first_miss;
-        if (still.size() != bv->match.keeps.size()) {
-          bv->match.keeps = still;
-          bv->keeps.clear();
-          for (std::size_t ci : still) bv->keeps.push_back(bv->candidates[ci].name);
-          fill_fields(bv);
-          if (still.empty()) {
-            // The nearest is the candidate the probes kept first, and the case shows where it fails.
-            bv->match.nearest_total = 0;
-          }
-        }
+        confirm_case(bv, c, in, first.c_bits, second.c_bits, threads);
       }
     }
     ev.every_body_keeps = !ev.bodies.empty();
@@ -1208,76 +1222,80 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
   return out;
 }
 
+std::string body_verdict_text(const BodyVerdict& bv) {
+  std::string t;
+  const std::vector<IdentifyCandidate>& cands = bv.candidates;
+  std::uint64_t elements = 0;
+  for (std::uint64_t e : bv.match.elements) elements += e;
+  // Said in both verdicts: a budget spent with groups left is a limit of these probes.
+  std::string unsplit;
+  for (const std::vector<std::size_t>& g : bv.unsplit) {
+    std::vector<std::string> names;
+    for (std::size_t i : g) names.push_back(cands[i].name);
+    unsplit += "    the split search's budget ran out; the probes could not tell these apart: " + join(names, ", ") +
+               "\n";
+  }
+  if (!bv.error.empty()) {
+    t += "NO VERDICT: " + bv.error + "\n";
+    return t;
+  }
+  // What the order probes found, and the fields the kept candidates hold (several values: the
+  // field is not determined, and every value still standing is printed).
+  std::string order_line;
+  if (!bv.gemv) {
+    if (bv.order.determined)
+      order_line = "    k-order determined by " + std::to_string(bv.order.probes.size()) + " order probes\n";
+    else order_line = "    k-order NOT DETERMINED (" + bv.order.why + "); the library's orders stand in\n";
+  }
+  std::string field_lines;
+  for (const auto& [key, values] : bv.fields) {
+    if (values.size() == 1) {
+      field_lines += "      " + key + " = " + values.front() + "\n";
+    } else {
+      field_lines += "      " + key + " UNDETERMINED: " + join(values, " | ") + "\n";
+    }
+  }
+  std::string confirm_line;
+  if (!bv.confirm_failure.empty()) confirm_line = "    the confirmation refuted it: " + bv.confirm_failure + "\n";
+  else if (bv.confirm_cases)
+    confirm_line = "    confirmed on " + std::to_string(bv.confirm_cases) + " cases at other M, each run twice\n";
+  if (bv.keeps.empty() && !bv.confirm_failure.empty() && bv.match.nearest < cands.size()) {
+    t += "KEEPS NONE (the probes' candidate " + cands[bv.match.nearest].name + " fails the confirmation)\n" +
+         order_line + confirm_line;
+    return t;
+  }
+  if (!bv.keeps.empty()) {
+    t += "KEEPS " + join(bv.keeps, ", ");
+    if (bv.keeps.size() > 1) {
+      bool twins = true;
+      for (std::size_t i : bv.match.keeps) twins = twins && always_equal(cands[i], cands[bv.match.keeps.front()]);
+      t += twins ? " (no data tells these apart: NUMERICS.md 2.4)" : " (the probes could not tell these apart)";
+    }
+    t += "\n    " + std::to_string(bv.probes.size()) + " probes, " + std::to_string(elements) +
+         " elements, every byte equal\n" + order_line + confirm_line + "    fields:\n" + field_lines + unsplit;
+    return t;
+  }
+  const IdentifyCandidate& near = cands[bv.match.nearest];
+  t += "KEEPS NONE (nearest: " + near.name + ": " + std::to_string(bv.match.nearest_total) + " of " +
+       std::to_string(elements) + " elements differ)\n" + order_line + unsplit;
+  if (near.name != near.description) t += "    nearest is " + near.description + "\n";
+  for (std::size_t pi = 0; pi < bv.probes.size(); ++pi) {
+    if (bv.match.nearest_differ[pi] == 0) return t;
+    t += "    " + std::to_string(bv.match.nearest_differ[pi]) + " of " + std::to_string(bv.match.elements[pi]) +
+         " differ on " + bv.probe_data[pi] + ": " + golden::format_case(bv.probes[pi]) + "\n";
+    if (bv.match.outside[pi] != 0)
+      t += "      of them " + std::to_string(bv.match.outside[pi]) +
+           " outside the output (pitch padding or guard rows not left as the sentinel)\n";
+  }
+  return t;
+}
+
 std::string identify_text(const std::vector<EntryVerdict>& verdicts) {
   std::string t;
   for (const EntryVerdict& ev : verdicts) {
     t += std::string(golden::entry_point_name(ev.entry)) + "\n";
-    for (const BodyVerdict& bv : ev.bodies) {
-      const std::vector<IdentifyCandidate>& cands = bv.candidates;
-      std::uint64_t elements = 0;
-      for (std::uint64_t e : bv.match.elements) elements += e;
-      t += "  " + std::string(device::body_name(bv.body)) + ": ";
-      // Said in both verdicts: a budget spent with groups left is a limit of these probes.
-      std::string unsplit;
-      for (const std::vector<std::size_t>& g : bv.unsplit) {
-        std::vector<std::string> names;
-        for (std::size_t i : g) names.push_back(cands[i].name);
-        unsplit += "    the split search's budget ran out; the probes could not tell these apart: " +
-                   join(names, ", ") + "\n";
-      }
-      if (!bv.error.empty()) {
-        t += "NO VERDICT: " + bv.error + "\n";
-        continue;
-      }
-      // What the order probes found, and the fields the kept candidates hold (several values: the
-      // field is not determined, and every value still standing is printed).
-      std::string order_line;
-      if (!bv.gemv) {
-        if (bv.order.determined)
-          order_line = "    k-order determined by " + std::to_string(bv.order.probes.size()) + " order probes\n";
-        else order_line = "    k-order NOT DETERMINED (" + bv.order.why + "); the library's orders stand in\n";
-      }
-      std::string field_lines;
-      for (const auto& [key, values] : bv.fields) {
-        if (values.size() == 1) {
-          field_lines += "      " + key + " = " + values.front() + "\n";
-        } else {
-          field_lines += "      " + key + " UNDETERMINED: " + join(values, " | ") + "\n";
-        }
-      }
-      std::string confirm_line;
-      if (!bv.confirm_failure.empty()) confirm_line = "    the confirmation refuted it: " + bv.confirm_failure + "\n";
-      else if (bv.confirm_cases)
-        confirm_line = "    confirmed on " + std::to_string(bv.confirm_cases) + " cases at other M, each run twice\n";
-      if (bv.keeps.empty() && !bv.confirm_failure.empty() && bv.match.nearest < cands.size()) {
-        t += "KEEPS NONE (the probes' candidate " + cands[bv.match.nearest].name + " fails the confirmation)\n" +
-             order_line + confirm_line;
-        continue;
-      }
-      if (!bv.keeps.empty()) {
-        t += "KEEPS " + join(bv.keeps, ", ");
-        if (bv.keeps.size() > 1) {
-          bool twins = true;
-          for (std::size_t i : bv.match.keeps) twins = twins && always_equal(cands[i], cands[bv.match.keeps.front()]);
-          t += twins ? " (no data tells these apart: NUMERICS.md 2.4)" : " (the probes could not tell these apart)";
-        }
-        t += "\n    " + std::to_string(bv.probes.size()) + " probes, " + std::to_string(elements) +
-             " elements, every byte equal\n" + order_line + confirm_line + "    fields:\n" + field_lines + unsplit;
-        continue;
-      }
-      const IdentifyCandidate& near = cands[bv.match.nearest];
-      t += "KEEPS NONE (nearest: " + near.name + ": " + std::to_string(bv.match.nearest_total) + " of " +
-           std::to_string(elements) + " elements differ)\n" + order_line + unsplit;
-      if (near.name != near.description) t += "    nearest is " + near.description + "\n";
-      for (std::size_t pi = 0; pi < bv.probes.size(); ++pi) {
-        if (bv.match.nearest_differ[pi] == 0) continue;
-        t += "    " + std::to_string(bv.match.nearest_differ[pi]) + " of " + std::to_string(bv.match.elements[pi]) +
-             " differ on " + bv.probe_data[pi] + ": " + golden::format_case(bv.probes[pi]) + "\n";
-        if (bv.match.outside[pi] != 0)
-          t += "      of them " + std::to_string(bv.match.outside[pi]) +
-               " outside the output (pitch padding or guard rows not left as the sentinel)\n";
-      }
-    }
+    for (const BodyVerdict& bv : ev.bodies)
+      t += "  " + std::string(device::body_name(bv.body)) + ": " + body_verdict_text(bv);
     for (const std::string& u : ev.unreached) t += "  UNREACHED cell: " + u + "\n";
     if (!ev.confirm_ms.empty()) {
       std::string ms;
@@ -1380,6 +1398,59 @@ bool determined_contract(const std::vector<EntryVerdict>& verdicts, std::string*
   if (notes.find("TIER BREAK") != std::string::npos)
     *why = "the bodies keep different contracts: see the file's comments";
   return true;
+}
+
+}  // namespace w8a16::props
+
+namespace w8a16::props {
+
+BodyVerdict identify_callable(const ProbeLaunch& run, const CallableIdentifyOptions& o) {
+  BodyVerdict bv;
+  bv.gemv = o.gemv;
+  bv.body = o.gemv ? device::Body::gemv_strip : device::Body::gemm128_tile;  // names no module's body
+  std::vector<IdentifyProbe> probes;
+  const golden::Case shape = golden::CaseSpec{}.entry(o.entry).shape(o.m, o.n, o.k).strides(o.k, o.n).seed(o.seed);
+  if (const std::string problem = golden::case_problem(shape); !problem.empty()) {
+    bv.error = golden::format_case(shape) + ": " + problem;
+    return bv;
+  }
+  std::uint64_t st = o.seed;
+  for (golden::Distribution d : identify_distributions()) {
+    golden::Case c = shape;
+    c.dist = d;
+    c.seed = splitmix(&st);
+    probes.push_back({c, bv.body, nullptr, std::string(golden::distribution_name(d))});
+  }
+  if (o.gemv) {
+    std::vector<std::vector<std::size_t>> unsplit;
+    add_gemv_split_probes(shape, bv.body, o.seed, &probes, &unsplit);
+    bv.unsplit = std::move(unsplit);
+  }
+  std::vector<const IdentifyProbe*> mine;
+  for (const IdentifyProbe& p : probes) mine.push_back(&p);
+  identify_body(&bv, mine, run, o.threads);
+  // The confirmation at the other M, the data classes in turn, each case twice.
+  golden::Case base = shape;
+  if (base.k < 4 * ref::kKStep) base.k = base.a_row_stride = 4 * ref::kKStep;
+  std::size_t turn = 0;
+  for (std::uint32_t m : o.confirm_ms) {
+    if (!bv.error.empty() || bv.match.keeps.empty()) break;
+    golden::Case c = base;
+    c.m = m;
+    c.dist = kConfirmData[turn % (sizeof kConfirmData / sizeof kConfirmData[0])];
+    c.seed = base.seed ^ (0xc0f1ull * (m + 1)) ^ turn;
+    ++turn;
+    golden::CaseInputs in;
+    std::string why;
+    if (!golden::case_problem(c).empty() || !golden::regenerate_inputs(c, &in, &why)) {
+      bv.error = golden::format_case(c) + ": " + (why.empty() ? golden::case_problem(c) : why);
+      break;
+    }
+    std::vector<std::uint16_t> first, second;
+    if (!run(c, in, &first, &bv.error) || !run(c, in, &second, &bv.error)) break;
+    confirm_case(&bv, c, in, first, second, o.threads);
+  }
+  return bv;
 }
 
 }  // namespace w8a16::props

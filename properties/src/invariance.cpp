@@ -3,6 +3,8 @@
 // bytes compared device against device, raw bits, and once against the emulator.
 #include "w8a16/properties/invariance.hpp"
 
+#include "w8a16/properties/identify.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -37,12 +39,12 @@ std::string entry_short(golden::EntryPoint e) {
 
 // A call of the sweep as text: its shape, pitches and `without=`, and the needle's data. Not a case
 // line: the rows are the sweep's (needle and filler), which no case's seed regenerates.
-std::string call_text(const golden::Case& c) {
+std::string call_text(const golden::Case& c, const std::string& needle) {
   std::string t = std::string(golden::entry_point_name(c.entry)) + " m=" + std::to_string(c.m) +
                   " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
                   " a_row_stride=" + std::to_string(c.a_row_stride) + " c_row_stride=" + std::to_string(c.c_row_stride);
   if (c.without != 0) t += " without=" + golden::without_text(c.without);
-  return t + " needle=" + std::string(golden::distribution_name(c.dist));
+  return t + " needle=" + needle;
 }
 
 constexpr std::uint64_t mix(std::uint64_t x) { return golden::splitmix64(x); }
@@ -341,6 +343,8 @@ struct Sweep {
   const std::function<void(const std::string&)>& progress;
 
   bool stop = false;
+  std::string needle_name;    // the needle of the calls running now, for reports
+  bool needle_built = false;  // its operands are built, not a distribution's: replays are bundles
 
   // Keeps the failure with the least M (the first in sweep order among equals) and saves what
   // replays it.
@@ -358,7 +362,7 @@ struct Sweep {
   }
 
   void save(const EntryInvariance& ei, InvarianceKind kind, const Call& call, InvarianceFailure* f) {
-    if (kind == InvarianceKind::contract) {
+    if (kind == InvarianceKind::contract && !needle_built) {
       f->replay_kind = "case";
       f->replay = golden::format_case(call.c);
       if (!opt.save_dir.empty()) {
@@ -410,7 +414,7 @@ struct Sweep {
     InvarianceFailure f;
     f.m = call.c.m;
     f.position = call.position;
-    f.what = call_text(call.c);
+    f.what = call_text(call.c, needle_name);
     const bool hang = out->status.code == device::Errc::launch_timeout;
     f.error = std::string(hang                                             ? "HANG: "
                           : out->status.code == device::Errc::context_lost ? "FAULT: "
@@ -444,7 +448,7 @@ struct Sweep {
         InvarianceFailure f;
         f.m = call.c.m, f.position = call.position, f.row = r, f.column = col, f.got = got[col], f.want = want[col];
         f.against = against;
-        f.what = call_text(call.c);
+        f.what = call_text(call.c, needle_name);
         fail(ei, kind, std::move(f), &call);
         return;
       }
@@ -466,15 +470,49 @@ struct Sweep {
         stop = true;
         return;
       }
+      needle_name = golden::distribution_name(d), needle_built = false;
+      sweep_needle(si, needle_case, needle);
+    }
+    // The GEMV order needle: the golden distributions are built for the tensor-core tiers' 128-K
+    // steps, and on a GEMV's lanes and chunks they often round alike; identify's split operands
+    // (gemv_split_inputs: spikes that cancel, inexact scales, NaN codes) make another lane
+    // partition, chunk width, scale placement or multiply-add show in BF16.
+    bool any_gemv = false;
+    for (const EntryInvariance& ei : si.entries) any_gemv = any_gemv || golden::entry_point_is_gemv(ei.entry);
+    if (opt.gemv_order_needle && any_gemv && !stop) {
+      // K of at least 2048: every lane of 32 (and of 64) then takes several chunks of 16, so that
+      // fma and mul-add, and the lanes' partition, round differently (one chunk a lane meets
+      // acc = +0, where the two coincide).
+      golden::Case needle_case = golden::CaseSpec{}
+                                     .entry(golden::EntryPoint::gemm_pipelined)
+                                     .shape(1, n, std::max<std::uint32_t>(k, kGemvNeedleMinK))
+                                     .seed(mix(opt.seed ^ 0x6765u));
+      const golden::CaseInputs needle = gemv_split_inputs(needle_case, needle_case.seed);
+      char name[64];
+      std::snprintf(name, sizeof name, "gemv_order(seed=0x%016llx)", static_cast<unsigned long long>(needle_case.seed));
+      needle_name = name, needle_built = true;
+      sweep_needle(si, needle_case, needle);
+      needle_built = false;
+    }
+  }
+
+  // The built GEMV needle runs on the GEMV entry points alone.
+  bool skips(const EntryInvariance& ei) const { return needle_built && !golden::entry_point_is_gemv(ei.entry); }
+
+  void sweep_needle(ShapeInvariance& si, const golden::Case& needle_case, const golden::CaseInputs& needle) {
+    const std::uint32_t n = needle_case.n, k = needle_case.k;
+    const golden::Distribution d = needle_case.dist;
+    {
       const std::vector<std::uint16_t> needle_row(needle.a_bits.begin(), needle.a_bits.begin() + k);
 
       // M = 1: each entry point's reference bytes, its run-to-run at M = 1, and the contract.
       std::map<golden::EntryPoint, std::vector<std::uint16_t>> ref;
       for (EntryInvariance& ei : si.entries) {
         if (stop) return;
+        if (skips(ei)) continue;
         if (progress)
-          progress(std::string(golden::distribution_name(d)) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                   " " + entry_short(ei.entry) + " m=1");
+          progress(needle_name + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + entry_short(ei.entry) +
+                   " m=1");
         Call one;
         one.c = needle_case;
         one.c.entry = ei.entry;
@@ -489,13 +527,13 @@ struct Sweep {
       }
 
       std::set<std::uint32_t> all_ms;
-      for (const EntryInvariance& ei : si.entries) all_ms.insert(ei.ms.begin(), ei.ms.end());
+      for (const EntryInvariance& ei : si.entries)
+        if (!skips(ei)) all_ms.insert(ei.ms.begin(), ei.ms.end());
       for (std::uint32_t m : all_ms) {
         if (stop) return;
         if (progress)
-          progress(std::string(golden::distribution_name(d)) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                   " m=" + std::to_string(m));
-        sweep_m(si, d, needle, needle_row, ref, m);
+          progress(needle_name + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " m=" + std::to_string(m));
+        sweep_m(si, d, needle, needle_row, ref, m, k);
       }
     }
   }
@@ -513,7 +551,7 @@ struct Sweep {
     if (!beside.status.ok()) {
       InvarianceFailure f;
       f.m = call.c.m, f.position = call.position + ", repeated beside a load on a second stream";
-      f.what = call_text(call.c);
+      f.what = call_text(call.c, needle_name);
       f.error = beside.status.message;
       fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
       return;
@@ -532,7 +570,7 @@ struct Sweep {
         f.column = static_cast<std::uint32_t>(i % call.c.c_row_stride);
         f.got = again.c_bits[i], f.want = first.c_bits[i];
         f.against = "the first run of the same call";
-        f.what = call_text(call.c);
+        f.what = call_text(call.c, needle_name);
         fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
         return false;
       }
@@ -557,7 +595,7 @@ struct Sweep {
         InvarianceFailure f;
         f.m = 1, f.position = one.position, f.row = 0, f.column = col, f.got = got[col], f.want = want[col];
         f.against = "the emulator under " + opt.contract.describe_for(ei.entry);
-        f.what = golden::format_case(one.c);
+        f.what = needle_built ? call_text(one.c, needle_name) : golden::format_case(one.c);
         fail(ei, InvarianceKind::contract, std::move(f), &one);
         return;
       }
@@ -565,8 +603,8 @@ struct Sweep {
 
   void sweep_m(ShapeInvariance& si, golden::Distribution d, const golden::CaseInputs& needle,
                const std::vector<std::uint16_t>& needle_row,
-               const std::map<golden::EntryPoint, std::vector<std::uint16_t>>& ref, std::uint32_t m) {
-    const std::uint32_t n = si.shape.n, k = si.shape.k;
+               const std::map<golden::EntryPoint, std::vector<std::uint16_t>>& ref, std::uint32_t m, std::uint32_t k) {
+    const std::uint32_t n = si.shape.n;
     const std::uint64_t mseed = mix(opt.seed ^ mix((std::uint64_t{static_cast<unsigned>(d)} << 32) | m));
     golden::Xoshiro256ss rng(mseed);
     // The needle at the front, the back and a seeded position; filler rows elsewhere.
@@ -620,7 +658,7 @@ struct Sweep {
     };
     for (EntryInvariance& ei : si.entries) {
       if (stop) return;
-      if (!std::binary_search(ei.ms.begin(), ei.ms.end(), m)) continue;
+      if (skips(ei) || !std::binary_search(ei.ms.begin(), ei.ms.end(), m)) continue;
       auto r = ref.find(ei.entry);
       if (r == ref.end()) continue;  // its M = 1 launch failed (recorded)
       const std::string against = "its M = 1 bytes";
@@ -649,7 +687,7 @@ struct Sweep {
           if (!run(ei, InvarianceKind::tier, fc, &fl)) continue;
           if (!fl.planned || fl.plan.body != forced[i].body) {
             InvarianceFailure f;
-            f.m = m, f.position = fc.position, f.what = call_text(fc.c);
+            f.m = m, f.position = fc.position, f.what = call_text(fc.c, needle_name);
             f.error = "planned on " + std::string(fl.planned ? device::body_name(fl.plan.body) : "nothing") +
                       ", not on " + device::body_name(forced[i].body);
             fail(ei, InvarianceKind::tier, std::move(f), &fc);

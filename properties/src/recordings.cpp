@@ -183,10 +183,12 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       else ++tally.device_differ;
       if (canonical) return true;
     }
-    const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c, canonical ? w.expected : w.canonical_expected);
+    const std::vector<std::uint16_t> emulated = golden::used_outputs(o.c,
+                                                                     canonical ? w.expected : w.canonical_expected);
     const std::string emu = differs(o, emulated);
-    const std::vector<std::uint16_t> held_bytes =
-        canonical || !w.contract_problem.empty() ? emulated : golden::used_outputs(o.c, w.expected);
+    const std::vector<std::uint16_t> held_bytes = canonical || !w.contract_problem.empty()
+                                                      ? emulated
+                                                      : golden::used_outputs(o.c, w.expected);
     std::vector<std::uint16_t> on_device;
     std::string dev;
     if (w.launched && device_runs) {
@@ -236,11 +238,12 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       ++tally.device_differ;
       RecordedCaseFailure x = failed(RecordedCaseFailure::Kind::device, line, dev);
       if (!canonical) x.contract = held.name;
-      if (!on_device.empty() && on_device != held_bytes) x.explain = repro + (canonical ? "" : " --contract " + held.name);
+      if (!on_device.empty() && on_device != held_bytes)
+        x.explain = repro + (canonical ? "" : " --contract " + held.name);
       tell.case_failed(x);
       res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs " +
-                             (canonical ? std::string("recording") : "the emulator under contract " + held.name +
-                                                                         " on the recorded operands") +
+                             (canonical ? std::string("recording")
+                                        : "the emulator under contract " + held.name + " on the recorded operands") +
                              ": " + dev + "\n  " + line);
     }
     return true;

@@ -16,9 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
+#include "w8a16/device/bodies.hpp"
 
 namespace {
 namespace fs = std::filesystem;
+namespace device = w8a16::device;
 using w8a16::cli_test::CliRun;
 using w8a16::cli_test::has;
 using w8a16::cli_test::run_process;
@@ -100,6 +102,25 @@ TEST(InvarianceCli, DefaultRangeGoesPastTheTileAndEdgesOnlyKeepsTheirNeighbours)
   const std::vector<std::uint32_t> crossed = (*e)["edges_crossed"];
   EXPECT_NE(std::find(crossed.begin(), crossed.end(), 33u), crossed.end());
   EXPECT_NE(std::find(crossed.begin(), crossed.end(), 129u), crossed.end());
+}
+
+// Every control, standing in for every body at once, fails every entry point at the command's
+// defaults (shape, M list, needles): the GEMVs too, where the distributions' needles round alike
+// and the GEMV order needle shows the other order.
+TEST(InvarianceCli, EveryControlFailsEveryEntryPointAtTheDefaults) {
+  for (const char* control : {"split-k-by-m", "row-order", "nondeterministic"}) {
+    std::string stand_ins;
+    for (device::Body b : device::kAllBodies)
+      stand_ins += (stand_ins.empty() ? "" : ",") + std::string(device::body_name(b)) + "=" + control;
+    const Sweep s = sweep(std::string("defaults_") + control, "W8A16_SIM_CONVENTIONS=" + stand_ins, "");
+    ASSERT_EQ(s.run.exit_status, 1) << control << "\n" << s.run.output;
+    ASSERT_TRUE(s.json.is_object()) << s.run.output;
+    for (const nlohmann::json& e : s.json["shapes"][0]["entries"]) {
+      bool failed = false;
+      for (const char* k : {"run-to-run", "batch", "tier", "contract"}) failed = failed || verdict(e, k) == "FAIL";
+      EXPECT_TRUE(failed) << control << ": " << e["entry"];
+    }
+  }
 }
 
 TEST(InvarianceCli, KSplitByMFailsBatchAtNine) {

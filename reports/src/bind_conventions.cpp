@@ -261,6 +261,91 @@ py::dict match_candidates(const std::string& part, const py::list& probes, const
   return d;
 }
 
+// identify's engine (props::identify_callable) over a Python callable: the same probes, order
+// probes, ladder, fold probe, space, match and confirmation as `w8a16check identify`.
+// call(a, w, s) -> uint16 [M, N] is identify.py's wrapper (it checks what the user's callable
+// returns); an exception it raises stops the run and is raised again here.
+py::dict identify_callable(const py::object& call, const std::string& part, std::uint32_t m, std::uint32_t n,
+                           std::uint32_t k, std::uint64_t seed, const py::list& confirm_ms,
+                           const py::object& threads_obj) {
+  props::CallableIdentifyOptions o;
+  o.gemv = parse_part(part, "part");
+  o.m = m, o.n = n, o.k = k, o.seed = seed;
+  for (const py::handle& x : confirm_ms) o.confirm_ms.push_back(checked_u32(x.cast<std::uint64_t>(), "confirm_ms"));
+  o.threads = checked_threads(threads_obj);
+  std::exception_ptr raised;
+  std::size_t calls = 0;
+  auto run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
+                 std::string* why) {
+    if (raised) return false;
+    py::gil_scoped_acquire locked;
+    try {
+      ++calls;
+      auto a = new_array<std::uint16_t>({static_cast<py::ssize_t>(c.m), static_cast<py::ssize_t>(c.k)}, "a");
+      for (std::uint32_t r = 0; r < c.m; ++r)
+        std::memcpy(a.mutable_data() + std::size_t{r} * c.k, in.a_bits.data() + std::size_t{r} * c.a_row_stride,
+                    std::size_t{c.k} * sizeof(std::uint16_t));
+      auto w = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
+      std::memcpy(w.mutable_data(), in.w_e4m3.data(), in.w_e4m3.size());
+      auto s = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)},
+                                "s");
+      std::memcpy(s.mutable_data(), in.s_f32.data(), in.s_f32.size() * sizeof(float));
+      const py::object out = call(a, w, s, golden::format_case(c));
+      auto got = checked_array<std::uint16_t>(out, "c");
+      if (got.ndim() != 2 || got.shape(0) != c.m || got.shape(1) != c.n)
+        throw py::value_error("identify: the call's output must have shape (M, N), got " + shape_str(got));
+      // Outside [M, N] the sentinel: a callable returns its output alone.
+      bytes->assign(std::size_t{c.m + golden::kOutputGuardRows} * c.c_row_stride, golden::kOutputSentinelBits);
+      for (std::uint32_t r = 0; r < c.m; ++r)
+        std::memcpy(bytes->data() + std::size_t{r} * c.c_row_stride, got.data() + std::size_t{r} * c.n,
+                    std::size_t{c.n} * sizeof(std::uint16_t));
+      return true;
+    } catch (...) {
+      raised = std::current_exception();
+      *why = "the callable raised";
+      return false;
+    }
+  };
+  props::BodyVerdict bv;
+  {
+    py::gil_scoped_release unlocked;
+    bv = props::identify_callable(run, o);
+  }
+  if (raised) std::rethrow_exception(raised);
+  py::dict d;
+  d["part"] = part;
+  d["error"] = bv.error;
+  py::list keeps;
+  for (const std::string& name : bv.keeps) keeps.append(name);
+  d["keeps"] = keeps;
+  py::dict fields;
+  for (const auto& [key, values] : bv.fields) {
+    py::list v;
+    for (const std::string& x : values) v.append(x);
+    fields[py::str(key)] = v;
+  }
+  d["fields"] = fields;
+  d["k_order_determined"] = bv.order.determined;
+  d["k_order_note"] = bv.order.why;
+  py::list probes;
+  for (std::size_t i = 0; i < bv.probes.size(); ++i)
+    probes.append(py::make_tuple(golden::format_case(bv.probes[i]), i < bv.probe_data.size() ? bv.probe_data[i] : ""));
+  d["probes"] = probes;
+  d["confirm_cases"] = bv.confirm_cases;
+  d["confirm_failure"] = bv.confirm_failure;
+  const bool none = bv.error.empty() && bv.keeps.empty() && bv.match.nearest < bv.candidates.size();
+  d["nearest"] = none ? py::object(py::str(bv.candidates[bv.match.nearest].name)) : py::object(py::none());
+  d["nearest_total"] = bv.match.nearest_total;
+  d["nearest_differ"] = to_list(bv.match.nearest_differ);
+  std::vector<std::uint64_t> elements;
+  for (const golden::Case& c : bv.probes) elements.push_back(std::uint64_t{c.m} * c.n);
+  d["elements"] = to_list(elements);
+  d["candidates"] = bv.candidates.size();
+  d["calls"] = calls;
+  d["text"] = props::body_verdict_text(bv);
+  return d;
+}
+
 }  // namespace
 
 ContractPart resolve_contract_part(const std::string& spec, const py::object& part_obj) {
@@ -316,6 +401,12 @@ void bind_conventions(py::module_& m) {
         "identify's candidates of one part ('tc': 36, 'gemv': 144): dicts of name, description, part, text");
   m.def("identify_distributions", &identify_distributions,
         "The golden distributions identify's probes use, in the order they run");
+  m.def("identify_callable", &identify_callable, py::arg("call"), py::arg("part"), py::arg("m"), py::arg("n"),
+        py::arg("k"), py::arg("seed"), py::arg("confirm_ms"), py::arg("threads") = 0,
+        "identify's engine over call(a, w, s, line) -> uint16 [M, N]: the probes, order probes, bias ladder, fold "
+        "probe, the whole space and the confirmation at confirm_ms, each case twice; a dict of keeps, fields, "
+        "k_order_determined, k_order_note, probes [(line, data)], confirm_cases, confirm_failure, nearest, "
+        "nearest_total, nearest_differ, elements, candidates, calls, text, error");
   m.def("match_candidates", &match_candidates, py::arg("part"), py::arg("probes"), py::arg("threads") = 0,
         "Probes [(a, w, s, c)] against every candidate of a part, raw bits: dict of keeps (names), keep_indices, "
         "nearest (None when some candidate keeps), nearest_index, nearest_differ (per probe), nearest_total, "

@@ -97,32 +97,31 @@ def _stand_in(text, part):
     return lambda a, q, s: w.emulate(a, q, s, contract=text, part=part)
 
 
-def _tc_candidate(pred):
-    return next(c for c in _core.identify_candidates("tc") if pred(w.parse_contract(c["text"]).tc))
+_SWAPPED = " ".join(str(i) for i in list(range(16, 32)) + list(range(16)) + list(range(32, 128)))
 
-
-# One stand-in per field alternative of the tensor-core part, and the library values.
+# One stand-in per field alternative of the tensor-core part over its whole range, and the library
+# values: each is named exactly, by the same engine as `w8a16check identify`.
 TC_STAND_INS = {
-    "canonical": lambda tc: tc == w.load_contract("canonical").tc,
-    "seed-skinny": lambda tc: tc == w.load_contract("seed-skinny").tc,
-    "seed-rows": lambda tc: tc == w.load_contract("seed-rows").tc,
-    "nan=finite": lambda tc: tc["nan"] == "finite" and tc["fold"] == "fma" and tc["bias"] == 0
-    and tc["k-order"] == "contiguous",
-    "fold=prescale": lambda tc: tc["nan"] == "propagate" and tc["fold"] == "prescale" and tc["bias"] == 0
-    and tc["k-order"] == "contiguous",
-    "bias=60": lambda tc: tc["nan"] == "propagate" and tc["fold"] == "fma" and tc["bias"] == 60
-    and tc["k-order"] == "contiguous",
-    "k-order": lambda tc: tc["nan"] == "propagate" and tc["fold"] == "fma" and tc["bias"] == 0
-    and tc["k-order"] != "contiguous",
+    "canonical": "canonical",
+    "seed-skinny": "seed-skinny",
+    "seed-rows": "seed-rows",
+    "nan=finite": "tc.nan = finite",
+    "fold=prescale": "tc.fold = prescale",
+    "bias=7": "tc.bias = 7",
+    "bias=61": "tc.bias = 61",
+    "k-order": "tc.k-order = " + _SWAPPED,
+    "prescale-end-bf16": "tc.fold = prescale\ntc.period = end\ntc.scales = bf16",
 }
 
 
 @pytest.mark.parametrize("label", list(TC_STAND_INS))
 def test_identify_names_each_tc_stand_in_exactly(label):
-    cand = _tc_candidate(TC_STAND_INS[label])
-    r = w.identify(_stand_in(cand["text"], "tc"), n=128, k=256)
-    assert r and r.keeps == [cand["name"]], r.explain()
-    assert r.candidates == 36 and r.nearest is None
+    spec = TC_STAND_INS[label]
+    r = w.identify(_stand_in(spec, "tc"), n=128, k=256, m_values=(1, 16, 17))
+    want = spec if "=" not in spec else w.describe(spec, "tc")
+    assert r and r.keeps == [want], r.explain()
+    assert r.candidates == 1512 and r.nearest is None and r.k_order_determined
+    assert not r.undetermined() and r.confirm_cases >= 1
 
 
 def test_identify_names_both_gemv_trees():
@@ -138,6 +137,21 @@ def test_identify_names_both_gemv_trees():
                 else c["description"].replace("tree=down", "tree=xor")
             assert any(twin == d["description"] and d["name"] in names for d in _core.identify_candidates("gemv"))
     assert sum("tree=down" in d["description"] for d in _core.identify_candidates("gemv") if d["name"] in names) >= 1
+
+
+def test_identify_confirms_at_other_m_and_refutes_bytes_that_change_with_m():
+    fma, two = _stand_in("canonical", "tc"), _stand_in("tc.fold = mul-add", "tc")
+    r = w.identify(lambda a, q, s: (fma if a.shape[0] <= 8 else two)(a, q, s), n=128, k=256)
+    assert not r and r.keeps == [], r.explain()
+    assert r.confirm_failure.startswith("case/1 ") and " m=" in r.confirm_failure, r.confirm_failure
+    assert "fails the confirmation" in r.explain()
+
+
+def test_identify_gemv_split_probes_refuse_a_gemv_outside_the_space():
+    # 128 lanes: outside the GEMV candidates (32 or 64); the split probes tell it from every one.
+    r = w.identify(_stand_in("gemv.lanes = 128", "gemv"), n=16, k=4096, entry_kind="gemv")
+    assert not r and r.nearest is not None, r.explain()
+    assert any(p.dist.startswith("gemv_split") for p in r.probes)
 
 
 def test_identify_refuses_a_planted_bug():
@@ -159,11 +173,11 @@ def test_identify_bad_callables():
     def raises(a, q, s):
         raise ZeroDivisionError("boom")
 
-    with pytest.raises(RuntimeError, match=r"fn\(a, w, s\) on probe 0 .*raised ZeroDivisionError: boom"):
+    with pytest.raises(RuntimeError, match=r"fn\(a, w, s\) on case/1 .*raised ZeroDivisionError: boom"):
         w.identify(raises, n=8, k=128)
-    with pytest.raises(ValueError, match=r"fn\(a, w, s\) on probe 0 .*returned shape \(8, 1\)"):
+    with pytest.raises(ValueError, match=r"fn\(a, w, s\) on case/1 .*returned shape \(8, 1\)"):
         w.identify(lambda a, q, s: np.zeros((q.shape[0], a.shape[0]), np.uint16), n=8, k=128, m_values=(1,))
-    with pytest.raises(TypeError, match=r"fn\(a, w, s\) on probe 0 .*float32"):
+    with pytest.raises(TypeError, match=r"fn\(a, w, s\) on case/1 .*float32"):
         w.identify(lambda a, q, s: np.zeros((a.shape[0], q.shape[0]), np.float32), n=8, k=128)
     with pytest.raises(ValueError, match="NaN in every element"):
         w.identify(lambda a, q, s: np.full((a.shape[0], q.shape[0]), 0x7FC0, np.uint16), n=8, k=128)

@@ -43,8 +43,8 @@ struct CaseWork {
   // With PipelineOptions::also_canonical, where the contract is not canonical for the case's entry
   // point: expected_output under canonical (also when the contract leaves the case undefined).
   std::vector<std::uint16_t> canonical_expected;
-  bool launched = false;                // a launcher was given and the case went to it
-  Launched got;                         // what it returned
+  bool launched = false;  // a launcher was given and the case went to it
+  Launched got;           // what it returned
 };
 
 enum class PipelineEnd {

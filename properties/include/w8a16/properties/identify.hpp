@@ -230,6 +230,26 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
 // whether the bodies agree (a tier break names each body and what it keeps).
 std::string identify_text(const std::vector<EntryVerdict>& verdicts);
 
+// identify for a kernel that no module holds (a Python callable): one body of one kind, launched
+// through `run` (whose bytes are [m + guard rows][c_row_stride], as launch_case gives them), with
+// the same engine as identify(): the identify distributions at (m, n, k) (and the GEMV's split
+// probes from the seed), the order probes, the bias ladder and the fold probe, the match over the
+// whole space, and the confirmation: each of confirm_ms with the confirmation's data classes in
+// turn at (n, max(k, 512)), each case twice. `entry` only names the cases (their operands depend
+// on the shape, distribution and seed alone).
+struct CallableIdentifyOptions {
+  bool gemv = false;
+  golden::EntryPoint entry = golden::EntryPoint::gemm_pipelined;
+  std::uint32_t m = 1, n = 128, k = 256;
+  std::uint64_t seed = 0x1de7;
+  std::vector<std::uint32_t> confirm_ms;
+  unsigned threads = 0;
+};
+BodyVerdict identify_callable(const ProbeLaunch& run, const CallableIdentifyOptions& options);
+
+// One body's verdict as identify_text prints it (its lines after the body's name).
+std::string body_verdict_text(const BodyVerdict& bv);
+
 // The contract identify determined, in the text form `verify --contract` takes: per part, the
 // value every body of every entry point of that kind keeps (ties of candidates no data tells
 // apart resolved to the first). False, with *why, when a body keeps none, a field is undetermined,

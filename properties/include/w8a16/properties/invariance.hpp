@@ -160,6 +160,10 @@ struct InvarianceOptions {
   // The needles' data: golden distributions that expose order (fold_ties, cancelling_steps,
   // wide_exponents) and NaN codes in some W rows (nan_codes). One sweep each.
   std::vector<golden::Distribution> needles;
+  // Also, where a shape has a GEMV entry point, the GEMV order needle: identify's split operands
+  // (gemv_split_inputs), on which another lane partition, chunk, scale placement or multiply-add
+  // shows in BF16 where the distributions round alike. Its replays are operand bundles.
+  bool gemv_order_needle = true;  // at K = max(the shape's K, kGemvNeedleMinK)
   std::uint64_t seed = 0x1a7a;
   bool kinds[4] = {true, true, true, true};  // by InvarianceKind
   // The batch verdict's other row orders and views (reversed, interleaved, pitches and offsets);
@@ -171,6 +175,8 @@ struct InvarianceOptions {
   unsigned threads = 0;              // emulation threads (contract verdict)
   bool asked(InvarianceKind k) const { return kinds[static_cast<int>(k)]; }
 };
+
+inline constexpr std::uint32_t kGemvNeedleMinK = 2048;
 
 // The default needles: fold_ties, cancelling_steps, wide_exponents, nan_codes.
 const std::vector<golden::Distribution>& default_needles();
