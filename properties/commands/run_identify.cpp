@@ -116,11 +116,11 @@ int run_identify(const IdentifyArgs& a) {
   std::printf(
       "candidates: tensor-core bodies: the K order determined by order probes, then %zu per order (nan x fold "
       "fma/mul-add/prescale at step, prescale at end x bias 0..62 x scales fp32/bf16; period end with fma or "
-      "mul-add is defined only for per-channel scales and is never named); GEMV bodies: %zu (nan x lanes 32/64 x "
-      "chunk 8/16/32 x scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named "
-      "together; GEMV probes are added from the seed until the candidates' emulated bytes split every other "
-      "pair); every kept candidate then confirmed at other M, each case twice\n",
-      props::tc_candidates().size(), props::gemv_candidates().size());
+      "mul-add is defined only for per-channel scales and is never named); GEMV bodies: %zu (nan x lanes 32..1024 "
+      "x chunk 1..128 x scale x mac x tree xor/down: the two trees give lane 0 the same sum and are always named "
+      "together), split probes added, K from 4096 to 262144, while the kept candidates differ in more than their "
+      "tree; every kept candidate then confirmed at other M, each case twice\n",
+      props::tc_candidates().size(), props::gemv_space().size());
   std::vector<props::EntryProbes> plan = props::identify_plan(backend->registry(), backend->limits(), wanted, a.seed);
   if (!bodies.empty()) {
     bool any = false;

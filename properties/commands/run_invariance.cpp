@@ -15,6 +15,7 @@
 #include "w8a16/golden/files.hpp"
 #include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/invariance.hpp"
+#include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::cli {
 namespace cmd_invariance {
@@ -126,6 +127,23 @@ int run_invariance(const InvarianceArgs& a) {
     opt.needles.push_back(d);
   }
   if (opt.needles.empty()) opt.needles = props::default_needles();
+  // The work is bounded before anything runs: each shape's largest call (its largest M, or past
+  // every edge the default list reaches, times N times K, at the GEMV needle's K where that is
+  // larger) must fit the default work limits (work_limits.hpp), as every command's cases must.
+  {
+    std::vector<golden::Case> largest;
+    std::vector<std::string> sources;
+    const std::uint32_t m_max = opt.ms.empty() ? props::kEdgeScanMax + 1 : opt.ms.back();
+    for (const props::InvarianceShape& sh : opt.shapes) {
+      largest.push_back(golden::CaseSpec{}
+                            .entry(golden::EntryPoint::gemm_pipelined)
+                            .shape(m_max, sh.n, std::max(sh.k, props::kGemvNeedleMinK)));
+      sources.push_back("--shape " + std::to_string(sh.n) + "x" + std::to_string(sh.k) +
+                        " at M = " + std::to_string(m_max));
+    }
+    const std::string over = props::over_limits(largest, sources, props::WorkLimits{});
+    if (!over.empty()) return usage("the sweep's largest calls pass the work limits:\n" + over);
+  }
   if (!a.verdicts.empty()) {
     for (bool& k : opt.kinds) k = false;
     for (const std::string& v : a.verdicts) {

@@ -18,6 +18,7 @@
 #include "w8a16/properties/coverage.hpp"
 #include "w8a16/properties/invariance.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/work_limits.hpp"
 #include "w8a16/reference/parallel.hpp"
 
 namespace w8a16::props {
@@ -68,11 +69,12 @@ std::array<std::uint8_t, 128> window_sorted(std::array<std::uint8_t, 128> o) {
   return o;
 }
 
-std::vector<IdentifyCandidate> build_gemv() {
+std::vector<IdentifyCandidate> build_gemv(const std::vector<std::uint32_t>& lane_counts,
+                                          const std::vector<std::uint32_t>& chunks) {
   std::vector<IdentifyCandidate> out;
   for (ref::NanCodes nan : kNans)
-    for (std::uint32_t lanes : {32u, 64u})
-      for (std::uint32_t chunk : {8u, 16u, 32u})
+    for (std::uint32_t lanes : lane_counts)
+      for (std::uint32_t chunk : chunks)
         for (ref::GemvScale scale : {ref::GemvScale::chunk, ref::GemvScale::element})
           for (ref::Mac mac : {ref::Mac::fma, ref::Mac::mul_add})
             for (ref::GemvTree tree : {ref::GemvTree::xor_butterfly, ref::GemvTree::shfl_down}) {
@@ -147,6 +149,11 @@ bool row_has_nan_code(const golden::CaseInputs& in, const golden::Case& c, std::
 // The GEMV split search's budget: tries, each a fresh seed, alternating K = 4096 and 8192 (a lane
 // then takes at least two chunks under every candidate, 64 lanes x chunk 32 = 2048).
 constexpr unsigned kGemvSplitTries = 6;
+// identify's adaptive split probes over the GEMV's whole space: at most this many, K from 4096 to
+// kGemvMaxSplitK (lanes 1024 x chunk 128 x 2).
+constexpr unsigned kGemvAdaptiveTries = 12;
+constexpr std::uint32_t kGemvMaxSplitK = 262144;
+constexpr std::uint32_t kGemvSplitMaxN = 64;
 
 }  // namespace
 
@@ -624,7 +631,16 @@ const std::vector<IdentifyCandidate>& tc_candidates() {
 }
 
 const std::vector<IdentifyCandidate>& gemv_candidates() {
-  static const std::vector<IdentifyCandidate> c = build_gemv();
+  static const std::vector<IdentifyCandidate> c = build_gemv({32, 64}, {8, 16, 32});
+  return c;
+}
+
+const std::vector<IdentifyCandidate>& gemv_space() {
+  static const std::vector<IdentifyCandidate> c = [] {
+    std::vector<std::uint32_t> lanes;
+    for (std::uint32_t l = 32; l <= 1024; l += 32) lanes.push_back(l);
+    return build_gemv(lanes, {1, 2, 4, 8, 16, 32, 64, 128});
+  }();
   return c;
 }
 
@@ -1065,12 +1081,41 @@ void identify_body(BodyVerdict* bvp, const std::vector<const IdentifyProbe*>& mi
     }
     bv.candidates = tc_space(orders);
   } else if (bv.gemv) {
-    bv.candidates = gemv_candidates();
+    bv.candidates = gemv_space();
   }
   if (!bv.error.empty()) return;
   std::vector<ProbeRun> runs;
   for (std::size_t i = 0; i < bv.probes.size(); ++i) runs.push_back({bv.probes[i], inputs[i].get(), &outputs[i]});
   bv.match = match_candidates(bv.candidates, runs, threads);
+  if (bv.gemv && !mine.empty()) {
+    // The GEMV's whole space (lanes 32..1024, chunk 1..128): while the kept candidates differ in
+    // more than their tree, another split probe runs, its K doubling from 4096 (every lane of the
+    // largest partition takes two chunks of the widest at K = 262144), its seed from the plan's;
+    // each is matched with the rest, so the kernel's bytes decide what runs next.
+    auto open = [&] {
+      for (std::size_t i : bv.match.keeps)
+        for (std::size_t j : bv.match.keeps)
+          if (!always_equal(bv.candidates[i], bv.candidates[j])) return true;
+      return false;
+    };
+    std::uint64_t st = mine.front()->c.seed ^ 0x73706c6974ull;
+    for (unsigned t = 0; t < kGemvAdaptiveTries && open() && bv.error.empty(); ++t) {
+      golden::Case c = mine.front()->c;
+      c.n = std::min<std::uint32_t>(c.n, kGemvSplitMaxN);  // one body whatever N: few columns suffice
+      const std::uint32_t k = std::min<std::uint32_t>(4096u << (t / 2), kGemvMaxSplitK);
+      c.a_row_stride = c.a_row_stride - c.k + k;
+      c.k = k;
+      c.seed = splitmix(&st);
+      char what[96];
+      std::snprintf(what, sizeof what, "gemv_split seed=0x%016llx", static_cast<unsigned long long>(c.seed));
+      add(c, std::make_unique<golden::CaseInputs>(gemv_split_inputs(c, c.seed)), what);
+      if (!bv.error.empty()) return;
+      runs.clear();
+      for (std::size_t i = 0; i < bv.probes.size(); ++i) runs.push_back({bv.probes[i], inputs[i].get(), &outputs[i]});
+      bv.match = match_candidates(bv.candidates, runs, threads);
+    }
+    bv.unsplit.clear();  // what is left open shows as undetermined fields
+  }
   for (std::size_t i : bv.match.keeps) bv.keeps.push_back(bv.candidates[i].name);
   fill_fields(&bv);
 }
@@ -1404,8 +1449,48 @@ bool determined_contract(const std::vector<EntryVerdict>& verdicts, std::string*
 
 namespace w8a16::props {
 
+std::string identify_callable_problem(const CallableIdentifyOptions& o) {
+  std::vector<golden::Case> cases;
+  std::vector<std::string> sources;
+  const golden::Case shape = golden::CaseSpec{}.entry(o.entry).shape(o.m, o.n, o.k).strides(o.k, o.n);
+  cases.push_back(shape), sources.push_back("the probes");
+  if (o.gemv) {
+    golden::Case split = shape;
+    split.k = split.a_row_stride = kGemvMaxSplitK;
+    split.n = split.c_row_stride = std::min(split.n, kGemvSplitMaxN);
+    cases.push_back(split), sources.push_back("the GEMV split probes");
+  }
+  std::uint32_t m_max = 0;
+  for (std::uint32_t m : o.confirm_ms) m_max = std::max(m_max, m);
+  if (m_max > 0) {
+    golden::Case c = shape;
+    c.m = m_max;
+    c.k = c.a_row_stride = std::max<std::uint32_t>(o.k, 4 * ref::kKStep);
+    cases.push_back(c), sources.push_back("the confirmation");
+  }
+  const WorkLimits limits;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (const std::string p = golden::case_problem(cases[i]); !p.empty()) return sources[i] + ": " + p;
+    const CaseCost cost = case_cost(cases[i]);
+    const golden::Case& c = cases[i];
+    const std::string shape = " (m*n*k = " + std::to_string(c.m) + "*" + std::to_string(c.n) + "*" +
+                              std::to_string(c.k) + ")";
+    if (cost.macs > limits.max_macs)
+      return sources[i] + shape + " needs " + count_text(cost.macs) + " multiply-adds, past the work limit of " +
+             count_text(limits.max_macs) + ": ask for fewer rows (m_values) or a smaller K";
+    if (cost.host_bytes > limits.max_bytes)
+      return sources[i] + shape + " needs " + count_text(cost.host_bytes) + " bytes of host memory, past the work " +
+             "limit of " + count_text(limits.max_bytes) + ": ask for fewer rows (m_values) or a smaller N or K";
+  }
+  return "";
+}
+
 BodyVerdict identify_callable(const ProbeLaunch& run, const CallableIdentifyOptions& o) {
   BodyVerdict bv;
+  if (const std::string problem = identify_callable_problem(o); !problem.empty()) {
+    bv.error = problem;
+    return bv;
+  }
   bv.gemv = o.gemv;
   bv.body = o.gemv ? device::Body::gemv_strip : device::Body::gemm128_tile;  // names no module's body
   std::vector<IdentifyProbe> probes;

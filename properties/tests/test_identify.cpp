@@ -471,6 +471,29 @@ TEST(IdentifySim, EachGemvFieldsAlternativeIsNamedWithItsTwinTree) {
   EXPECT_EQ(v[0].bodies[0].keeps[1], "seed-tile = seed-skinny = seed-rows");
 }
 
+// GEMVs outside the plan's 144 candidates (lanes past 64, chunks of 1, 2, 4, 64, 128): the
+// adaptive split probes over the whole space name each with its tree twin alone.
+TEST(IdentifySim, GemvsOutsideThePlansCandidatesAreNamedOverTheWholeSpace) {
+  for (const char* text :
+       {"gemv.lanes = 128\ngemv.chunk = 4\n", "gemv.lanes = 96\ngemv.chunk = 1\ngemv.mac = mul-add\n",
+        "gemv.lanes = 32\ngemv.chunk = 64\ngemv.scale = element\n"}) {
+    ref::Conventions want;
+    std::string why;
+    ASSERT_TRUE(ref::parse_conventions(text, &want, &why)) << why;
+    const auto v = identify_on_sim("gemv_strip=" + conv_file("wide", text), EntryPoint::gemv_batch16_strided,
+                                   {device::Body::gemv_strip});
+    ASSERT_EQ(v[0].bodies.size(), 1u);
+    const BodyVerdict& bv = v[0].bodies[0];
+    ASSERT_EQ(bv.match.keeps.size(), 2u) << text << identify_text(v);
+    for (std::size_t i : bv.match.keeps) {
+      ref::GemvConventions g = bv.candidates[i].conventions.gemv;
+      g.tree = want.gemv.tree;
+      EXPECT_EQ(g, want.gemv) << text;
+    }
+    EXPECT_TRUE(v[0].ok()) << identify_text(v);
+  }
+}
+
 // A stand-in keeping each GEMV candidate of a seeded subset holding every field value: identify on
 // the simulation names it with its twin tree and nothing else, through the launcher and the plan.
 TEST(IdentifySim, EveryGemvCandidateOfASeededSubsetIsNamedExactly) {

@@ -273,6 +273,9 @@ py::dict identify_callable(const py::object& call, const std::string& part, std:
   o.m = m, o.n = n, o.k = k, o.seed = seed;
   for (const py::handle& x : confirm_ms) o.confirm_ms.push_back(checked_u32(x.cast<std::uint64_t>(), "confirm_ms"));
   o.threads = checked_threads(threads_obj);
+  // Work over the limits, or no case at all, is refused before fn is called once.
+  if (const std::string problem = props::identify_callable_problem(o); !problem.empty())
+    throw py::value_error("identify: " + problem);
   std::exception_ptr raised;
   std::size_t calls = 0;
   auto run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,

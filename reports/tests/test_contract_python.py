@@ -147,11 +147,23 @@ def test_identify_confirms_at_other_m_and_refutes_bytes_that_change_with_m():
     assert "fails the confirmation" in r.explain()
 
 
-def test_identify_gemv_split_probes_refuse_a_gemv_outside_the_space():
-    # 128 lanes: outside the GEMV candidates (32 or 64); the split probes tell it from every one.
+def test_identify_names_a_gemv_over_the_whole_space_and_refuses_a_split_k_one():
+    # 128 lanes: past the plan's candidates (32 or 64); the split probes name it with its tree twin.
     r = w.identify(_stand_in("gemv.lanes = 128", "gemv"), n=16, k=4096, entry_kind="gemv")
-    assert not r and r.nearest is not None, r.explain()
+    assert r and len(r.keeps) == 2, r.explain()
+    assert r.fields["gemv.lanes"] == ["128"] and r.undetermined() == {"gemv.tree": ["xor", "down"]}
     assert any(p.dist.startswith("gemv_split") for p in r.probes)
+
+    # Two K halves, each a canonical GEMV, their FP32 partials added: no GEMV of the language.
+    def split_k(a, q, s):
+        h = a.shape[1] // 2
+        lo = w.emulate(a[:, :h].copy(), q[:, :h].copy(), s[:, :h // 128].copy(), "canonical", "gemv")
+        hi = w.emulate(a[:, h:].copy(), q[:, h:].copy(), s[:, h // 128:].copy(), "canonical", "gemv")
+        f = (lo.astype(np.uint32) << 16).view(np.float32) + (hi.astype(np.uint32) << 16).view(np.float32)
+        return (f.view(np.uint32) >> 16).astype(np.uint16)  # truncated: a kernel of its own rounding
+
+    r = w.identify(split_k, n=16, k=4096, entry_kind="gemv")
+    assert not r and r.nearest is not None, r.explain()
 
 
 def test_identify_refuses_a_planted_bug():
@@ -185,6 +197,13 @@ def test_identify_bad_callables():
         w.identify(None, n=8, k=128)
     with pytest.raises(ValueError, match="multiple of 128"):
         w.identify(_stand_in("canonical", "tc"), n=8, k=100)
+    # Work past the limits is refused before fn is called once.
+    called = []
+    with pytest.raises(ValueError, match="exceed"):
+        w.identify(lambda a, q, s: called.append(1), n=1 << 19, k=1 << 19)
+    with pytest.raises(ValueError, match="limit"):  # a case, but past 2^34 multiply-adds
+        w.identify(lambda a, q, s: called.append(1), n=4096, k=65536)
+    assert called == []
 
 
 def test_audit_names_the_contract(tmp_path):

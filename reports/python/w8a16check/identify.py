@@ -20,7 +20,8 @@ host and read as raw bits).
 The engine is `w8a16check identify`'s (properties/README.md, "identify"): the identify distributions
 at (M, N, K) (the GEMV's also the split probes from the seed); for the tensor-core part the order
 probes that determine the K order's MMA windows, the bias ladder and the fold probe; every candidate
-of the whole space (1,512 tensor-core candidates on the order found; 144 GEMV) emulated by the C++
+of the whole space (1,512 tensor-core candidates on the order found; 6,144 GEMV, split probes added
+while the kept differ in more than their tree) emulated by the C++
 on the same operands and compared raw bits; then the confirmation: every M of ``m_values`` with the
 confirmation's data classes in turn (K at least 512), each case run twice, any difference refuting
 a kept candidate. Fields no probe tells apart are reported with every value still standing

@@ -47,6 +47,11 @@ const std::vector<IdentifyCandidate>& tc_candidates();
 // {fma, mul-add} x tree {xor, down}: 144. Lane 0 holds the same sum under both trees, so the two
 // trees are never told apart: every GEMV verdict names both.
 const std::vector<IdentifyCandidate>& gemv_candidates();
+// The GEMV's whole space (NUMERICS.md 2.4): nan x lanes 32, 64, ..., 1024 x chunk 1, 2, ..., 128 x
+// scale x mac x tree: 6,144. identify matches a GEMV body against it, adding split probes (K from
+// 4096 up to 262144, seeded from the plan) while the kept candidates differ in more than their
+// tree; gemv_candidates is the part the plan's split search separates ahead of any launch.
+const std::vector<IdentifyCandidate>& gemv_space();
 
 // The data of the probes, in the order they run: each a golden distribution built to separate
 // conventions (case.hpp): fold_ties (one rounding or two), zero_signs (the accumulator's start and
@@ -246,6 +251,10 @@ struct CallableIdentifyOptions {
   unsigned threads = 0;
 };
 BodyVerdict identify_callable(const ProbeLaunch& run, const CallableIdentifyOptions& options);
+// "" when identify_callable's cases are cases (golden::case_problem) and each fits the default
+// work limits (work_limits.hpp: the probes, the GEMV's split probes at K = 8192, the confirmation
+// at its largest M); else why not, before anything runs.
+std::string identify_callable_problem(const CallableIdentifyOptions& options);
 
 // One body's verdict as identify_text prints it (its lines after the body's name).
 std::string body_verdict_text(const BodyVerdict& bv);
