@@ -239,3 +239,18 @@ def test_audit_refuses_a_bad_contract(tmp_path, capsys):
     with pytest.raises(SystemExit) as ex:
         audit.main(["--out", str(tmp_path / "o"), "--contract", str(bad)])
     assert ex.value.code == 2 and "line 2" in capsys.readouterr().err
+
+
+def test_a_contract_path_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path):
+    import os
+    import pathlib
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        w.load_contract(fifo)  # a PathLike: read as a file, never opened to wait for a writer
+    with pytest.raises(ValueError, match="not a regular file"):
+        w.load_contract(pathlib.Path("/dev/zero"))
+    big = tmp_path / "big.contract"
+    big.write_text("# x\n" * 40000)
+    with pytest.raises(ValueError, match="larger than"):
+        w.load_contract(big)

@@ -15,6 +15,7 @@ Bad text raises ValueError naming the line (``contract text: line 3: ...``).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -92,10 +93,28 @@ def load_contract(spec) -> Contract:
                      f"nor a file, nor the text form (key = value lines, NUMERICS.md 2.4)")
 
 
+_MAX_CONTRACT_BYTES = 64 * 1024  # a contract is a few lines; anything larger is not one
+
+
 def _read_file(path: str) -> Contract:
+    # A regular file of a contract's size only, checked before it is opened and again on the open
+    # descriptor: open() on a FIFO waits for a writer, and /dev/zero never ends.
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"contract file {path}: not a regular file (a folder, a FIFO or a device)")
+        if st.st_size > _MAX_CONTRACT_BYTES:
+            raise ValueError(f"contract file {path}: larger than {_MAX_CONTRACT_BYTES} bytes: not a contract")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ValueError(f"contract file {path}: not a regular file")
+            data = os.read(fd, _MAX_CONTRACT_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(data) > _MAX_CONTRACT_BYTES:
+            raise ValueError(f"contract file {path}: larger than {_MAX_CONTRACT_BYTES} bytes: not a contract")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"contract file {path}: {e}") from None
     try:
