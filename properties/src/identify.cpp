@@ -1210,40 +1210,43 @@ std::vector<EntryVerdict> identify(CaseLauncher& launcher, const std::vector<Ent
       std::size_t turn = 0;
       for (std::uint32_t m : ms) {
         if (stop) break;
-        golden::Case c = base;
-        c.m = m;
-        c.without = 0;
-        c.dist = kConfirmData[turn % (sizeof kConfirmData / sizeof kConfirmData[0])];
-        c.seed = base.seed ^ (0xc0f1ull * (m + 1)) ^ turn;
-        ++turn;
         ev.confirm_ms.push_back(m);
-        golden::CaseInputs in;
-        std::string why;
-        if (!golden::regenerate_inputs(c, &in, &why)) {
-          ev.confirm_errors.push_back(golden::format_case(c) + ": " + why);
-          continue;
+        for (golden::Distribution d : kConfirmData) {
+          if (stop) break;
+          golden::Case c = base;
+          c.m = m;
+          c.without = 0;
+          c.dist = d;
+          c.seed = base.seed ^ (0xc0f1ull * (m + 1)) ^ turn;
+          ++turn;
+          golden::CaseInputs in;
+          std::string why;
+          if (!golden::regenerate_inputs(c, &in, &why)) {
+            ev.confirm_errors.push_back(golden::format_case(c) + ": " + why);
+            continue;
+          }
+          Launched first = launcher.launch(c, in), second;
+          if (first.status.ok()) second = launcher.launch(c, in);
+          const Launched& bad = first.status.ok() ? second : first;
+          if (!bad.status.ok()) {
+            bool hang = false;
+            ev.confirm_errors.push_back(launch_error(bad, c, &hang));
+            if (hang) stop = true;
+            continue;
+          }
+          BodyVerdict* bv = nullptr;
+          for (BodyVerdict& x : ev.bodies)
+            if (first.planned && x.body == first.plan.body) bv = &x;
+          if (!bv && !ep.all_bodies && first.planned) continue;  // a body --body left out
+          if (!bv) {
+            ev.confirm_errors.push_back(golden::format_case(c) + ": planned on " +
+                                        (first.planned ? std::string(device::body_name(first.plan.body))
+                                                       : std::string("nothing")) +
+                                        ", a body the probes did not reach");
+            continue;
+          }
+          confirm_case(bv, c, in, first.c_bits, second.c_bits, threads);
         }
-        Launched first = launcher.launch(c, in), second;
-        if (first.status.ok()) second = launcher.launch(c, in);
-        const Launched& bad = first.status.ok() ? second : first;
-        if (!bad.status.ok()) {
-          bool hang = false;
-          ev.confirm_errors.push_back(launch_error(bad, c, &hang));
-          if (hang) stop = true;
-          continue;
-        }
-        BodyVerdict* bv = nullptr;
-        for (BodyVerdict& x : ev.bodies)
-          if (first.planned && x.body == first.plan.body) bv = &x;
-        if (!bv && !ep.all_bodies && first.planned) continue;  // a body --body left out
-        if (!bv) {
-          ev.confirm_errors.push_back(golden::format_case(c) + ": planned on " +
-                                      (first.planned ? std::string(device::body_name(first.plan.body))
-                                                     : std::string("nothing")) +
-                                      ", a body the probes did not reach");
-          continue;
-        }
-        confirm_case(bv, c, in, first.c_bits, second.c_bits, threads);
       }
     }
     ev.every_body_keeps = !ev.bodies.empty();
@@ -1514,27 +1517,28 @@ BodyVerdict identify_callable(const ProbeLaunch& run, const CallableIdentifyOpti
   std::vector<const IdentifyProbe*> mine;
   for (const IdentifyProbe& p : probes) mine.push_back(&p);
   identify_body(&bv, mine, run, o.threads);
-  // The confirmation at the other M, the data classes in turn, each case twice.
+  // The confirmation at the other M, every data class at each M, each case twice.
   golden::Case base = shape;
   if (base.k < 4 * ref::kKStep) base.k = base.a_row_stride = 4 * ref::kKStep;
   std::size_t turn = 0;
-  for (std::uint32_t m : o.confirm_ms) {
-    if (!bv.error.empty() || bv.match.keeps.empty()) break;
-    golden::Case c = base;
-    c.m = m;
-    c.dist = kConfirmData[turn % (sizeof kConfirmData / sizeof kConfirmData[0])];
-    c.seed = base.seed ^ (0xc0f1ull * (m + 1)) ^ turn;
-    ++turn;
-    golden::CaseInputs in;
-    std::string why;
-    if (!golden::case_problem(c).empty() || !golden::regenerate_inputs(c, &in, &why)) {
-      bv.error = golden::format_case(c) + ": " + (why.empty() ? golden::case_problem(c) : why);
-      break;
+  for (std::uint32_t m : o.confirm_ms)
+    for (golden::Distribution d : kConfirmData) {
+      if (!bv.error.empty() || bv.match.keeps.empty()) break;
+      golden::Case c = base;
+      c.m = m;
+      c.dist = d;
+      c.seed = base.seed ^ (0xc0f1ull * (m + 1)) ^ turn;
+      ++turn;
+      golden::CaseInputs in;
+      std::string why;
+      if (!golden::case_problem(c).empty() || !golden::regenerate_inputs(c, &in, &why)) {
+        bv.error = golden::format_case(c) + ": " + (why.empty() ? golden::case_problem(c) : why);
+        break;
+      }
+      std::vector<std::uint16_t> first, second;
+      if (!run(c, in, &first, &bv.error) || !run(c, in, &second, &bv.error)) break;
+      confirm_case(&bv, c, in, first, second, o.threads);
     }
-    std::vector<std::uint16_t> first, second;
-    if (!run(c, in, &first, &bv.error) || !run(c, in, &second, &bv.error)) break;
-    confirm_case(&bv, c, in, first, second, o.threads);
-  }
   return bv;
 }
 

@@ -23,7 +23,7 @@ probes that determine the K order's MMA windows, the bias ladder and the fold pr
 of the whole space (1,512 tensor-core candidates on the order found; 6,144 GEMV, split probes added
 while the kept differ in more than their tree) emulated by the C++
 on the same operands and compared raw bits; then the confirmation: every M of ``m_values`` with the
-confirmation's data classes in turn (K at least 512), each case run twice, any difference refuting
+confirmation data classes each at each M (K at least 512), each case run twice, any difference refuting
 a kept candidate. Fields no probe tells apart are reported with every value still standing
 (``fields``), never resolved to a default. A callable that raises, returns the wrong shape or dtype,
 or NaN everywhere is an error naming the call, never a verdict.

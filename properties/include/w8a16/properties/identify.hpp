@@ -222,7 +222,7 @@ struct EntryVerdict {
 // Runs every probe through the launcher and matches it: per tensor-core body the order probes
 // first, then the plan's probes and the bias ladder against tc_space of the order found. Then the
 // confirmation: per entry point, cases of the confirmation data classes (every_special, fold_ties,
-// cancelling_steps, wide_exponents, nan_codes, lone_specials, in turn) at every dispatch edge's
+// cancelling_steps, wide_exponents, nan_codes, lone_specials, each at each M) at every dispatch edge's
 // M - 1, M, M + 1 and at confirm_extra_ms, each run twice; a case whose two runs differ, or whose
 // bytes a kept candidate does not give, removes that candidate, and a body left with none keeps
 // NONE, naming the case, the element and both bytes. `progress` (when given) is told each
@@ -239,8 +239,8 @@ std::string identify_text(const std::vector<EntryVerdict>& verdicts);
 // through `run` (whose bytes are [m + guard rows][c_row_stride], as launch_case gives them), with
 // the same engine as identify(): the identify distributions at (m, n, k) (and the GEMV's split
 // probes from the seed), the order probes, the bias ladder and the fold probe, the match over the
-// whole space, and the confirmation: each of confirm_ms with the confirmation's data classes in
-// turn at (n, max(k, 512)), each case twice. `entry` only names the cases (their operands depend
+// whole space, and the confirmation: each of confirm_ms with every confirmation data class at
+// (n, max(k, 512)), each case twice. `entry` only names the cases (their operands depend
 // on the shape, distribution and seed alone).
 struct CallableIdentifyOptions {
   bool gemv = false;
