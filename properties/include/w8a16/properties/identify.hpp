@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Which contract of the family a kernel keeps (NUMERICS.md 2.4), found by running it: each entry
-// point's bodies on data built to tell the conventions apart (fold ties, zero signs, cancelling
-// steps, NaN codes, wide exponents, every special class), and every candidate of the family
-// emulated on the same operands. A candidate is named only when every byte of every probe of a
+// Which contract of the family a kernel keeps (NUMERICS.md 2.4), determined by running it: each
+// entry point's bodies on data built to tell the conventions apart (fold ties, zero signs,
+// cancelling steps, NaN codes, wide exponents, every special class; the order probes, the bias
+// ladder, the fold probe, the GEMV's split probes), and every candidate of the whole space
+// emulated on the same operands, then confirmed at other M. A candidate is named only when every byte of every probe of a
 // body matches it; two candidates the probes cannot tell apart are both named; a body that keeps
 // none is reported with the nearest candidate and its differing elements per probe.
 // `w8a16check identify` (properties/README.md, "identify") and w8a16check.identify (Python) use it.
@@ -113,9 +114,12 @@ using ProbeLaunch = std::function<bool(const golden::Case&, const golden::CaseIn
                                        std::string*)>;
 OrderFinding determine_k_order(const golden::Case& shape, const ProbeLaunch& run, unsigned max_launches = 24);
 
-// The bias ladder (NUMERICS.md 2.4, tc.bias): in step 0, output (r, c) reads one product whose
-// activation is 2^(127 - t), t = r * n + c, and which a bias e turns into Inf exactly when e > t;
-// so every bias 0..62 gives its own bytes where m * n >= 63.
+// The bias ladder (NUMERICS.md 2.4, tc.bias): in step 0, row r holds the activations 2^(127 - t),
+// t = r * width + k for K = k < width = min(n, 128) (0 past t = 62), and column c of W holds -2^-6
+// at K < c and +2^-6 from there. A bias e turns exactly the activations with t < e into Inf, so
+// output (r, c >= 1) is NaN (+Inf meets -Inf, 1.1) exactly when e > r * width + c, and column 0 is
+// +Inf exactly when e > r * width; without a bias every product is finite and small. So every bias
+// 0..62 gives its own bytes where m * width >= 63.
 golden::CaseInputs bias_ladder_inputs(const golden::Case& shape);
 
 // The fold probe (tc.fold, fma against mul-add, at any bias and either scale precision): in row r,
