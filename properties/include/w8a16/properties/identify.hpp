@@ -3,9 +3,10 @@
 // entry point's bodies on data built to tell the conventions apart (fold ties, zero signs,
 // cancelling steps, NaN codes, wide exponents, every special class; the order probes, the bias
 // ladder, the fold probe, the GEMV's split probes), and every candidate of the whole space
-// emulated on the same operands, then confirmed at other M. A candidate is named only when every byte of every probe of a
-// body matches it; two candidates the probes cannot tell apart are both named; a body that keeps
-// none is reported with the nearest candidate and its differing elements per probe.
+// emulated on the same operands, then confirmed at other M. A candidate is named only when every
+// byte of every probe of a body matches it; two candidates the probes cannot tell apart are both
+// named; a body that keeps none is reported with the nearest candidate and its differing elements
+// per probe.
 // `w8a16check identify` (properties/README.md, "identify") and w8a16check.identify (Python) use it.
 #pragma once
 #include <array>
