@@ -238,7 +238,10 @@ RecordingsResult replay_recordings(const std::vector<std::string>& paths, const 
       ++tally.device_differ;
       RecordedCaseFailure x = failed(RecordedCaseFailure::Kind::device, line, dev);
       if (!canonical) x.contract = held.name;
-      if (!on_device.empty() && on_device != held_bytes)
+      // repro reproduces it under the contract's name where that name resolves (a library value);
+      // a file's own name does not, so no line is offered then.
+      const bool named = canonical || ref::find_conventions(held.name) != nullptr;
+      if (named && !on_device.empty() && on_device != held_bytes)
         x.explain = repro + (canonical ? "" : " --contract " + held.name);
       tell.case_failed(x);
       res.failures.push_back(golden::shown(files[f]) + ": device (" + opt.device->name() + ") vs " +
