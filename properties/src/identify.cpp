@@ -1023,14 +1023,18 @@ void identify_body(BodyVerdict* bvp, const std::vector<const IdentifyProbe*>& mi
   BodyVerdict& bv = *bvp;
   std::vector<std::unique_ptr<golden::CaseInputs>> inputs;
   std::vector<std::vector<std::uint16_t>> outputs;
-  auto add = [&](const golden::Case& c, std::unique_ptr<golden::CaseInputs> in, std::string data) {
-    std::vector<std::uint16_t> bytes;
-    if (!bv.error.empty()) return;
-    if (!run(c, *in, &bytes, &bv.error)) return;
+  // A probe that ran joins the match: its case, what it holds, its operands and its bytes.
+  auto record = [&](const golden::Case& c, std::unique_ptr<golden::CaseInputs> in, std::string data,
+                    std::vector<std::uint16_t> bytes) {
     bv.probes.push_back(c);
     bv.probe_data.push_back(std::move(data));
     inputs.push_back(std::move(in));
     outputs.push_back(std::move(bytes));
+  };
+  auto add = [&](const golden::Case& c, std::unique_ptr<golden::CaseInputs> in, std::string data) {
+    std::vector<std::uint16_t> bytes;
+    if (!bv.error.empty()) return;
+    if (run(c, *in, &bytes, &bv.error)) record(c, std::move(in), std::move(data), std::move(bytes));
   };
   for (const IdentifyProbe* p : mine) {
     if (!bv.error.empty()) break;
@@ -1050,10 +1054,7 @@ void identify_body(BodyVerdict* bvp, const std::vector<const IdentifyProbe*>& mi
     auto order_run = [&](const golden::Case& c, const golden::CaseInputs& in, std::vector<std::uint16_t>* bytes,
                          std::string* why) {
       if (!run(c, in, bytes, why)) return false;
-      bv.probes.push_back(c);
-      bv.probe_data.push_back("order probe");
-      inputs.push_back(std::make_unique<golden::CaseInputs>(in));
-      outputs.push_back(*bytes);
+      record(c, std::make_unique<golden::CaseInputs>(in), "order probe", *bytes);
       return true;
     };
     const std::size_t first_order = bv.probes.size();
