@@ -126,7 +126,7 @@ bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std
     if (eq == std::string::npos || eq == 0 || eq + 1 >= item.size()) {
       *error =
           "'" + item +
-          "': expected BODY=NAME|FILE|bug:...|split-k-by-m|row-order|nondeterministic (e.g. m32_skinny=seed-skinny)";
+          "': expected BODY=NAME|FILE|bug:...|split-k-by-m|row-order|nondeterministic|row-copy (e.g. m32_skinny=seed-skinny)";
       return false;
     }
     BodyStandIn si;
@@ -147,9 +147,10 @@ bool parse_stand_ins(const std::string& text, std::vector<BodyStandIn>* out, std
         return false;
       }
     // The invariance controls, alone on the canonical values.
-    if (spec == "split-k-by-m" || spec == "row-order" || spec == "nondeterministic") {
+    if (spec == "split-k-by-m" || spec == "row-order" || spec == "nondeterministic" || spec == "row-copy") {
       si.variation = spec == "split-k-by-m" ? StandInVariation::split_k_by_m
                      : spec == "row-order"  ? StandInVariation::row_order
+                     : spec == "row-copy"   ? StandInVariation::row_copy
                                             : StandInVariation::nondeterministic;
       all.push_back(std::move(si));
       if (end == text.size()) break;
@@ -208,6 +209,11 @@ std::vector<std::uint16_t> varied_output(const ref::GemmView& v, Contract contra
     return emulate(v, contract, c);
   }
   std::vector<std::uint16_t> out = emulate(v, contract, si.conventions);
+  if (si.variation == StandInVariation::row_copy) {
+    for (std::uint32_t r = 1; r < v.m; ++r)
+      std::copy(out.begin(), out.begin() + v.n, out.begin() + std::size_t{r} * v.n);
+    return out;
+  }
   const std::vector<std::uint16_t> other = emulate(v, contract, other_order(si.conventions));
   for (std::uint32_t r = 0; r < v.m; ++r)
     for (std::uint32_t col = 0; col < v.n; ++col) {

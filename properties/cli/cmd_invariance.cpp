@@ -31,7 +31,7 @@ void add_invariance(CLI::App& app, int* exit_code) {
   cmd->add_option("--verdict", a->verdicts, "verdicts to give: run-to-run, batch, tier, contract (default all)");
   cmd->add_flag(
       "--no-permutations", a->no_permutations,
-      "batch: only the front, back and seeded positions (no reversed or interleaved order, pitches or views)");
+      "batch: only the rows of one call (front, back, seeded, and every row in turn at M <= 8; no reversed or interleaved order, pitches or views)");
   cmd->add_option("--backend", a->backend,
                   "auto (GPU if present, else simulation), cuda or sim (W8A16_SIM_CONVENTIONS=BODY=split-k-by-m|"
                   "row-order|nondeterministic|NAME makes a simulated body break invariance on purpose)")

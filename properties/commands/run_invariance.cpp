@@ -153,7 +153,7 @@ int run_invariance(const InvarianceArgs& a) {
       if (!found) return usage("unknown --verdict " + golden::quote(v) + " (run-to-run, batch, tier, contract)");
     }
   }
-  opt.permutations = !a.no_permutations;
+  opt.positions = a.no_permutations ? props::kFixedPositionBits : props::kAllPositionBits;
   opt.seed = a.seed;
   opt.threads = a.threads;
   opt.save_dir = a.save_dir;

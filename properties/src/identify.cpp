@@ -1472,21 +1472,7 @@ std::string identify_callable_problem(const CallableIdentifyOptions& o) {
     c.k = c.a_row_stride = std::max<std::uint32_t>(o.k, 4 * ref::kKStep);
     cases.push_back(c), sources.push_back("the confirmation");
   }
-  const WorkLimits limits;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (const std::string p = golden::case_problem(cases[i]); !p.empty()) return sources[i] + ": " + p;
-    const CaseCost cost = case_cost(cases[i]);
-    const golden::Case& c = cases[i];
-    const std::string shape = " (m*n*k = " + std::to_string(c.m) + "*" + std::to_string(c.n) + "*" +
-                              std::to_string(c.k) + ")";
-    if (cost.macs > limits.max_macs)
-      return sources[i] + shape + " needs " + count_text(cost.macs) + " multiply-adds, past the work limit of " +
-             count_text(limits.max_macs) + ": ask for fewer rows (m_values) or a smaller K";
-    if (cost.host_bytes > limits.max_bytes)
-      return sources[i] + shape + " needs " + count_text(cost.host_bytes) + " bytes of host memory, past the work " +
-             "limit of " + count_text(limits.max_bytes) + ": ask for fewer rows (m_values) or a smaller N or K";
-  }
-  return "";
+  return callable_over_limits(cases, sources);
 }
 
 BodyVerdict identify_callable(const ProbeLaunch& run, const CallableIdentifyOptions& o) {

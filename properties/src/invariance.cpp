@@ -16,6 +16,7 @@
 #include "w8a16/golden/case_rng.hpp"
 #include "w8a16/golden/operands.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/work_limits.hpp"
 
 namespace w8a16::props {
 namespace {
@@ -274,6 +275,28 @@ const char* invariance_kind_name(InvarianceKind k) {
   return "unknown";
 }
 
+const char* batch_position_name(BatchPosition p) {
+  switch (p) {
+    case BatchPosition::front: return "front";
+    case BatchPosition::back: return "back";
+    case BatchPosition::seeded: return "seeded";
+    case BatchPosition::every_row: return "every-row";
+    case BatchPosition::reversed: return "reversed";
+    case BatchPosition::interleaved: return "interleaved";
+    case BatchPosition::views: return "views";
+  }
+  return "unknown";
+}
+
+bool parse_batch_position(const std::string& name, BatchPosition* out) {
+  for (BatchPosition p : kAllBatchPositions)
+    if (name == batch_position_name(p)) {
+      *out = p;
+      return true;
+    }
+  return false;
+}
+
 const std::vector<golden::Distribution>& default_needles() {
   using D = golden::Distribution;
   static const std::vector<D> d{D::fold_ties, D::cancelling_steps, D::wide_exponents, D::nan_codes};
@@ -319,11 +342,13 @@ struct Call {
   const golden::CaseInputs* in = nullptr;
   ViewOffsets offsets;
   std::string position;  // what the call varies
+  // Per row of the call: -1 the needle, j >= 0 the filler pool's row j.
+  std::vector<int> source;
+  // The needle's rows whose batch comparison is asked (by the positions).
   std::vector<std::uint32_t> needle_rows;
 };
 
-// A's rows of one M: the needle at `needle_rows`, seeded random finite BF16 elsewhere (exponents
-// 2^-8..2^8, so that filler rows are ordinary activations).
+// A filler row: seeded random finite BF16 (exponents 2^-8..2^8), an ordinary activation.
 std::vector<std::uint16_t> filler_row(std::uint64_t seed, std::uint32_t k) {
   golden::Xoshiro256ss r(seed);
   std::vector<std::uint16_t> row(k);
@@ -334,21 +359,42 @@ std::vector<std::uint16_t> filler_row(std::uint64_t seed, std::uint32_t k) {
   return row;
 }
 
+// The bodies a sweep holds at one M of an entry point: dispatch's (bodies_at) for a module, the
+// subject and its tiers for a callable.
+using BodiesAt = std::function<std::vector<ForcedBody>(golden::EntryPoint, std::uint32_t, std::uint32_t, std::uint32_t)>;
+
 struct Sweep {
   InvarianceLauncher& launcher;
   const InvarianceOptions& opt;
-  const device::KernelRegistry& registry;
-  const device::DeviceLimits& limits;
+  BodiesAt bodies_of;
   InvarianceReport& report;
   const std::function<void(const std::string&)>& progress;
+  // Callable sweeps: the names of `which` (0 the subject), each failure's call kept, the contract
+  // row from `reference` where set; a module sweep leaves these empty.
+  std::vector<std::string> callable_names;
+  ReferenceRow reference;
 
   bool stop = false;
   std::string needle_name;    // the needle of the calls running now, for reports
   bool needle_built = false;  // its operands are built, not a distribution's: replays are bundles
 
+  bool callable() const { return !callable_names.empty(); }
+
+  // A body's name in a verdict: "m32_strided on m32_skinny (...)", or a callable's own name.
+  std::string who(const EntryInvariance& ei, const std::string& body) const {
+    return callable() ? body : entry_short(ei.entry) + " on " + body;
+  }
+  std::string call_text(const golden::Case& c) const {
+    if (!callable()) return props::call_text(c, needle_name);
+    const std::string name = c.without < callable_names.size() ? callable_names[c.without] : "?";
+    return name + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
+           " a_row_stride=" + std::to_string(c.a_row_stride) + " needle=" + needle_name;
+  }
+
   // Keeps the failure with the least M (the first in sweep order among equals) and saves what
   // replays it.
-  void fail(EntryInvariance& ei, InvarianceKind kind, InvarianceFailure f, const Call* call) {
+  void fail(EntryInvariance& ei, InvarianceKind kind, InvarianceFailure f, const Call* call,
+            const std::vector<std::uint16_t>* want_row = nullptr) {
     InvarianceVerdict& v = ei.verdicts[static_cast<int>(kind)];
     ++v.failures;
     if (std::find(v.failing_ms.begin(), v.failing_ms.end(), f.m) == v.failing_ms.end()) {
@@ -356,7 +402,14 @@ struct Sweep {
       std::sort(v.failing_ms.begin(), v.failing_ms.end());
     }
     if (v.has_failure && v.first.m <= f.m) return;
-    if (call) save(ei, kind, *call, &f);
+    if (call && callable()) {
+      auto kept = std::make_shared<FailingCall>();
+      kept->c = call->c, kept->in = *call->in, kept->offsets = call->offsets;
+      if (want_row) kept->want = *want_row;
+      f.call = std::move(kept);
+    } else if (call) {
+      save(ei, kind, *call, &f);
+    }
     v.has_failure = true;
     v.first = std::move(f);
   }
@@ -403,7 +456,7 @@ struct Sweep {
     if (!call.offsets.none())
       f->replay += " (the failing views started at A+" + std::to_string(call.offsets.a) + ", C+" +
                    std::to_string(call.offsets.c) + " elements; the bundle runs them at 0)";
-    if (!call.needle_rows.empty()) f->replay += "; compare row " + std::to_string(f->row) + " with the M = 1 case";
+    f->replay += "; compare row " + std::to_string(f->row) + " with that row launched alone (M = 1)";
   }
 
   // The launch of a call; false (and the failure recorded under `kind`) when it gave no bytes.
@@ -414,7 +467,7 @@ struct Sweep {
     InvarianceFailure f;
     f.m = call.c.m;
     f.position = call.position;
-    f.what = call_text(call.c, needle_name);
+    f.what = call_text(call.c);
     const bool hang = out->status.code == device::Errc::launch_timeout;
     f.error = std::string(hang                                             ? "HANG: "
                           : out->status.code == device::Errc::context_lost ? "FAULT: "
@@ -422,6 +475,10 @@ struct Sweep {
               out->status.message;
     if (hang) {
       report.hung = true;
+      report.hang = f.error + " (" + f.what + ")";
+      stop = true;
+    }
+    if (launcher.stopped()) {
       report.hang = f.error + " (" + f.what + ")";
       stop = true;
     }
@@ -433,25 +490,61 @@ struct Sweep {
     const auto begin = l.c_bits.begin() + std::size_t{r} * c.c_row_stride;
     return std::vector<std::uint16_t>(begin, begin + c.n);
   }
-
-  // Compares row `r` of a launch with `want`; a failure under `kind` at its first differing column.
-  void compare_row(EntryInvariance& ei, InvarianceKind kind, const Call& call, const Launched& l, std::uint32_t r,
-                   const std::vector<std::uint16_t>& want, const std::string& against) {
-    compare_bytes(ei, kind, call, row_of(l, call.c, r), r, want, against);
+  // All of C, [m][n].
+  std::vector<std::uint16_t> rows_of(const Launched& l, const golden::Case& c) const {
+    std::vector<std::uint16_t> out;
+    out.reserve(std::size_t{c.m} * c.n);
+    for (std::uint32_t r = 0; r < c.m; ++r) {
+      const auto begin = l.c_bits.begin() + std::size_t{r} * c.c_row_stride;
+      out.insert(out.end(), begin, begin + c.n);
+    }
+    return out;
   }
+
+  // Compares `got` ([rows][n], first row `row0`) with `want`; a failure under `kind` at the first
+  // differing element.
   void compare_bytes(EntryInvariance& ei, InvarianceKind kind, const Call& call, const std::vector<std::uint16_t>& got,
-                     std::uint32_t r, const std::vector<std::uint16_t>& want, const std::string& against) {
+                     std::uint32_t row0, const std::vector<std::uint16_t>& want, const std::string& against,
+                     const std::vector<std::uint16_t>* want_row = nullptr) {
     InvarianceVerdict& v = ei.verdicts[static_cast<int>(kind)];
     ++v.comparisons;
-    for (std::uint32_t col = 0; col < call.c.n; ++col)
-      if (got[col] != want[col]) {
+    const std::uint32_t n = call.c.n;
+    for (std::size_t i = 0; i < got.size() && i < want.size(); ++i)
+      if (got[i] != want[i]) {
         InvarianceFailure f;
-        f.m = call.c.m, f.position = call.position, f.row = r, f.column = col, f.got = got[col], f.want = want[col];
+        f.m = call.c.m, f.position = call.position;
+        f.row = row0 + static_cast<std::uint32_t>(i / n), f.column = static_cast<std::uint32_t>(i % n);
+        f.got = got[i], f.want = want[i];
         f.against = against;
-        f.what = call_text(call.c, needle_name);
-        fail(ei, kind, std::move(f), &call);
+        f.what = call_text(call.c);
+        fail(ei, kind, std::move(f), &call, want_row);
         return;
       }
+  }
+
+  // The M = 1 bytes each row of a call is held to: the needle's, and each filler pool row's.
+  struct Refs {
+    std::vector<std::uint16_t> needle;
+    std::vector<std::vector<std::uint16_t>> filler;  // empty where its launch failed
+  };
+
+  // Every row of a launch against its own M = 1 bytes (batch): the asked needle rows first (named
+  // by `row_name`), then every filler row.
+  void compare_rows(EntryInvariance& ei, const Call& call, const Launched& l, const Refs& refs,
+                    const std::function<std::string(std::uint32_t)>& row_name) {
+    for (std::uint32_t row : call.needle_rows) {
+      Call named = call;
+      named.position = row_name(row);
+      compare_bytes(ei, InvarianceKind::batch, named, row_of(l, call.c, row), row, refs.needle, "its M = 1 bytes");
+    }
+    for (std::uint32_t row = 0; row < call.c.m; ++row) {
+      const int src = call.source[row];
+      if (src < 0 || refs.filler[src].empty()) continue;
+      Call named = call;
+      named.position = call.position + " (filler)";
+      compare_bytes(ei, InvarianceKind::batch, named, row_of(l, call.c, row), row, refs.filler[src],
+                    "filler row " + std::to_string(src) + " of the pool's M = 1 bytes");
+    }
   }
 
   void sweep_shape(ShapeInvariance& si) {
@@ -501,57 +594,73 @@ struct Sweep {
 
   void sweep_needle(ShapeInvariance& si, const golden::Case& needle_case, const golden::CaseInputs& needle) {
     const std::uint32_t n = needle_case.n, k = needle_case.k;
-    const golden::Distribution d = needle_case.dist;
-    {
-      const std::vector<std::uint16_t> needle_row(needle.a_bits.begin(), needle.a_bits.begin() + k);
+    const std::vector<std::uint16_t> needle_row(needle.a_bits.begin(), needle.a_bits.begin() + k);
+    // The filler pool of this needle: each row launched alone once per entry point.
+    const std::uint64_t pool_seed = mix(needle_case.seed ^ 0xf111u);
+    std::vector<std::vector<std::uint16_t>> pool(kFillerPool);
+    for (std::uint32_t j = 0; j < kFillerPool; ++j) pool[j] = filler_row(mix(pool_seed + j), k);
 
-      // M = 1: each entry point's reference bytes, its run-to-run at M = 1, and the contract.
-      std::map<golden::EntryPoint, std::vector<std::uint16_t>> ref;
-      for (EntryInvariance& ei : si.entries) {
-        if (stop) return;
-        if (skips(ei)) continue;
-        if (progress)
-          progress(needle_name + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + entry_short(ei.entry) +
-                   " m=1");
-        Call one;
-        one.c = needle_case;
-        one.c.entry = ei.entry;
-        one.in = &needle;
-        one.position = "front (M = 1, the reference)";
-        one.needle_rows = {};
-        Launched l;
-        if (!run(ei, InvarianceKind::batch, one, &l)) continue;
-        ref[ei.entry] = row_of(l, one.c, 0);
-        if (opt.asked(InvarianceKind::run_to_run)) repeat(ei, one, l);
-        if (opt.asked(InvarianceKind::contract)) contract(ei, one, needle, ref[ei.entry]);
+    // M = 1: each entry point's reference bytes (the needle's and the pool's), its run-to-run at
+    // M = 1, and the contract.
+    std::map<golden::EntryPoint, Refs> refs;
+    for (EntryInvariance& ei : si.entries) {
+      if (stop) return;
+      if (skips(ei)) continue;
+      if (progress)
+        progress(needle_name + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " " +
+                 (ei.subject.empty() ? entry_short(ei.entry) : ei.subject) + " m=1");
+      Call one;
+      one.c = needle_case;
+      one.c.entry = ei.entry;
+      one.in = &needle;
+      one.position = "front (M = 1, the reference)";
+      one.source = {-1};
+      Launched l;
+      if (!run(ei, InvarianceKind::batch, one, &l)) continue;
+      Refs& r = refs[ei.entry];
+      r.needle = row_of(l, one.c, 0);
+      if (opt.asked(InvarianceKind::run_to_run)) repeat(ei, one, l);
+      if (opt.asked(InvarianceKind::contract)) contract(ei, one, needle, r.needle);
+      r.filler.resize(kFillerPool);
+      for (std::uint32_t j = 0; j < kFillerPool && !stop; ++j) {
+        golden::CaseInputs in = needle;
+        std::copy(pool[j].begin(), pool[j].end(), in.a_bits.begin());
+        Call f = one;
+        f.in = &in;
+        f.position = "filler row " + std::to_string(j) + " alone (M = 1, its reference)";
+        f.source = {static_cast<int>(j)};
+        Launched fl;
+        if (run(ei, InvarianceKind::batch, f, &fl)) r.filler[j] = row_of(fl, f.c, 0);
       }
+    }
 
-      std::set<std::uint32_t> all_ms;
-      for (const EntryInvariance& ei : si.entries)
-        if (!skips(ei)) all_ms.insert(ei.ms.begin(), ei.ms.end());
-      for (std::uint32_t m : all_ms) {
-        if (stop) return;
-        if (progress)
-          progress(needle_name + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " m=" + std::to_string(m));
-        sweep_m(si, d, needle, needle_row, ref, m, k);
-      }
+    std::set<std::uint32_t> all_ms;
+    for (const EntryInvariance& ei : si.entries)
+      if (!skips(ei)) all_ms.insert(ei.ms.begin(), ei.ms.end());
+    for (std::uint32_t m : all_ms) {
+      if (stop) return;
+      if (progress)
+        progress(needle_name + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " m=" + std::to_string(m));
+      sweep_m(si, needle_case, needle, needle_row, pool, refs, m, k);
     }
   }
 
-  // The call again, compared with its first run over all of C: once as it ran, and where the
-  // launcher has a second stream once more beside a load there (a GPU that is busy schedules the
-  // call's CTAs in another order; a result that follows arrival order changes with it).
+  // The call again, compared with its first run over all of C: repeats - 1 times as it ran, and
+  // where the launcher has a second stream once more beside a load there (a GPU that is busy
+  // schedules the call's CTAs in another order; a result that follows arrival order changes with it).
   void repeat(EntryInvariance& ei, const Call& call, const Launched& first) {
-    Launched again;
-    if (!run(ei, InvarianceKind::run_to_run, call, &again)) return;
-    if (!same_run(ei, call, first, again, "repeated")) return;
+    for (unsigned i = 1; i < opt.repeats; ++i) {
+      Launched again;
+      if (!run(ei, InvarianceKind::run_to_run, call, &again)) return;
+      if (!same_run(ei, call, first, again, "repeated")) return;
+    }
     if (launcher.busy_stream_text().empty() || !call.offsets.none()) return;
     report.launches += 2;  // the call alone in this process, then beside the load
     Launched beside = launcher.launch_beside_load(call.c, *call.in);
     if (!beside.status.ok()) {
       InvarianceFailure f;
       f.m = call.c.m, f.position = call.position + ", repeated beside a load on a second stream";
-      f.what = call_text(call.c, needle_name);
+      f.what = call_text(call.c);
       f.error = beside.status.message;
       fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
       return;
@@ -570,7 +679,7 @@ struct Sweep {
         f.column = static_cast<std::uint32_t>(i % call.c.c_row_stride);
         f.got = again.c_bits[i], f.want = first.c_bits[i];
         f.against = "the first run of the same call";
-        f.what = call_text(call.c, needle_name);
+        f.what = call_text(call.c);
         fail(ei, InvarianceKind::run_to_run, std::move(f), &call);
         return false;
       }
@@ -579,50 +688,90 @@ struct Sweep {
 
   void contract(EntryInvariance& ei, const Call& one, const golden::CaseInputs& in,
                 const std::vector<std::uint16_t>& got) {
-    InvarianceVerdict& v = ei.verdicts[static_cast<int>(InvarianceKind::contract)];
-    const std::string problem = contract_case_problem(one.c, in, opt.contract);
-    if (!problem.empty()) {
-      InvarianceFailure f;
-      f.m = 1, f.position = one.position, f.what = golden::format_case(one.c);
-      f.error = "the contract does not define this case, so it is not compared: " + problem;
-      fail(ei, InvarianceKind::contract, std::move(f), &one);
-      return;
-    }
-    const std::vector<std::uint16_t> want = expected_output(one.c, in, opt.threads, opt.contract);
-    ++v.comparisons;
-    for (std::uint32_t col = 0; col < one.c.n; ++col)
-      if (got[col] != want[col]) {
+    std::vector<std::uint16_t> want;
+    std::string against;
+    if (reference) {
+      std::string why;
+      if (!reference(one.c, in, &want, &why) || want.size() != one.c.n) {
         InvarianceFailure f;
-        f.m = 1, f.position = one.position, f.row = 0, f.column = col, f.got = got[col], f.want = want[col];
-        f.against = "the emulator under " + opt.contract.describe_for(ei.entry);
-        f.what = needle_built ? call_text(one.c, needle_name) : golden::format_case(one.c);
+        f.m = 1, f.position = one.position, f.what = call_text(one.c);
+        f.error = "the reference gave no row: " + (why.empty() ? "it returned " + std::to_string(want.size()) +
+                                                                     " elements, not N = " + std::to_string(one.c.n)
+                                                               : why);
+        if (launcher.stopped()) stop = true;
         fail(ei, InvarianceKind::contract, std::move(f), &one);
         return;
       }
+      against = "the reference callable";
+    } else {
+      const std::string problem = contract_case_problem(one.c, in, opt.contract);
+      if (!problem.empty()) {
+        InvarianceFailure f;
+        f.m = 1, f.position = one.position, f.what = golden::format_case(one.c);
+        f.error = "the contract does not define this case, so it is not compared: " + problem;
+        fail(ei, InvarianceKind::contract, std::move(f), &one);
+        return;
+      }
+      want = expected_output(one.c, in, opt.threads, opt.contract);
+      want.resize(one.c.n);
+      against = "the emulator under " + opt.contract.describe_for(ei.entry);
+    }
+    Call named = one;
+    named.position = "front (M = 1)";
+    if (!needle_built && !callable()) {
+      // A module's needle is a case: its line replays the verdict (w8a16check repro).
+      InvarianceVerdict& v = ei.verdicts[static_cast<int>(InvarianceKind::contract)];
+      ++v.comparisons;
+      for (std::uint32_t col = 0; col < one.c.n; ++col)
+        if (got[col] != want[col]) {
+          InvarianceFailure f;
+          f.m = 1, f.position = named.position, f.row = 0, f.column = col, f.got = got[col], f.want = want[col];
+          f.against = against;
+          f.what = golden::format_case(one.c);
+          fail(ei, InvarianceKind::contract, std::move(f), &one);
+          return;
+        }
+      return;
+    }
+    compare_bytes(ei, InvarianceKind::contract, named, got, 0, want, against, &want);
   }
 
-  void sweep_m(ShapeInvariance& si, golden::Distribution d, const golden::CaseInputs& needle,
-               const std::vector<std::uint16_t>& needle_row,
-               const std::map<golden::EntryPoint, std::vector<std::uint16_t>>& ref, std::uint32_t m, std::uint32_t k) {
+  void sweep_m(ShapeInvariance& si, const golden::Case& needle_case, const golden::CaseInputs& needle,
+               const std::vector<std::uint16_t>& needle_row, const std::vector<std::vector<std::uint16_t>>& pool,
+               const std::map<golden::EntryPoint, Refs>& refs, std::uint32_t m, std::uint32_t k) {
     const std::uint32_t n = si.shape.n;
-    const std::uint64_t mseed = mix(opt.seed ^ mix((std::uint64_t{static_cast<unsigned>(d)} << 32) | m));
+    const golden::Distribution d = needle_case.dist;
+    const std::uint64_t mseed = mix(needle_case.seed ^ mix((std::uint64_t{static_cast<unsigned>(d)} << 32) | m));
     golden::Xoshiro256ss rng(mseed);
-    // The needle at the front, the back and a seeded position; filler rows elsewhere.
+    // The needle at the front, the back and a seeded position; the pool's rows elsewhere.
     std::set<std::uint32_t> at{0, m - 1};
     if (m > 2) at.insert(1 + static_cast<std::uint32_t>(rng.below(m - 2)));
-    std::vector<std::vector<std::uint16_t>> rows(m);
-    for (std::uint32_t r = 0; r < m; ++r) rows[r] = at.count(r) ? needle_row : filler_row(mix(mseed + 1 + r), k);
-    auto build = [&](const std::vector<std::uint32_t>& order, std::uint32_t pitch, golden::CaseInputs* in,
-                     std::vector<std::uint32_t>* needle_rows) {
+    golden::Xoshiro256ss pick(mix(mseed ^ 0x9001u));
+    std::vector<int> source(m);
+    for (std::uint32_t r = 0; r < m; ++r) source[r] = at.count(r) ? -1 : static_cast<int>(pick.below(kFillerPool));
+    auto position_of = [&](std::uint32_t original) {
+      return original == 0 ? BatchPosition::front : original == m - 1 ? BatchPosition::back : BatchPosition::seeded;
+    };
+    // A call's inputs: rows[order[r]] at row r, pitch `pitch`; which rows are needles, and which
+    // of them the positions ask to compare (`asked(original row)`).
+    auto build = [&](const std::vector<int>& src, const std::vector<std::uint32_t>& order, std::uint32_t pitch,
+                     const std::function<bool(std::uint32_t)>& asked, golden::CaseInputs* in, Call* call) {
       in->a_bits.assign(std::size_t{m} * pitch, golden::kAPaddingBits);
-      needle_rows->clear();
+      call->source.assign(m, -1);
+      call->needle_rows.clear();
       for (std::uint32_t r = 0; r < m; ++r) {
-        std::copy(rows[order[r]].begin(), rows[order[r]].end(), in->a_bits.begin() + std::size_t{r} * pitch);
-        if (at.count(order[r])) needle_rows->push_back(r);
+        const int s = src[order[r]];
+        const std::vector<std::uint16_t>& row = s < 0 ? needle_row : pool[s];
+        std::copy(row.begin(), row.end(), in->a_bits.begin() + std::size_t{r} * pitch);
+        call->source[r] = s;
+        if (s < 0 && asked(order[r])) call->needle_rows.push_back(r);
       }
       in->w_e4m3 = needle.w_e4m3;
       in->s_f32 = needle.s_f32;
+      call->in = in;
     };
+    auto asked_main = [&](std::uint32_t original) { return opt.has(position_of(original)); };
+    auto every = [](std::uint32_t) { return true; };
     std::vector<std::uint32_t> identity(m), reversed(m), interleaved;
     for (std::uint32_t r = 0; r < m; ++r) identity[r] = r, reversed[r] = m - 1 - r;
     const std::uint32_t half = (m + 1) / 2;
@@ -630,22 +779,41 @@ struct Sweep {
       interleaved.push_back(r);
       if (half + r < m) interleaved.push_back(half + r);
     }
-    golden::CaseInputs main_in, rev_in, int_in;
-    std::vector<std::uint32_t> main_rows, rev_rows, int_rows;
-    build(identity, k, &main_in, &main_rows);
-    if (opt.permutations) {
-      build(reversed, k, &rev_in, &rev_rows);
-      build(interleaved, k, &int_in, &int_rows);
+    auto base_case = [&](golden::EntryPoint e) {
+      return golden::Case(golden::CaseSpec{}.entry(e).shape(m, n, k).dist(d).seed(needle_case.seed));
+    };
+    golden::CaseInputs main_in;
+    Call main_call;
+    build(source, identity, k, asked_main, &main_in, &main_call);
+    main_call.position = "front/back/seeded";
+
+    // Every row in turn at small M: the needle at row r, the main call's rows elsewhere.
+    std::vector<golden::CaseInputs> each_in;
+    std::vector<Call> each_calls;
+    if (opt.has(BatchPosition::every_row) && m >= 3 && m <= kEveryRowMaxM) {
+      each_in.reserve(m);
+      for (std::uint32_t r = 1; r + 1 < m; ++r) {
+        if (at.count(r)) continue;
+        std::vector<int> src = source;
+        src[r] = -1;
+        each_in.emplace_back();
+        Call c;
+        build(src, identity, k, [r](std::uint32_t o) { return o == r; }, &each_in.back(), &c);
+        c.position = "every row in turn, row " + std::to_string(r);
+        each_calls.push_back(std::move(c));
+      }
     }
     const std::uint32_t a_pad = 8 * (1 + static_cast<std::uint32_t>(rng.below(4)));
     const std::uint32_t c_pad = 1 + static_cast<std::uint32_t>(rng.below(7));
     const ViewOffsets offsets{8 * (1 + static_cast<std::uint32_t>(rng.below(8))),
                               1 + static_cast<std::uint32_t>(rng.below(7))};
-    golden::CaseInputs pitch_in;
-    std::vector<std::uint32_t> pitch_rows;
-    if (opt.permutations) build(identity, k + a_pad, &pitch_in, &pitch_rows);
+    golden::CaseInputs rev_in, int_in, pitch_in;
+    Call rev_call, int_call, pitch_call;
+    if (opt.has(BatchPosition::reversed)) build(source, reversed, k, every, &rev_in, &rev_call);
+    if (opt.has(BatchPosition::interleaved)) build(source, interleaved, k, every, &int_in, &int_call);
+    if (opt.has(BatchPosition::views)) build(source, identity, k + a_pad, every, &pitch_in, &pitch_call);
 
-    // Tier: the front needle's bytes of every (entry point, body) at this M, per contract class.
+    // Tier: all of C of the main call on every (entry point, body) at this M, per contract class.
     struct TierRow {
       EntryInvariance* ei;
       std::string who;
@@ -653,61 +821,59 @@ struct Sweep {
       Call call;
     };
     std::vector<TierRow> tier_rows[2];
-    auto base_case = [&](golden::EntryPoint e) {
-      return golden::Case(golden::CaseSpec{}.entry(e).shape(m, n, k).dist(d).seed(opt.seed));
-    };
     for (EntryInvariance& ei : si.entries) {
       if (stop) return;
       if (skips(ei) || !std::binary_search(ei.ms.begin(), ei.ms.end(), m)) continue;
-      auto r = ref.find(ei.entry);
-      if (r == ref.end()) continue;  // its M = 1 launch failed (recorded)
-      const std::string against = "its M = 1 bytes";
-      Call main;
-      main.c = base_case(ei.entry), main.in = &main_in, main.needle_rows = main_rows;
-      main.position = "front/back/seeded";
+      auto r = refs.find(ei.entry);
+      if (r == refs.end()) continue;  // its M = 1 launch failed (recorded)
+      Call main = main_call;
+      main.c = base_case(ei.entry);
       Launched l;
       if (!run(ei, InvarianceKind::batch, main, &l)) continue;
-      if (opt.asked(InvarianceKind::batch))
-        for (std::uint32_t row : main_rows) {
-          Call named = main;
-          named.position = row == 0 ? "front" : row == m - 1 ? "back" : "seeded";
-          compare_row(ei, InvarianceKind::batch, named, l, row, r->second, against);
-        }
+      auto main_name = [&](std::uint32_t row) { return std::string(batch_position_name(position_of(row))); };
+      if (opt.asked(InvarianceKind::batch)) compare_rows(ei, main, l, r->second, main_name);
       if (opt.asked(InvarianceKind::run_to_run)) repeat(ei, main, l);
       const bool gemv = golden::entry_point_is_gemv(ei.entry);
-      const std::vector<ForcedBody> forced = bodies_at(ei.entry, m, n, k, registry, limits);
+      const std::vector<ForcedBody> forced = bodies_of(ei.entry, m, n, k);
       if (opt.asked(InvarianceKind::tier) && !forced.empty()) {
-        tier_rows[gemv].push_back({&ei, entry_short(ei.entry) + " on " + forced.front().label, row_of(l, main.c, 0),
-                                   main});
+        tier_rows[gemv].push_back({&ei, who(ei, forced.front().label), rows_of(l, main.c), main});
         for (std::size_t i = 1; i < forced.size() && !stop; ++i) {
           Call fc = main;
           fc.c.without = forced[i].without;
-          fc.position = "front, forced to " + forced[i].label;
+          fc.position = "forced to " + forced[i].label;
           Launched fl;
           if (!run(ei, InvarianceKind::tier, fc, &fl)) continue;
-          if (!fl.planned || fl.plan.body != forced[i].body) {
+          if (!callable() && (!fl.planned || fl.plan.body != forced[i].body)) {
             InvarianceFailure f;
-            f.m = m, f.position = fc.position, f.what = call_text(fc.c, needle_name);
+            f.m = m, f.position = fc.position, f.what = call_text(fc.c);
             f.error = "planned on " + std::string(fl.planned ? device::body_name(fl.plan.body) : "nothing") +
                       ", not on " + device::body_name(forced[i].body);
             fail(ei, InvarianceKind::tier, std::move(f), &fc);
             continue;
           }
-          tier_rows[gemv].push_back({&ei, entry_short(ei.entry) + " on " + forced[i].label, row_of(fl, fc.c, 0), fc});
+          tier_rows[gemv].push_back({&ei, who(ei, forced[i].label), rows_of(fl, fc.c), fc});
         }
       }
-      if (!opt.permutations || !opt.asked(InvarianceKind::batch)) continue;
+      if (!opt.asked(InvarianceKind::batch)) continue;
+      for (const Call& each : each_calls) {
+        if (stop) return;
+        Call ec = each;
+        ec.c = main.c;
+        Launched el;
+        if (!run(ei, InvarianceKind::batch, ec, &el)) continue;
+        compare_rows(ei, ec, el, r->second, [&](std::uint32_t) { return ec.position; });
+      }
+      const bool contiguous = golden::entry_point_is_contiguous(ei.entry);
       struct Variant {
-        const golden::CaseInputs* in;
-        const std::vector<std::uint32_t>* rows;
+        const Call* call;
+        bool asked;
         std::string position;
         bool pitch;
       };
-      const bool contiguous = golden::entry_point_is_contiguous(ei.entry);
       const Variant variants[] = {
-          {&rev_in, &rev_rows, "reversed", false},
-          {&int_in, &int_rows, "interleaved", false},
-          {contiguous ? &main_in : &pitch_in, contiguous ? &main_rows : &pitch_rows,
+          {&rev_call, opt.has(BatchPosition::reversed), "reversed", false},
+          {&int_call, opt.has(BatchPosition::interleaved), "interleaved", false},
+          {contiguous ? &main_call : &pitch_call, opt.has(BatchPosition::views),
            contiguous ? "views at A+" + std::to_string(offsets.a) + ", C+" + std::to_string(offsets.c)
                       : "pitches a=" + std::to_string(k + a_pad) + " c=" + std::to_string(n + c_pad) + ", views at A+" +
                             std::to_string(offsets.a) + ", C+" + std::to_string(offsets.c),
@@ -715,21 +881,28 @@ struct Sweep {
       };
       for (const Variant& var : variants) {
         if (stop) return;
-        Call vc = main;
-        vc.in = var.in, vc.needle_rows = *var.rows, vc.position = var.position;
+        if (!var.asked) continue;
+        Call vc = *var.call;
+        vc.c = main.c;
+        vc.position = var.position;
         if (var.pitch) {
           vc.offsets = offsets;
           if (!contiguous) vc.c.a_row_stride = k + a_pad, vc.c.c_row_stride = n + c_pad;
         }
+        if (var.call == &main_call) {
+          vc.needle_rows.clear();  // every needle row of the main call, whatever the positions ask
+          for (std::uint32_t row = 0; row < m; ++row)
+            if (vc.source[row] < 0) vc.needle_rows.push_back(row);
+        }
         Launched vl;
         if (!run(ei, InvarianceKind::batch, vc, &vl)) continue;
-        for (std::uint32_t row : *var.rows) compare_row(ei, InvarianceKind::batch, vc, vl, row, r->second, against);
+        compare_rows(ei, vc, vl, r->second, [&](std::uint32_t row) { return vc.position + ", row " + std::to_string(row); });
       }
     }
-    // Tier: every row against the plurality of its class at this M (so that the body that parts
-    // from the others is the one named, not whichever ran first).
+    // Tier: every body's C against the plurality of its class at this M (so that the body that
+    // parts from the others is the one named, not whichever ran first).
     for (auto& cls : tier_rows) {
-      if (cls.empty()) continue;
+      if (cls.size() < 2) continue;  // one body alone at this M: nothing to compare
       std::map<std::vector<std::uint16_t>, std::size_t> votes;
       for (const TierRow& t : cls) ++votes[t.bytes];
       const std::vector<std::uint16_t>* best = nullptr;
@@ -737,16 +910,15 @@ struct Sweep {
       for (const TierRow& t : cls)  // the first of the largest, in sweep order
         if (votes[t.bytes] > best_n) best = &t.bytes, best_n = votes[t.bytes];
       std::size_t with_best_n = 0;
-      for (const auto& [bytes, n] : votes) with_best_n += n == best_n ? 1 : 0;
+      for (const auto& [bytes, count] : votes) with_best_n += count == best_n ? 1 : 0;
       const bool tied = with_best_n > 1;
       std::string best_who;
       for (const TierRow& t : cls)
-        if (&t.bytes == best || t.bytes == *best) {
+        if (t.bytes == *best) {
           best_who = t.who;
           break;
         }
       for (TierRow& t : cls) {
-        if (cls.size() < 2) break;  // one body alone at this M: nothing to compare
         ++t.ei->verdicts[static_cast<int>(InvarianceKind::tier)].alternatives;
         // A tie has no plurality: the first answer in sweep order stands in, and the report says
         // that it does not know which side parts from the contract (the contract verdict does).
@@ -756,7 +928,7 @@ struct Sweep {
                                                 " at this M: no plurality, the first in sweep order stands in)"
                                           : " (the plurality of " + std::to_string(cls.size()) + " at this M)");
         Call named = t.call;
-        named.position = "front, " + t.who;
+        named.position = t.who + ", all of C";
         compare_bytes(*t.ei, InvarianceKind::tier, named, t.bytes, 0, *best, against);
       }
     }
@@ -772,7 +944,14 @@ InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOp
   const std::string busy = launcher.busy_stream_text();
   report.run_to_run_how = busy.empty() ? "each call repeated once, alone (this backend runs one launch at a time)"
                                        : "each call repeated alone, then beside a load: " + busy;
-  Sweep sweep{launcher, options, registry, limits, report, progress};
+  if (options.repeats > 2)
+    report.run_to_run_how = "each call repeated " + std::to_string(options.repeats - 1) + " times" +
+                            (busy.empty() ? ", alone" : ", then beside a load: " + busy);
+  Sweep sweep{launcher, options,
+              [&](golden::EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+                return bodies_at(e, m, n, k, registry, limits);
+              },
+              report, progress, {}, {}};
   for (const InvarianceShape& shape : options.shapes) {
     ShapeInvariance si;
     si.shape = shape;
@@ -806,6 +985,107 @@ InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOp
     sweep.sweep_shape(report.shapes.back());
     if (sweep.stop) break;
   }
+  return report;
+}
+
+// ---- a kernel no module holds ------------------------------------------------------------------
+namespace {
+
+class CallableLauncher final : public InvarianceLauncher {
+ public:
+  explicit CallableLauncher(const CallableLaunch& run) : run_(run) {}
+  Launched launch(const golden::Case& c, const golden::CaseInputs& in, const ViewOffsets& offsets) override {
+    Launched l;
+    std::string why;
+    if (run_(c, in, offsets, c.without, &l.c_bits, &why)) return l;
+    stopped_ = true;  // a callable that raised is not called again
+    l.status = device::Status::error(device::Errc::backend_error, why.empty() ? "the call gave no output" : why);
+    return l;
+  }
+  bool stopped() const override { return stopped_; }
+
+ private:
+  const CallableLaunch& run_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+golden::EntryPoint callable_entry(bool gemv) {
+  return gemv ? golden::EntryPoint::gemv_batch16_strided : golden::EntryPoint::gemm_pipelined_m64_strided;
+}
+
+std::string callable_invariance_problem(const CallableInvarianceOptions& o) {
+  if (o.label.empty()) return "the subject's label is empty";
+  std::set<std::string> names{o.label};
+  for (const std::string& t : o.tiers) {
+    if (t.empty()) return "a tier's name is empty";
+    if (!names.insert(t).second) return "the name '" + t + "' is taken twice (the subject's label and the tiers')";
+  }
+  std::uint32_t m_max = kDefaultMBound;
+  if (!o.ms.empty()) {
+    m_max = 0;
+    for (std::uint32_t m : o.ms) {
+      if (m == 0) return "M values must be >= 1";
+      m_max = std::max(m_max, m);
+    }
+  }
+  if (o.sweep.repeats < 1) return "repeats must be >= 1";
+  // The largest call: the largest M at the widest pitch the views take (K + 32), and the GEMV
+  // order needle's K.
+  golden::Case largest = golden::CaseSpec{}.entry(golden::EntryPoint::gemm_pipelined_m64_strided)
+                             .shape(m_max, o.n, o.k)
+                             .strides(o.k + 32, o.n + 8);
+  std::vector<golden::Case> cases{largest};
+  std::vector<std::string> sources{"the sweep's largest call"};
+  if (o.gemv && o.sweep.gemv_order_needle) {
+    golden::Case g = largest;
+    g.k = std::max<std::uint32_t>(o.k, kGemvNeedleMinK);
+    g.a_row_stride = g.k + 32;
+    cases.push_back(g), sources.push_back("the GEMV order needle's largest call");
+  }
+  return callable_over_limits(cases, sources);
+}
+
+InvarianceReport run_invariance_callable(const CallableLaunch& run, const CallableInvarianceOptions& o,
+                                         const std::function<void(const std::string&)>& progress) {
+  InvarianceReport report;
+  if (const std::string problem = callable_invariance_problem(o); !problem.empty()) {
+    report.hang = problem;
+    return report;
+  }
+  CallableLauncher launcher(run);
+  InvarianceOptions opt = o.sweep;
+  opt.shapes = {{o.n, o.k}};
+  opt.entries = {callable_entry(o.gemv)};
+  opt.save_dir.clear();
+  report.run_to_run_how = "each call repeated " + std::to_string(opt.repeats > 1 ? opt.repeats - 1 : 0) +
+                          (opt.repeats == 2 ? " time" : " times");
+  std::vector<ForcedBody> bodies{{device::Body::gemm128_tile, 0, o.label}};
+  for (std::size_t i = 0; i < o.tiers.size(); ++i)
+    bodies.push_back({device::Body::gemm128_tile, static_cast<std::uint32_t>(i + 1), o.tiers[i]});
+  std::vector<std::string> names{o.label};
+  names.insert(names.end(), o.tiers.begin(), o.tiers.end());
+  Sweep sweep{launcher, opt,
+              [&](golden::EntryPoint, std::uint32_t, std::uint32_t, std::uint32_t) { return bodies; },
+              report, progress, names, o.reference};
+  ShapeInvariance si;
+  si.shape = opt.shapes.front();
+  EntryInvariance ei;
+  ei.entry = opt.entries.front();
+  ei.subject = o.label;
+  for (InvarianceKind kind : kAllInvarianceKinds) {
+    ei.verdicts[static_cast<int>(kind)].kind = kind;
+    ei.verdicts[static_cast<int>(kind)].asked = opt.asked(kind);
+  }
+  if (o.ms.empty())
+    for (std::uint32_t m = 1; m <= kDefaultMBound; ++m) ei.ms.push_back(m);
+  else ei.ms = o.ms;
+  std::sort(ei.ms.begin(), ei.ms.end());
+  ei.ms.erase(std::unique(ei.ms.begin(), ei.ms.end()), ei.ms.end());
+  si.entries.push_back(std::move(ei));
+  report.shapes.push_back(std::move(si));
+  sweep.sweep_shape(report.shapes.back());
   return report;
 }
 
@@ -859,7 +1139,8 @@ std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& 
     t += "shape N=" + std::to_string(s.shape.n) + " K=" + std::to_string(s.shape.k) +
          " (needles: " + join(needles, ", ") + ")\n";
     for (const EntryInvariance& e : s.entries) {
-      t += "  " + std::string(golden::entry_point_name(e.entry)) + ": M " + ms_text(e.ms) + "\n";
+      t += "  " + (e.subject.empty() ? std::string(golden::entry_point_name(e.entry)) : e.subject) + ": M " +
+           ms_text(e.ms) + "\n";
       for (const DispatchSpan& sp : e.map.spans) {
         if (!e.ms.empty() && sp.first > e.ms.back()) break;
         const std::uint32_t last = e.ms.empty() ? sp.last : std::min(sp.last, e.ms.back());
@@ -874,7 +1155,8 @@ std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& 
       }
       std::vector<std::string> edges;
       for (std::uint32_t x : e.edges_crossed) edges.push_back(std::to_string(x));
-      t += "    edges crossed: " + (edges.empty() ? std::string("none") : join(edges, ", ")) + "\n";
+      if (e.subject.empty())
+        t += "    edges crossed: " + (edges.empty() ? std::string("none") : join(edges, ", ")) + "\n";
       for (const InvarianceVerdict& v : e.verdicts) t += "    " + verdict_line(v) + "\n";
     }
   }
@@ -894,7 +1176,9 @@ std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& 
         const InvarianceVerdict& v = e.verdicts[static_cast<int>(k)];
         applies = applies || v.applicable();
         if (v.has_failure && (first.empty() || v.first.m < first_m))
-          first_m = v.first.m, first = std::string(golden::entry_point_name(e.entry)) + " at " + failure_text(v.first);
+          first_m = v.first.m,
+          first = (e.subject.empty() ? std::string(golden::entry_point_name(e.entry)) : e.subject) + " at " +
+                  failure_text(v.first);
       }
     if (!applies && !r.hung) {
       t += std::string("  ") + invariance_kind_name(k) +

@@ -80,3 +80,24 @@ std::string over_limits(const std::vector<golden::Case>& cases, const std::vecto
 }
 
 }  // namespace w8a16::props
+
+namespace w8a16::props {
+
+std::string callable_over_limits(const std::vector<golden::Case>& cases, const std::vector<std::string>& sources) {
+  const WorkLimits limits;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string source = i < sources.size() ? sources[i] : "case #" + std::to_string(i);
+    if (const std::string p = golden::case_problem(cases[i]); !p.empty()) return source + ": " + p;
+    const CaseCost cost = case_cost(cases[i]);
+    const std::string shape = " (m*n*k = " + macs_of(cases[i]) + ")";
+    if (cost.macs > limits.max_macs)
+      return source + shape + " needs " + count_text(cost.macs) + " multiply-adds, past the work limit of " +
+             count_text(limits.max_macs) + ": ask for fewer rows (m_values) or a smaller K";
+    if (cost.host_bytes > limits.max_bytes)
+      return source + shape + " needs " + count_text(cost.host_bytes) + " bytes of host memory, past the work " +
+             "limit of " + count_text(limits.max_bytes) + ": ask for fewer rows (m_values) or a smaller N or K";
+  }
+  return "";
+}
+
+}  // namespace w8a16::props

@@ -4,7 +4,8 @@
 // sweep crosses; each control stand-in (W8A16_SIM_CONVENTIONS) breaks its own verdict at the M
 // where the defect starts, which the tests name exactly: a K split by M (batch, M = 9: two parts),
 // an order by row position (batch, M = 2: the needle's copy at the back is row 1, the first odd
-// row), atomics across CTAs (run-to-run, M = 1), and the seed's skinny body (tier from M = 1 on,
+// row), a row copied into every row (batch, M = 3, on a filler row), atomics across CTAs
+// (run-to-run, M = 1), and the seed's skinny body (tier from M = 1 on,
 // only at M <= 16 where it runs; contract under canonical). Bad input exits 2; a hang is a FAIL.
 #include <gtest/gtest.h>
 
@@ -110,7 +111,7 @@ TEST(InvarianceCli, DefaultRangeGoesPastTheTileAndEdgesOnlyKeepsTheirNeighbours)
 // order. (The tensor-core bodies' controls fail at the defaults on the same needles as the tests
 // below; at the default M list every tensor-core body's emulation under a control is minutes here.)
 TEST(InvarianceCli, EveryControlFailsTheGemvEntryPointsAtTheDefaults) {
-  for (const char* control : {"split-k-by-m", "row-order", "nondeterministic"}) {
+  for (const char* control : {"split-k-by-m", "row-order", "nondeterministic", "row-copy"}) {
     const Sweep s = sweep(std::string("defaults_") + control,
                           std::string("W8A16_SIM_CONVENTIONS=gemv_strip=") + control,
                           "--entry gemv_batch4_strided --entry gemv_batch16_strided");
@@ -125,11 +126,29 @@ TEST(InvarianceCli, EveryControlFailsTheGemvEntryPointsAtTheDefaults) {
       if (std::string(control) == "split-k-by-m" && std::string(e) == "gemv_batch4_strided") EXPECT_FALSE(failed);
       else EXPECT_TRUE(failed) << control << ": " << e;
     }
-    EXPECT_TRUE(has(s.run.output, "needle=gemv_order(seed=")) << s.run.output;
+    // The order controls show on the GEMV order needle; row-copy on the first filler row.
+    if (std::string(control) != "row-copy")
+      EXPECT_TRUE(has(s.run.output, "needle=gemv_order(seed=")) << control << "\n" << s.run.output;
   }
   // The canonical GEMV passes the same sweep.
   const Sweep c = sweep("defaults_canonical", "", "--entry gemv_batch4_strided --entry gemv_batch16_strided");
   EXPECT_EQ(c.run.exit_status, 0) << c.run.output;
+}
+
+// A body that writes row 0's bytes into every row: every needle row at the front is right, so
+// only the filler rows, each held to its own M = 1 bytes, show it; the first call with a filler
+// row is M = 4 (M = 2 and 3 hold the needle at the front, the back and the one row between).
+TEST(InvarianceCli, ARowCopiedIntoEveryRowFailsBatchOnTheFillerRowsAtFour) {
+  const Sweep s = sweep("row_copy", "W8A16_SIM_CONVENTIONS=gemm128_tile=row-copy",
+                        "--m 1..6 --needle fold_ties --entry gemm_pipelined --no-permutations");
+  ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
+  const nlohmann::json* e = entry(s.json, "gemm_pipelined");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(verdict(*e, "batch"), "FAIL") << s.run.output;
+  EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["m"], 4) << s.run.output;
+  EXPECT_TRUE(has(s.run.output, "(filler) row ")) << s.run.output;
+  EXPECT_EQ(s.json["verdicts"]["run-to-run"], "PASS");
+  EXPECT_EQ(s.json["verdicts"]["contract"], "PASS");
 }
 
 // A sweep whose largest call passes the work limits is refused before anything runs.
@@ -166,7 +185,7 @@ TEST(InvarianceCli, KSplitByMFailsBatchAtNine) {
   EXPECT_EQ(r.exit_status, 0) << r.output;
 }
 
-TEST(InvarianceCli, OrderByRowPositionFailsBatchAtTwoAndNothingElse) {
+TEST(InvarianceCli, OrderByRowPositionFailsBatchAndTierAtTwoAndNothingElse) {
   const Sweep s = sweep("row_order", "W8A16_SIM_CONVENTIONS=gemm128_tile=row-order",
                         "--m 1..12 --needle cancelling_steps --entry gemm_pipelined --entry gemm_pipelined_m32");
   ASSERT_EQ(s.run.exit_status, 1) << s.run.output;
@@ -175,8 +194,15 @@ TEST(InvarianceCli, OrderByRowPositionFailsBatchAtTwoAndNothingElse) {
   EXPECT_EQ(verdict(*e, "batch"), "FAIL");
   EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["m"], 2) << s.run.output;
   EXPECT_EQ((*e)["verdicts"]["batch"]["first_failure"]["row"], 1);
-  // The front row (row 0, even) is every body's: the tier agrees; the M = 1 bytes are canonical.
-  EXPECT_EQ(s.json["verdicts"]["tier"], "PASS") << s.run.output;
+  // The tier verdict compares all of C: row 1 (odd) of the row-order body is not the skinny body's.
+  // Row 0 is every body's, so the M = 1 bytes are canonical and the contract holds.
+  EXPECT_EQ(s.json["verdicts"]["tier"], "FAIL") << s.run.output;
+  const nlohmann::json* m32 = entry(s.json, "gemm_pipelined_m32");
+  ASSERT_NE(m32, nullptr);
+  const nlohmann::json& tier_first =
+      verdict(*e, "tier") == "FAIL" ? (*e)["verdicts"]["tier"]["first_failure"] : (*m32)["verdicts"]["tier"]["first_failure"];
+  EXPECT_EQ(tier_first["m"], 2) << s.run.output;
+  EXPECT_EQ(tier_first["row"], 1) << s.run.output;
   EXPECT_EQ(s.json["verdicts"]["contract"], "PASS");
   EXPECT_EQ(s.json["verdicts"]["run-to-run"], "PASS");
 }

@@ -89,6 +89,10 @@ enum class StandInVariation : std::uint8_t {
   // windows swapped as above), chosen per element from a hash of the execute's count, so repeats of
   // one call differ.
   nondeterministic,
+  // A kernel that computes row 0 and writes its bytes into every row of the call: every call's
+  // front row is right, so a check that compares needle rows alone, with the needle at the front,
+  // passes it; the other rows' own M = 1 bytes do not.
+  row_copy,
 };
 struct BodyStandIn {
   Body body = Body::gemm128_tile;
@@ -107,7 +111,7 @@ struct BodyStandIn {
 //   bug:early-nan@L       the NaN codes a scan of L lanes reads before its last pass lost
 //                         (PlantedBug::early_nan)
 //   NAME+bug:...          the bug on top of the named (or file's) conventions
-//   split-k-by-m, row-order, nondeterministic
+//   split-k-by-m, row-order, nondeterministic, row-copy
 //                         the canonical values varied as StandInVariation says (the controls that
 //                         `w8a16check invariance` must fail)
 // A body named twice, an unknown body, name, file or bug is an error; false with *error.

@@ -54,6 +54,8 @@ class InvarianceLauncher {
   }
   // What launch_beside_load runs beside the call, for the report; "" when it cannot.
   virtual std::string busy_stream_text() const { return ""; }
+  // True once a failed launch means the sweep cannot go on (a callable that raised): it stops.
+  virtual bool stopped() const { return false; }
 };
 
 // The CLI's launcher: views at offset 0 through a CaseLauncher (a worker process per GPU, so a
@@ -147,6 +149,29 @@ inline constexpr InvarianceKind kAllInvarianceKinds[] = {InvarianceKind::run_to_
                                                          InvarianceKind::tier, InvarianceKind::contract};
 const char* invariance_kind_name(InvarianceKind k);  // "run-to-run", "batch", "tier", "contract"
 
+// The batch verdict's positions of the needle: the main call's front, back and seeded rows; every
+// row in turn at M <= kEveryRowMaxM (a call per row); the main rows reversed and interleaved; and
+// other pitches and view offsets. Every filler row of every call is compared whatever is asked.
+enum class BatchPosition : std::uint8_t { front, back, seeded, every_row, reversed, interleaved, views };
+inline constexpr BatchPosition kAllBatchPositions[] = {BatchPosition::front,       BatchPosition::back,
+                                                       BatchPosition::seeded,      BatchPosition::every_row,
+                                                       BatchPosition::reversed,    BatchPosition::interleaved,
+                                                       BatchPosition::views};
+// "front", "back", "seeded", "every-row", "reversed", "interleaved", "views"
+const char* batch_position_name(BatchPosition p);
+bool parse_batch_position(const std::string& name, BatchPosition* out);
+constexpr std::uint32_t position_bit(BatchPosition p) { return 1u << static_cast<unsigned>(p); }
+inline constexpr std::uint32_t kAllPositionBits = 0x7f;
+// The positions of one call of M rows (front, back, seeded, every row): no other order or view.
+inline constexpr std::uint32_t kFixedPositionBits =
+    position_bit(BatchPosition::front) | position_bit(BatchPosition::back) | position_bit(BatchPosition::seeded) |
+    position_bit(BatchPosition::every_row);
+inline constexpr std::uint32_t kEveryRowMaxM = 8;
+// Filler rows are drawn from a pool of this many rows per needle, each launched alone once (M = 1)
+// so that every filler row of every call is compared with its own M = 1 bytes: a kernel that copies
+// one row into the others, or reads a neighbour's, fails on the filler rows as on the needle.
+inline constexpr std::uint32_t kFillerPool = 8;
+
 struct InvarianceShape {
   std::uint32_t n = 0, k = 0;
 };
@@ -166,20 +191,34 @@ struct InvarianceOptions {
   bool gemv_order_needle = true;  // at K = max(the shape's K, kGemvNeedleMinK)
   std::uint64_t seed = 0x1a7a;
   bool kinds[4] = {true, true, true, true};  // by InvarianceKind
-  // The batch verdict's other row orders and views (reversed, interleaved, pitches and offsets);
-  // off: the front, back and seeded positions only (verify's rows).
-  bool permutations = true;
+  // The batch verdict's positions (position_bit): kFixedPositionBits for one call per M and its
+  // every-row calls (verify's rows), kAllPositionBits for the other orders and views too.
+  std::uint32_t positions = kAllPositionBits;
+  // Runs of each call for run-to-run: the first and repeats - 1 more (and, where the launcher has
+  // a second stream, one more beside a load).
+  unsigned repeats = 2;
   ContractChoice contract;
   std::string save_dir;              // where failing launches are saved; "" saves nothing
   std::string backend_name = "sim";  // the --backend of the replay commands the report prints
   unsigned threads = 0;              // emulation threads (contract verdict)
   bool asked(InvarianceKind k) const { return kinds[static_cast<int>(k)]; }
+  bool has(BatchPosition p) const { return (positions & position_bit(p)) != 0; }
 };
 
 inline constexpr std::uint32_t kGemvNeedleMinK = 2048;
 
 // The default needles: fold_ties, cancelling_steps, wide_exponents, nan_codes.
 const std::vector<golden::Distribution>& default_needles();
+
+// The call of a failure as it ran, kept where the caller replays it itself (the Python sweep):
+// the case (shape, pitches; `without` the body or, in a callable sweep, the tier), A as called
+// ([m][a_row_stride] at the view offset), W, S, and for the contract verdict the row it was held to.
+struct FailingCall {
+  golden::Case c;
+  golden::CaseInputs in;
+  ViewOffsets offsets;
+  std::vector<std::uint16_t> want;
+};
 
 // The first failure of a verdict, and what replays it.
 struct InvarianceFailure {
@@ -192,6 +231,7 @@ struct InvarianceFailure {
   std::string error;        // a launch that did not give bytes (refused, HANG, FAULT): no comparison
   std::string replay_kind;  // "case" (a case line: w8a16check repro) or "bundle" (run-operands)
   std::string replay;       // the case line, or the bundle's path and the command
+  std::shared_ptr<const FailingCall> call;  // set in callable sweeps (CallableInvarianceOptions)
 };
 
 struct InvarianceVerdict {
@@ -213,6 +253,7 @@ struct InvarianceVerdict {
 
 struct EntryInvariance {
   golden::EntryPoint entry = golden::EntryPoint::gemm_pipelined;
+  std::string subject;  // a callable sweep's name for what it holds ("fn"); "" for an entry point
   DispatchMap map;
   std::vector<std::uint32_t> ms;             // the M values swept (capped at the entry's row limit)
   std::vector<std::uint32_t> edges_crossed;  // edges inside the swept M values (both sides swept)
@@ -242,5 +283,37 @@ InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOp
 // The text report: per shape and entry point the bodies per M range, the edges crossed, one line
 // per verdict; then one line per verdict over everything.
 std::string invariance_text(const InvarianceReport& r, const InvarianceOptions& options);
+
+// ---- a kernel no module holds ------------------------------------------------------------------
+// The same sweep over a callable (Python's `w8a16check.invariance`): one subject of one part (the
+// tensor-core contract or the GEMV's) and its tiers, launched through `run` with `which` 0 for the
+// subject and i for the i-th tier. C comes back as launch_case gives it ([m + guard rows]
+// [c_row_stride], the sentinel outside [M, N]). The needles, filler rows, positions, repeats and
+// verdicts are the module sweep's; the tier verdict holds every call's C of each tier to the
+// plurality of the subject and its tiers at that M; the contract verdict holds the needle's M = 1
+// row to the emulator under `sweep.contract`, or to `reference` where one is given.
+using CallableLaunch = std::function<bool(const golden::Case& c, const golden::CaseInputs& in,
+                                          const ViewOffsets& offsets, std::size_t which,
+                                          std::vector<std::uint16_t>* c_bits, std::string* why)>;
+using ReferenceRow = std::function<bool(const golden::Case& c, const golden::CaseInputs& in,
+                                        std::vector<std::uint16_t>* row, std::string* why)>;
+struct CallableInvarianceOptions {
+  bool gemv = false;
+  std::uint32_t n = 0, k = 0;
+  std::vector<std::uint32_t> ms;  // empty: 1 .. kDefaultMBound
+  std::string label = "fn";
+  std::vector<std::string> tiers;  // the tiers' names, in `which` order from 1
+  ReferenceRow reference;          // set: the contract verdict's row instead of the emulator's
+  // needles, seed, kinds, positions, repeats, contract, threads; its shapes, entries, ms and
+  // save_dir are the callable sweep's own.
+  InvarianceOptions sweep;
+};
+// The entry point a callable's cases are named by: strided (pitches and views apply), of its part.
+golden::EntryPoint callable_entry(bool gemv);
+// "" when the options are a sweep (a shape of the family, K a multiple of 128, M values >= 1,
+// names unique and not empty) within the default work limits; else why not, before anything runs.
+std::string callable_invariance_problem(const CallableInvarianceOptions& options);
+InvarianceReport run_invariance_callable(const CallableLaunch& run, const CallableInvarianceOptions& options,
+                                         const std::function<void(const std::string&)>& progress = {});
 
 }  // namespace w8a16::props

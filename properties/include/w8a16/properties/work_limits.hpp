@@ -36,6 +36,11 @@ std::string over_limits(const std::vector<golden::Case>& cases, const std::vecto
 // The same for work described by its totals (an operand bundle, a benchmark's host buffers).
 std::string over_limits(const std::string& what, const CaseCost& cost, const WorkLimits& limits);
 
+// The same rule for the cases of a callable's run (Python's identify and invariance, which have
+// no --max-macs): "" when each is a case (golden::case_problem) within the default limits, else the
+// first that is not, named by its source, with what to ask for less of.
+std::string callable_over_limits(const std::vector<golden::Case>& cases, const std::vector<std::string>& sources);
+
 // 17179869184 -> "17179869184 (2^34)", 5000000000 -> "5000000000 (about 5.0e9)".
 std::string count_text(std::uint64_t v);
 
