@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cuda_driver.hpp"
+#include "regular_file.hpp"
 #include "w8a16/device/module_check.hpp"
 
 extern const unsigned char w8a16_kernels_fatbin[];
@@ -147,38 +148,12 @@ std::unique_ptr<CudaBackend> CudaBackend::create_from_file(int ordinal, const st
     if (status) *status = Status::error(Errc::backend_error, "--module " + path + ": " + why);
     return nullptr;
   };
-  // A regular file only, read with POSIX calls: a std::ifstream on a folder throws from its first
-  // read and one on a FIFO blocks in open. (device/ shares no code with golden/'s reader.)
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return fail(errno == ENOENT ? "no such file" : std::string("cannot read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    return fail(S_ISDIR(st.st_mode) ? "is a folder, not a module file" : "is not a regular file");
-  constexpr off_t kMaxModuleBytes = off_t{1} << 30;  // far above any fatbin of this family (a few MB)
-  if (st.st_size > kMaxModuleBytes) return fail("is larger than 1 GiB: not a kernel module");
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
+  // A regular file only, of at most 1 GiB (far above any fatbin of this family, a few MB).
   // Kept for the backend's life: the driver may read the image after cuModuleLoadData returns.
   auto image = std::make_shared<std::vector<unsigned char>>();
-  std::string read_error;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    read_error = "is not a regular file";
-  } else {
-    unsigned char buf[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) read_error = std::string("read failed: ") + std::strerror(errno);
-      if (n <= 0) break;
-      if (image->size() + static_cast<std::size_t>(n) > static_cast<std::size_t>(kMaxModuleBytes)) {
-        read_error = "is larger than 1 GiB: not a kernel module";
-        break;
-      }
-      image->insert(image->end(), buf, buf + n);
-    }
-  }
-  ::close(fd);
-  if (!read_error.empty()) return fail(read_error);
+  std::string problem;
+  if (!read_regular_file(path, std::uint64_t{1} << 30, "a kernel module", "1 GiB", image.get(), &problem))
+    return fail(problem);
   // The image before anything else (all but the architecture, which needs the GPU), so that a file
   // that is no module, or a cut one, is named as such even where there is no driver or GPU;
   // create_with_module checks it again against the GPU's compute capability before the driver sees it.

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <string>
 
+#include "regular_file.hpp"
 #include "sim_internal.hpp"
 #include "w8a16/reference/conventions.hpp"
 
@@ -62,38 +63,11 @@ bool load_conventions(const std::string& spec, ref::Conventions* out, std::strin
     *out = *named;
     return true;
   }
-  // A regular file of at most a contract's size, read with POSIX calls and refused before any read
-  // otherwise: a std::ifstream blocks in open on a FIFO and never ends on /dev/zero. (device/
-  // shares no code with golden/'s reader.)
-  constexpr off_t kMaxContractBytes = 64 * 1024;
-  std::string text, problem;
-  struct stat st;
-  if (::stat(spec.c_str(), &st) != 0) {
-    problem = "no such file";
-  } else if (!S_ISREG(st.st_mode)) {
-    problem = S_ISDIR(st.st_mode) ? "is a folder, not a contract file" : "is not a regular file (a FIFO or a device)";
-  } else if (st.st_size > kMaxContractBytes) {
-    problem = "is larger than 64 KiB: not a contract file";
-  } else {
-    const int fd = ::open(spec.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      problem = "cannot be opened as a regular file";
-    } else {
-      char buf[4096];
-      for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) problem = "cannot be read";
-        if (n <= 0) break;
-        text.append(buf, static_cast<std::size_t>(n));
-        if (text.size() > static_cast<std::size_t>(kMaxContractBytes)) {
-          problem = "is larger than 64 KiB: not a contract file";
-          break;
-        }
-      }
-    }
-    if (fd >= 0) ::close(fd);
-  }
+  // A regular file of at most a contract's size, refused before any read otherwise.
+  std::vector<unsigned char> bytes;
+  std::string problem;
+  read_regular_file(spec, 64 * 1024, "a contract file", "64 KiB", &bytes, &problem);
+  const std::string text(bytes.begin(), bytes.end());
   if (!problem.empty()) {
     std::string names;
     for (const ref::Conventions& c : ref::conventions_library()) names += (names.empty() ? "" : ", ") + c.name;

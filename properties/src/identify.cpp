@@ -943,19 +943,16 @@ std::string launch_error(const Launched& got, const golden::Case& c, bool* hang)
 // The text-form key and value of every field of a part, for the field table.
 std::vector<std::pair<std::string, std::string>> field_values(const ref::Conventions& c, bool gemv) {
   std::vector<std::pair<std::string, std::string>> out;
-  std::istringstream in(ref::format_conventions(c));
   const std::string prefix = gemv ? "gemv." : "tc.";
-  for (std::string line; std::getline(in, line);) {
-    const std::size_t eq = line.find(" = ");
-    if (eq == std::string::npos || line.compare(0, prefix.size(), prefix) != 0) continue;
-    std::string value = line.substr(eq + 3);
-    if (line.compare(0, eq, "tc.k-order") == 0 && value != "contiguous") {
+  for (auto [key, value] : ref::conventions_fields(c)) {
+    if (key.compare(0, prefix.size(), prefix) != 0) continue;
+    if (key == "tc.k-order" && value != "contiguous") {
       // The windows, not the order inside them (which no data shows).
       const auto o = window_sorted(c.tc.k_order);
       value.clear();
       for (unsigned i = 0; i < 128; ++i) value += (i ? (i % 16 ? "," : " | ") : "") + std::to_string(o[i]);
     }
-    out.emplace_back(line.substr(0, eq), value);
+    out.emplace_back(key, value);
   }
   return out;
 }

@@ -342,6 +342,27 @@ bool parse_conventions(std::string_view text, Conventions* out, std::string* err
   return true;
 }
 
+std::vector<std::pair<std::string, std::string>> conventions_fields(const Conventions& c) {
+  std::string order;
+  if (c.tc.contiguous()) {
+    order = "contiguous";
+  } else {
+    for (unsigned i = 0; i < 128; ++i) order += (i ? " " : "") + std::to_string(unsigned{c.tc.k_order[i]});
+  }
+  return {{"tc.nan", nan_name(c.tc.nan)},
+          {"tc.fold", fold_name(c.tc.fold)},
+          {"tc.period", period_name(c.tc.period)},
+          {"tc.bias", std::to_string(c.tc.bias)},
+          {"tc.scales", scales_name(c.tc.scales)},
+          {"tc.k-order", order},
+          {"gemv.nan", nan_name(c.gemv.nan)},
+          {"gemv.lanes", std::to_string(c.gemv.lanes)},
+          {"gemv.chunk", std::to_string(c.gemv.chunk)},
+          {"gemv.scale", scale_name(c.gemv.scale)},
+          {"gemv.mac", mac_name(c.gemv.mac)},
+          {"gemv.tree", tree_name(c.gemv.tree)}};
+}
+
 std::string format_conventions(const Conventions& c) {
   std::ostringstream o;
   // A name is one word (parse_conventions' rule); a description or a list of names is kept as a
@@ -349,24 +370,7 @@ std::string format_conventions(const Conventions& c) {
   const bool one_word = !c.name.empty() && c.name.find_first_of(" \t,=#") == std::string::npos;
   if (!one_word && !c.name.empty()) o << "# " << c.name << "\n";
   o << "contract = " << (one_word ? c.name : "custom") << "\n";
-  o << "tc.nan = " << nan_name(c.tc.nan) << "\n";
-  o << "tc.fold = " << fold_name(c.tc.fold) << "\n";
-  o << "tc.period = " << period_name(c.tc.period) << "\n";
-  o << "tc.bias = " << c.tc.bias << "\n";
-  o << "tc.scales = " << scales_name(c.tc.scales) << "\n";
-  o << "tc.k-order = ";
-  if (c.tc.contiguous()) {
-    o << "contiguous";
-  } else {
-    for (unsigned i = 0; i < 128; ++i) o << (i ? " " : "") << unsigned{c.tc.k_order[i]};
-  }
-  o << "\n";
-  o << "gemv.nan = " << nan_name(c.gemv.nan) << "\n";
-  o << "gemv.lanes = " << c.gemv.lanes << "\n";
-  o << "gemv.chunk = " << c.gemv.chunk << "\n";
-  o << "gemv.scale = " << scale_name(c.gemv.scale) << "\n";
-  o << "gemv.mac = " << mac_name(c.gemv.mac) << "\n";
-  o << "gemv.tree = " << tree_name(c.gemv.tree) << "\n";
+  for (const auto& [key, value] : conventions_fields(c)) o << key << " = " << value << "\n";
   return o.str();
 }
 

@@ -60,13 +60,10 @@ bool parse_part(const std::string& part, const char* what) {
 // `key = value` lines of format_conventions as a dict (the fields, by their text-form names).
 py::dict fields_of(const ref::Conventions& c, bool gemv) {
   py::dict d;
-  std::istringstream in(ref::format_conventions(c));
   const std::string prefix = gemv ? "gemv." : "tc.";
-  for (std::string line; std::getline(in, line);) {
-    const std::size_t eq = line.find(" = ");
-    if (eq == std::string::npos || line.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string key = line.substr(prefix.size(), eq - prefix.size());
-    const std::string value = line.substr(eq + 3);
+  for (const auto& [field, value] : ref::conventions_fields(c)) {
+    if (field.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string key = field.substr(prefix.size());
     if (key == "bias" || key == "lanes" || key == "chunk") d[py::str(key)] = std::stoul(value);
     else d[py::str(key)] = value;
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "w8a16/reference/contract.hpp"
@@ -131,6 +132,9 @@ const Conventions* find_conventions(std::string_view name);
 bool parse_conventions(std::string_view text, Conventions* out, std::string* error);
 // The text form of c: every field, so parse_conventions(format_conventions(c)) == c.
 std::string format_conventions(const Conventions& c);
+// Every field of c as the text form writes it, in its order: ("tc.nan", "propagate"), ...,
+// ("gemv.tree", "xor").
+std::vector<std::pair<std::string, std::string>> conventions_fields(const Conventions& c);
 // One line each, for reports: "nan=propagate fold=fma period=step k-order=contiguous".
 std::string describe(const TensorCoreConventions& tc);
 std::string describe(const GemvConventions& g);
