@@ -8,13 +8,10 @@
 #
 #   PYTHONPATH=reports/python python3 examples/triton/run_invariance.py --json invariance-triton.json
 #
-# The machine's python3 (3.12, with torch and Triton) cannot load our _core (built for the venv's
-# 3.11). The invariance verdicts need numpy alone, so when `import w8a16check` fails this script
-# loads reports/python/w8a16check/invariance.py by its path, as a module of its own, and says so;
-# the package itself is not changed (it still needs _core, as everywhere else). The contract
-# verdict needs _core: --contract works only where `import w8a16check` does.
+# The sweep is the C++ engine of `w8a16check invariance` (through w8a16check._core), so the python3
+# that runs this needs a _core built for it: on the GPU machine (python 3.12, with torch and Triton)
+# `tools/gpu-python` builds one here to carry (build/py312, W8A16_BUILD_DIR=build/py312 there).
 import argparse
-import importlib.util
 import json
 import pathlib
 import sys
@@ -22,22 +19,16 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-INVARIANCE_PY = REPO / "reports" / "python" / "w8a16check" / "invariance.py"
 
 
-def load_invariance(log=print):
-    """w8a16check.invariance, or the same function from invariance.py by path where _core is missing."""
+def load_invariance():
+    """w8a16check.invariance; SystemExit naming what is missing where _core does not load."""
     try:
         import w8a16check
-        return w8a16check.invariance
     except ImportError as e:
-        log(f"note: `import w8a16check` failed ({e}); loading {INVARIANCE_PY.relative_to(REPO)} by path "
-            "(the invariance verdicts need numpy alone; no contract verdict)")
-    spec = importlib.util.spec_from_file_location("w8a16check_invariance", INVARIANCE_PY)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module.invariance
+        raise SystemExit(f"run_invariance: `import w8a16check` failed ({e}): the invariance sweep is the C++ "
+                         "engine's, so this python needs a _core built for it (tools/gpu-python)") from None
+    return w8a16check.invariance
 
 
 def kernels():

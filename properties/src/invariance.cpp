@@ -6,6 +6,7 @@
 #include "w8a16/properties/identify.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -332,6 +333,49 @@ bool InvarianceReport::pass() const {
   return true;
 }
 
+golden::CaseInputs pair_order_inputs(const golden::Case& shape, std::uint64_t seed) {
+  const std::uint32_t n = shape.n, k = shape.k, nb = (n + 127) / 128, kb = k / 128;
+  golden::Xoshiro256ss rng(seed);
+  std::vector<int> r(nb), c(kb);
+  for (int& x : r) x = static_cast<int>(rng.in_range(-2, 2));
+  for (int& x : c) x = static_cast<int>(rng.in_range(-2, 2));
+  golden::CaseInputs in;
+  in.s_f32.resize(std::size_t{nb} * kb);
+  for (std::uint32_t i = 0; i < nb; ++i)
+    for (std::uint32_t j = 0; j < kb; ++j) in.s_f32[std::size_t{i} * kb + j] = std::ldexp(1.0f, r[i] + c[j]);
+  // W: finite normal codes (exponent field 4..11), either sign.
+  in.w_e4m3.resize(std::size_t{n} * k);
+  for (std::uint8_t& w : in.w_e4m3)
+    w = static_cast<std::uint8_t>((rng.below(2) << 7) | ((4 + rng.below(8)) << 3) | rng.below(8));
+  std::vector<std::uint32_t> perm(k);
+  for (std::uint32_t i = 0; i < k; ++i) perm[i] = i;
+  for (std::uint32_t i = k - 1; i > 0; --i) std::swap(perm[i], perm[rng.below(i + 1)]);
+  const std::uint32_t pairs = k / 4;
+  // BF16 bits of sign * (1 + q / 128) * 2^e: exact, 8 significant bits.
+  auto bf16 = [](bool negative, std::uint32_t q, int e) {
+    return static_cast<std::uint16_t>((negative ? 0x8000u : 0u) | (static_cast<std::uint32_t>(e + 127) << 7) | q);
+  };
+  in.a_bits.assign(std::size_t{shape.m} * shape.a_row_stride, golden::kAPaddingBits);
+  std::vector<std::uint16_t> row(k);
+  for (std::uint32_t p = 0; p < pairs; ++p) {
+    const std::uint32_t i = perm[p], j = perm[pairs + p];
+    for (std::uint32_t col = 0; col < n; ++col)
+      in.w_e4m3[std::size_t{col} * k + j] = in.w_e4m3[std::size_t{col} * k + i];
+    const bool negative = rng.below(2) != 0;
+    const std::uint32_t q = static_cast<std::uint32_t>(rng.below(128));
+    const int e = static_cast<int>(rng.in_range(8, 16));
+    row[i] = bf16(negative, q, e);
+    // a[j] s[j] = -a[i] s[i] in every column block: the scales' column factors differ by c[i] - c[j].
+    row[j] = bf16(!negative, q, e + c[i / 128] - c[j / 128]);
+  }
+  for (std::uint32_t p = 2 * pairs; p < k; ++p)
+    row[perm[p]] = bf16(rng.below(2) != 0, static_cast<std::uint32_t>(rng.below(128)),
+                        static_cast<int>(rng.in_range(-2, 2)));
+  for (std::uint32_t m = 0; m < shape.m; ++m)
+    std::copy(row.begin(), row.end(), in.a_bits.begin() + std::size_t{m} * shape.a_row_stride);
+  return in;
+}
+
 // ---- the sweep ---------------------------------------------------------------------------------
 namespace {
 
@@ -361,7 +405,8 @@ std::vector<std::uint16_t> filler_row(std::uint64_t seed, std::uint32_t k) {
 
 // The bodies a sweep holds at one M of an entry point: dispatch's (bodies_at) for a module, the
 // subject and its tiers for a callable.
-using BodiesAt = std::function<std::vector<ForcedBody>(golden::EntryPoint, std::uint32_t, std::uint32_t, std::uint32_t)>;
+using BodiesAt = std::function<std::vector<ForcedBody>(golden::EntryPoint, std::uint32_t, std::uint32_t,
+                                                       std::uint32_t)>;
 
 struct Sweep {
   InvarianceLauncher& launcher;
@@ -375,8 +420,9 @@ struct Sweep {
   ReferenceRow reference;
 
   bool stop = false;
-  std::string needle_name;    // the needle of the calls running now, for reports
-  bool needle_built = false;  // its operands are built, not a distribution's: replays are bundles
+  std::string needle_name;          // the needle of the calls running now, for reports
+  bool needle_built = false;        // its operands are built, not a distribution's: replays are bundles
+  bool needle_all_entries = false;  // a built needle for every entry point (else the GEMVs' alone)
 
   bool callable() const { return !callable_names.empty(); }
 
@@ -566,6 +612,18 @@ struct Sweep {
       needle_name = golden::distribution_name(d), needle_built = false;
       sweep_needle(si, needle_case, needle);
     }
+    if (opt.pair_order_needle && !stop) {
+      golden::Case needle_case = golden::CaseSpec{}
+                                     .entry(golden::EntryPoint::gemm_pipelined)
+                                     .shape(1, n, k)
+                                     .seed(mix(opt.seed ^ 0x7061u));
+      const golden::CaseInputs needle = pair_order_inputs(needle_case, needle_case.seed);
+      char name[64];
+      std::snprintf(name, sizeof name, "pair_order(seed=0x%016llx)", static_cast<unsigned long long>(needle_case.seed));
+      needle_name = name, needle_built = true, needle_all_entries = true;
+      sweep_needle(si, needle_case, needle);
+      needle_built = false, needle_all_entries = false;
+    }
     // The GEMV order needle: the golden distributions are built for the tensor-core tiers' 128-K
     // steps, and on a GEMV's lanes and chunks they often round alike; identify's split operands
     // (gemv_split_inputs: spikes that cancel, inexact scales, NaN codes) make another lane
@@ -589,8 +647,10 @@ struct Sweep {
     }
   }
 
-  // The built GEMV needle runs on the GEMV entry points alone.
-  bool skips(const EntryInvariance& ei) const { return needle_built && !golden::entry_point_is_gemv(ei.entry); }
+  // The GEMV order needle runs on the GEMV entry points alone; the pair-order needle on every one.
+  bool skips(const EntryInvariance& ei) const {
+    return needle_built && !needle_all_entries && !golden::entry_point_is_gemv(ei.entry);
+  }
 
   void sweep_needle(ShapeInvariance& si, const golden::Case& needle_case, const golden::CaseInputs& needle) {
     const std::uint32_t n = needle_case.n, k = needle_case.k;
@@ -798,7 +858,8 @@ struct Sweep {
         src[r] = -1;
         each_in.emplace_back();
         Call c;
-        build(src, identity, k, [r](std::uint32_t o) { return o == r; }, &each_in.back(), &c);
+        build(
+            src, identity, k, [r](std::uint32_t o) { return o == r; }, &each_in.back(), &c);
         c.position = "every row in turn, row " + std::to_string(r);
         each_calls.push_back(std::move(c));
       }
@@ -896,7 +957,8 @@ struct Sweep {
         }
         Launched vl;
         if (!run(ei, InvarianceKind::batch, vc, &vl)) continue;
-        compare_rows(ei, vc, vl, r->second, [&](std::uint32_t row) { return vc.position + ", row " + std::to_string(row); });
+        compare_rows(ei, vc, vl, r->second,
+                     [&](std::uint32_t row) { return vc.position + ", row " + std::to_string(row); });
       }
     }
     // Tier: every body's C against the plurality of its class at this M (so that the body that
@@ -947,11 +1009,15 @@ InvarianceReport run_invariance(InvarianceLauncher& launcher, const InvarianceOp
   if (options.repeats > 2)
     report.run_to_run_how = "each call repeated " + std::to_string(options.repeats - 1) + " times" +
                             (busy.empty() ? ", alone" : ", then beside a load: " + busy);
-  Sweep sweep{launcher, options,
+  Sweep sweep{launcher,
+              options,
               [&](golden::EntryPoint e, std::uint32_t m, std::uint32_t n, std::uint32_t k) {
                 return bodies_at(e, m, n, k, registry, limits);
               },
-              report, progress, {}, {}};
+              report,
+              progress,
+              {},
+              {}};
   for (const InvarianceShape& shape : options.shapes) {
     ShapeInvariance si;
     si.shape = shape;
@@ -1033,7 +1099,8 @@ std::string callable_invariance_problem(const CallableInvarianceOptions& o) {
   if (o.sweep.repeats < 1) return "repeats must be >= 1";
   // The largest call: the largest M at the widest pitch the views take (K + 32), and the GEMV
   // order needle's K.
-  golden::Case largest = golden::CaseSpec{}.entry(golden::EntryPoint::gemm_pipelined_m64_strided)
+  golden::Case largest = golden::CaseSpec{}
+                             .entry(golden::EntryPoint::gemm_pipelined_m64_strided)
                              .shape(m_max, o.n, o.k)
                              .strides(o.k + 32, o.n + 8);
   std::vector<golden::Case> cases{largest};
@@ -1059,16 +1126,19 @@ InvarianceReport run_invariance_callable(const CallableLaunch& run, const Callab
   opt.shapes = {{o.n, o.k}};
   opt.entries = {callable_entry(o.gemv)};
   opt.save_dir.clear();
-  report.run_to_run_how = "each call repeated " + std::to_string(opt.repeats > 1 ? opt.repeats - 1 : 0) +
-                          (opt.repeats == 2 ? " time" : " times");
+  report.run_to_run_how = opt.repeats <= 1 ? "not asked (one run of each call)"
+                          : opt.repeats == 2
+                              ? "each call repeated once, alone"
+                              : "each call repeated " + std::to_string(opt.repeats - 1) + " times, alone";
   std::vector<ForcedBody> bodies{{device::Body::gemm128_tile, 0, o.label}};
   for (std::size_t i = 0; i < o.tiers.size(); ++i)
     bodies.push_back({device::Body::gemm128_tile, static_cast<std::uint32_t>(i + 1), o.tiers[i]});
   std::vector<std::string> names{o.label};
   names.insert(names.end(), o.tiers.begin(), o.tiers.end());
-  Sweep sweep{launcher, opt,
-              [&](golden::EntryPoint, std::uint32_t, std::uint32_t, std::uint32_t) { return bodies; },
-              report, progress, names, o.reference};
+  Sweep sweep{
+      launcher,   opt,      [&](golden::EntryPoint, std::uint32_t, std::uint32_t, std::uint32_t) { return bodies; },
+      report,     progress, names,
+      o.reference};
   ShapeInvariance si;
   si.shape = opt.shapes.front();
   EntryInvariance ei;

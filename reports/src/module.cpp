@@ -15,6 +15,7 @@ void bind_case(pybind11::module_& m);
 void bind_recording(pybind11::module_& m);
 void bind_plan(pybind11::module_& m);
 void bind_operands(pybind11::module_& m);
+void bind_invariance(pybind11::module_& m);
 }  // namespace w8a16::py_bind
 
 PYBIND11_MODULE(_core, m) {
@@ -31,6 +32,7 @@ PYBIND11_MODULE(_core, m) {
   w8a16::py_bind::bind_recording(m);
   w8a16::py_bind::bind_plan(m);
   w8a16::py_bind::bind_operands(m);
+  w8a16::py_bind::bind_invariance(m);
   // What this module was built from (cmake/version.hpp.in): the CMake project version and the
   // commit at configure time. Reports name the data they show by these.
   m.def(

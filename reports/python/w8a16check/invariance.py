@@ -1,26 +1,26 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Batch invariance of any kernel a user brings from Python: the Python side of `w8a16check invariance`.
+# Batch invariance of any kernel a user brings from Python: the engine is `w8a16check invariance`'s
+# own (properties/invariance.hpp run_invariance_callable through _core); this file runs the callable
+# on the backend, checks what it returns and what it leaves of its inputs, and keeps the result.
 """``w8a16check.invariance(fn, n, k)``: does a row's output depend on the row alone?
 
 NUMERICS.md 2.1 defines C[m][n] from row m of A, W and S alone, so a row of A must give the same
 bytes whatever else is in the call. A kernel whose reduction depends on M (a K split chosen by the
 batch size, a tier switched at some M), on where the row sits, or on the run (atomics) breaks that.
-``invariance`` calls ``fn(a, w, s) -> c`` with a *needle* row among seeded filler rows at every M
-and compares raw bits, never with a tolerance. Verdicts, each PASS or FAIL with its first failure:
+The sweep is the C++ one of ``w8a16check invariance``: for each needle (the golden distributions
+fold_ties, cancelling_steps, wide_exponents and nan_codes, whose bytes show the fold's rounding, the
+order of the steps and windows, wide exponents and the NaN decode; for ``entry_kind="gemv"`` also the
+GEMV order needle) it calls ``fn(a, w, s) -> c`` at every M, the needle at the front, the back, a
+seeded row and every row in turn at M <= 8, in reversed and interleaved orders and at another pitch
+and view offset, among filler rows drawn from a pool whose rows each ran alone once. Every row of
+every call is compared with its own M = 1 bytes, raw bits, never a tolerance. Verdicts:
 
-  run-to-run  the same call repeated gives the same bytes, all of C (M = 1 and every M's call)
-  batch       the needle at the front, the back and a seeded position of every M, also in reversed
-              and interleaved row orders and in a row-padded view of A, gives its M = 1 bytes
-  tier        (only when asked: ``tiers={name: callable}``) each tier, the same kernel forced onto
-              another body, split, tile or layout, gives fn's bytes, all of C, on every call of the
-              batch sweep (one callable is one dispatch: its other dispatches are the caller's to name)
-  contract    (only when asked: ``contract=NAME`` or ``reference=callable``) the M = 1 bytes equal
-              the contract's (``_core.gemm`` emulation): "invariant but wrong" is its own verdict
-
-This file needs numpy alone: ``_core`` is imported only for the contract verdict, so the file also
-runs where the compiled module cannot load (a GPU machine with another Python), loaded by its path
-(examples/triton/run_invariance.py shows how). The C++ ``w8a16check invariance`` does the same
-sweep over the family's own entry points and bodies; this one is for kernels it cannot launch.
+  run-to-run  the same call repeated gives the same bytes, all of C
+  batch       every row of every call gives its M = 1 bytes (the needle's and each filler's)
+  tier        (only with ``tiers={name: callable}``) per M, all of C of fn and of each tier (the same
+              kernel forced onto another body, split, tile or layout) against their plurality
+  contract    (only with ``contract=NAME`` or ``reference=callable``) each needle's M = 1 bytes equal
+              the contract's (the C++ emulation): "invariant but wrong" is its own verdict
 
 A call that hangs is the caller's to bound: ``timeout=`` runs each call in a daemon thread and
 raises TimeoutError when it overruns (the thread cannot be killed; it is left running).
@@ -34,12 +34,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from . import _core
+
 VERDICTS = ("run-to-run", "batch", "tier", "contract")  # the C++ sweep's order
-# The batch verdict's calls: the needle's rows in natural order (front, back, seeded), the same rows
-# reversed and interleaved, and A as a view of a wider (row-padded) buffer.
-POSITIONS = ("front", "back", "seeded", "reversed", "interleaved", "padded")
-DEFAULT_M_MAX = 130  # past a 128-row tile: its second row of CTAs starts at M = 129
-A_PAD_BITS = 0xFFC1  # A's pitch tail: a NaN, so a kernel that reads past K shows it (as golden's bundles)
+POSITIONS = tuple(_core.invariance_positions)           # front, back, seeded, every-row, reversed, ...
+NEEDLES = tuple(_core.invariance_needles)               # the default needles, as the CLI's
+ENTRY_KINDS = ("tc", "gemv")
+DEFAULT_M_MAX = int(_core.invariance_default_m_bound)   # past a 128-row tile: its second row of CTAs
+A_PAD_BITS = 0xFFC1  # A's pitch tail and what lies before a view: a NaN, so a read past K shows it
 
 
 # ---- results -------------------------------------------------------------------------------------
@@ -56,6 +58,7 @@ class Failure:
     want: int = 0
     against: str = ""
     error: str = ""
+    what: str = ""  # the call: who ran it, the shape, the pitch, the needle
 
     def __str__(self) -> str:
         t = f"{self.verdict} at M={self.m} {self.position}"
@@ -69,6 +72,7 @@ class Failure:
 class Verdict:
     name: str
     asked: bool = True
+    applicable: bool = True
     comparisons: int = 0
     failures: int = 0
     failing_ms: list = field(default_factory=list)
@@ -77,13 +81,15 @@ class Verdict:
     @property
     def passed(self) -> bool:
         # A verdict that compared nothing proves nothing: FAIL, as the C++ sweep says.
-        return (not self.asked) or (self.comparisons > 0 and self.failures == 0)
+        return (not self.asked) or (not self.applicable) or (self.comparisons > 0 and self.failures == 0)
 
     def line(self) -> str:
         head = f"{self.name:<11}"
         if not self.asked:
             return f"{head} not asked"
-        if self.comparisons == 0:
+        if not self.applicable:
+            return f"{head} n/a (nothing to compare)"
+        if self.comparisons == 0 and self.failures == 0:
             return f"{head} FAIL: compared nothing"
         if self.passed:
             return f"{head} PASS ({self.comparisons} compared)"
@@ -93,13 +99,16 @@ class Verdict:
 
 class InvarianceResult:
     """Truthy only when every verdict asked for passes. ``verdicts``: name -> Verdict (each asked or
-    not); ``first_failure``: the first failing verdict's first failure (in VERDICTS order), or None."""
+    not); ``first_failure``: the first failing verdict's first failure (in VERDICTS order), or None;
+    ``text``: the C++ report, as `w8a16check invariance` prints it."""
 
-    def __init__(self, n, k, ms, seed, backend, verdicts, saved, contract_name=None, label="fn", tiers=()):
+    def __init__(self, n, k, ms, seed, backend, verdicts, saved, contract_name=None, label="fn", tiers=(),
+                 text="", launches=0, needles=(), entry_kind="tc"):
         self.n, self.k, self.ms, self.seed, self.backend = n, k, list(ms), seed, backend
         self.verdicts: dict[str, Verdict] = verdicts
         self.contract = contract_name
         self.label, self.tiers = label, list(tiers)  # fn's name and its tiers' names (the tier verdict)
+        self.text, self.launches, self.needles, self.entry_kind = text, launches, list(needles), entry_kind
         self._saved = saved  # verdict -> the operands of its first failure (save/replay)
 
     def __bool__(self) -> bool:
@@ -118,11 +127,10 @@ class InvarianceResult:
         return v.first.m if v.first is not None else None
 
     def explain(self) -> str:
-        ms = _ms_text(self.ms)
-        lines = [f"invariance N={self.n} K={self.k} M {ms} seed={self.seed} backend={self.backend}"
-                 + (f" contract={self.contract}" if self.contract else "")
-                 + (f" tiers {', '.join(map(repr, self.tiers))} against {self.label!r}" if self.tiers else "")]
-        lines += ["  " + self.verdicts[name].line() for name in VERDICTS if name in self.verdicts]
+        head = (f"invariance N={self.n} K={self.k} M {_ms_text(self.ms)} seed={self.seed} backend={self.backend}"
+                + (f" contract={self.contract}" if self.contract else "")
+                + (f" tiers {', '.join(map(repr, self.tiers))} beside {self.label!r}" if self.tiers else ""))
+        lines = [head] + ["  " + self.verdicts[name].line() for name in VERDICTS if name in self.verdicts]
         lines.append("  verdict: " + ("PASS" if self else "FAIL"))
         return "\n".join(lines)
 
@@ -130,26 +138,26 @@ class InvarianceResult:
 
     def to_dict(self) -> dict:
         return {"n": self.n, "k": self.k, "ms": self.ms, "seed": self.seed, "backend": self.backend,
+                "entry_kind": self.entry_kind, "needles": self.needles, "launches": self.launches,
                 "contract": self.contract, "label": self.label, "tiers": self.tiers, "pass": bool(self),
-                "verdicts": {k: {"asked": v.asked, "pass": v.passed, "comparisons": v.comparisons,
-                                 "failures": v.failures, "failing_ms": v.failing_ms,
-                                 "first": asdict(v.first) if v.first else None}
+                "verdicts": {k: {"asked": v.asked, "applicable": v.applicable, "pass": v.passed,
+                                 "comparisons": v.comparisons, "failures": v.failures,
+                                 "failing_ms": v.failing_ms, "first": asdict(v.first) if v.first else None}
                              for k, v in self.verdicts.items()}}
 
     def save(self, path, verdict: str | None = None) -> str:
-        """Writes the operands of a failure (the first failing verdict's, or ``verdict``'s) as an
-        npz that ``invariance.replay(path, fn)`` runs again (a tier's: ``replay(path, fn, tiers=...)``,
-        both callables). ValueError when nothing failed."""
+        """Writes the call of a failure (the first failing verdict's, or ``verdict``'s) as an npz that
+        ``invariance.replay(path, fn)`` runs again (a tier's: ``replay(path, fn, tiers=...)``).
+        ValueError when nothing failed."""
         name = verdict or (self.first_failure.verdict if self.first_failure else None)
         if name is None or name not in self._saved:
             raise ValueError("invariance result: nothing failed" + (f" under {verdict}" if verdict else "")
                              + ", so there is nothing to save")
         d = self._saved[name]
-        meta = {"verdict": name, "m": d["m"], "position": d["position"], "pitch": d["pitch"],
-                "needle_rows": d["needle_rows"], "n": self.n, "k": self.k, "seed": self.seed,
-                "contract": self.contract, "label": self.label, "tier": d.get("tier"),
-                "failure": asdict(self.verdicts[name].first)}
-        np.savez_compressed(path, a=d["rows"], needle=d["needle"], w=d["w"], s=d["s"], want=d["want"],
+        meta = {"verdict": name, "m": d["m"], "pitch": d["pitch"], "a_offset": d["a_offset"], "n": self.n,
+                "k": self.k, "seed": self.seed, "contract": self.contract, "label": self.label,
+                "tiers": self.tiers, "which": d["which"], "failure": asdict(self.verdicts[name].first)}
+        np.savez_compressed(path, a=d["a"], w=d["w"], s=d["s"], want=d["want"],
                             meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
         return str(path)
 
@@ -165,95 +173,44 @@ def _ms_text(ms) -> str:
     return ", ".join(out) or "none"
 
 
-# ---- operands ------------------------------------------------------------------------------------
-
-def _bf16_bits(x: np.ndarray) -> np.ndarray:
-    """float32 values with at most 8 significant bits -> their BF16 bits (exact: truncation)."""
-    return (np.ascontiguousarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
-
-
-def operands(n: int, k: int, seed: int = 0):
-    """(needle uint16 [K], w uint8 [N, K], s float32 [ceil(N/128), K/128]) of a seed.
-
-    Built so that the order of the K reduction shows in BF16 bits: half of K are pairs of large
-    products (about 2^20) that cancel exactly, the rest small ones (about 1). An order that adds a
-    small product between a pair's two halves loses its bits; the exact sum is the small ones'
-    alone, so any other association changes the output far above its BF16 rounding. Scales are
-    powers of two of rank one in the exponent (S[nb][kb] = 2^(r_nb + c_kb)) so that a pair spanning
-    two K blocks still cancels in every column block; every product is exact in FP32. W's codes are
-    finite and nonzero.
-    """
-    rng = np.random.default_rng([seed, 0x1A7A, n, k])
-    nb, kb = -(-n // 128), k // 128
-    r = rng.integers(-2, 3, size=nb)
-    c = rng.integers(-2, 3, size=kb)
-    s = np.ldexp(np.float32(1), (r[:, None] + c[None, :])).astype(np.float32)
-    w = ((rng.integers(0, 2, size=(n, k)) << 7) | (rng.integers(4, 12, size=(n, k)) << 3)
-         | rng.integers(0, 8, size=(n, k))).astype(np.uint8)
-    perm = rng.permutation(k)
-    pairs = k // 4
-    i, j, small = perm[:pairs], perm[pairs:2 * pairs], perm[2 * pairs:]
-    w[:, j] = w[:, i]
-    mant = 1 + rng.integers(0, 128, size=k).astype(np.float32) / 128
-    sign = np.where(rng.integers(0, 2, size=k) == 1, np.float32(-1), np.float32(1))
-    a = np.zeros(k, np.float32)
-    a[i] = sign[i] * np.ldexp(mant[i], rng.integers(8, 17, size=pairs))
-    a[j] = -a[i] * np.ldexp(np.float32(1), c[i // 128] - c[j // 128]).astype(np.float32)
-    a[small] = sign[small] * np.ldexp(mant[small], rng.integers(-2, 3, size=small.size))
-    return _bf16_bits(a), w, s
-
-
-def _filler(seed: int, m: int, rows: int, k: int) -> np.ndarray:
-    """Seeded finite BF16 rows, exponents 2^-8..2^8: ordinary activations around the needle."""
-    rng = np.random.default_rng([seed, 0xF111, m])
-    b = rng.integers(0, 1 << 16, size=(rows, k), dtype=np.uint32)
-    return ((b & 0x807F) | ((119 + rng.integers(0, 17, size=(rows, k), dtype=np.uint32)) << 7)).astype(np.uint16)
-
-
 # ---- calling the user's function -----------------------------------------------------------------
 
 class _Caller:
-    """Moves operands to the backend, calls fn, validates and converts its result to uint16 bits."""
+    """Moves operands to the backend, calls fn, validates and converts its result to uint16 bits, and
+    checks that fn left A (with its padding), W and S as they were."""
 
-    def __init__(self, fn, n, k, w, s, backend, device, timeout, who="fn"):
+    def __init__(self, fn, n, backend, device, timeout, who="fn"):
         if not callable(fn):
             raise TypeError(f"invariance: {who} must be callable fn(a, w, s) -> c, got {type(fn).__name__}")
         if backend not in ("numpy", "torch"):
             raise ValueError(f"invariance: backend must be 'numpy' or 'torch', got {backend!r}")
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
             raise ValueError(f"invariance: timeout must be a positive number of seconds or None, got {timeout!r}")
-        self.fn, self.n, self.k, self.backend, self.timeout = fn, n, k, backend, timeout
-        self.w_host, self.s_host = w, s
-        if backend == "numpy":
-            self.w, self.s = w.copy(), s.copy()
-            self.w.flags.writeable = False
-            self.s.flags.writeable = False
-        else:
+        self.fn, self.n, self.backend, self.timeout, self.who = fn, n, backend, timeout, who
+        self._src = (None, None)
+        if backend == "torch":
             try:
                 import torch
             except ImportError as e:
                 raise RuntimeError("invariance: backend='torch' needs torch, which does not import here") from e
             self.torch = torch
             self.device = torch.device(device or "cuda")
-            self.w = torch.from_numpy(w.copy()).to(self.device)
-            self.s = torch.from_numpy(s.copy()).to(self.device)
+
+    def _operands(self, w: np.ndarray, s: np.ndarray):
+        """W and S of this needle on the backend, made once per needle (the engine hands the same
+        arrays to every call of one needle)."""
+        if self._src[0] is w and self._src[1] is s:
+            return
+        self._src = (w, s)
+        self.w_host, self.s_host = w.copy(), s.copy()
+        if self.backend == "numpy":
+            self.w, self.s = w.copy(), s.copy()
+            self.w.flags.writeable = False
+            self.s.flags.writeable = False
+        else:
+            self.w = self.torch.from_numpy(w.copy()).to(self.device)
+            self.s = self.torch.from_numpy(s.copy()).to(self.device)
             self.w0, self.s0 = self.w.clone(), self.s.clone()  # on the device: compared after every call
-
-    def _a(self, rows: np.ndarray, pitch: int):
-        """A as fn sees it: [M, K] BF16, a view of a [M, pitch] buffer whose tail is NaN bits."""
-        m, k = rows.shape
-        buf = np.full((m, pitch), A_PAD_BITS, np.uint16)
-        buf[:, :k] = rows
-        if self.backend == "numpy":
-            buf.flags.writeable = False  # writes through numpy fail; a forced one is found below
-            return buf, buf[:, :k]
-        t = self.torch.from_numpy(buf.view(np.int16)).to(self.device).view(self.torch.bfloat16)
-        return t, t[:, :k]
-
-    def _unchanged(self, buf, expect: np.ndarray) -> bool:
-        if self.backend == "numpy":
-            return np.array_equal(buf, expect)
-        return np.array_equal(buf.view(self.torch.int16).cpu().numpy().view(np.uint16), expect)
 
     def _convert(self, c, m: int, what: str) -> np.ndarray:
         want = (m, self.n)
@@ -279,11 +236,21 @@ class _Caller:
         # .cpu() waits for the kernel; the bits travel as int16 (numpy has no bfloat16).
         return c.view(torch.int16).cpu().numpy().view(np.uint16).copy()
 
-    def __call__(self, rows: np.ndarray, pitch: int, what: str) -> np.ndarray:
-        m = rows.shape[0]
-        buf, a = self._a(rows, pitch)
-        expect = np.full((m, pitch), A_PAD_BITS, np.uint16)  # what A's buffer must still hold after the call
-        expect[:, :self.k] = rows
+    def __call__(self, a_full: np.ndarray, a_offset: int, k: int, w: np.ndarray, s: np.ndarray,
+                 what: str) -> np.ndarray:
+        """fn on A [M, K], a view of rows of `pitch` elements starting `a_offset` elements into a
+        buffer whose every element outside A is NaN bits."""
+        self._operands(w, s)
+        m, pitch = a_full.shape
+        expect = np.full(a_offset + m * pitch, A_PAD_BITS, np.uint16)
+        expect[a_offset:] = a_full.ravel()
+        buf = expect.copy()
+        if self.backend == "numpy":
+            buf.flags.writeable = False  # writes through numpy fail; a forced one is found below
+            a = buf[a_offset:].reshape(m, pitch)[:, :k]
+        else:
+            buf = self.torch.from_numpy(buf.view(np.int16)).to(self.device).view(self.torch.bfloat16)
+            a = buf[a_offset:].view(m, pitch)[:, :k]
 
         def work():
             return self._convert(self.fn(a, self.w, self.s), m, what)
@@ -298,7 +265,8 @@ class _Caller:
             raise
         except Exception as e:
             raise RuntimeError(f"invariance: {what} raised {type(e).__name__}: {e}") from e
-        if not self._unchanged(buf, expect):
+        now = buf if self.backend == "numpy" else buf.view(self.torch.int16).cpu().numpy().view(np.uint16)
+        if not np.array_equal(now, expect):
             raise RuntimeError(f"invariance: {what} wrote into A or its row padding (an input)")
         self.check_inputs_unchanged(what)
         return c
@@ -335,36 +303,7 @@ def _with_timeout(work, timeout, what):
     return box["c"]
 
 
-def _load_core():
-    """The compiled module, for the contract verdict only; RuntimeError naming why when it is missing."""
-    try:
-        import w8a16check
-        return w8a16check._core
-    except ImportError as e:
-        raise RuntimeError("invariance: the contract verdict needs w8a16check._core (the emulator), which "
-                           f"does not load here ({e}); run without contract= / reference= for the "
-                           "invariance verdicts alone") from e
-
-
-def _contract_row(core, name, needle, w, s, part):
-    # Named contracts (NUMERICS.md 2.4) need part='tc' or 'gemv' and came with newer bindings: pass
-    # part only when asked, so an older _core (canonical and gemv alone) still serves those two.
-    kwargs = {} if part is None else {"part": part}
-    try:
-        c = core.gemm(needle.reshape(1, -1), w, s, contract=name, **kwargs)
-    except TypeError as e:
-        raise ValueError(f"invariance: contract_part={part!r} needs newer w8a16check._core bindings: {e}") from e
-    except ValueError as e:
-        raise ValueError(f"invariance: contract={name!r} is not one this w8a16check._core emulates as asked "
-                         f"(contract_part={part!r}): {e}") from e
-    return np.asarray(c)[0, :w.shape[0]].astype(np.uint16)
-
-
-def _is_nan(bits: np.ndarray) -> np.ndarray:
-    return (bits & 0x7FFF) > 0x7F80
-
-
-# ---- the sweep -----------------------------------------------------------------------------------
+# ---- arguments -----------------------------------------------------------------------------------
 
 def _m_list(m_values, edges):
     if isinstance(m_values, (str, bytes)) or isinstance(edges, (str, bytes)):
@@ -382,7 +321,19 @@ def _m_list(m_values, edges):
     ms |= {m for m in extra if m >= 1}
     if not ms:
         raise ValueError("invariance: the M range is empty (m_values): nothing would be compared")
+    if max(ms) >= 2 ** 32:
+        raise ValueError(f"invariance: M values must be below 2^32, got {max(ms)}")
     return sorted(ms)
+
+
+def _names(values, allowed, what):
+    if isinstance(values, str):
+        values = (values,)
+    values = tuple(values)
+    unknown = [v for v in values if v not in allowed]
+    if unknown or not values:
+        raise ValueError(f"invariance: {what} must be a non-empty subset of {allowed}, got {values}")
+    return values
 
 
 def _tier_list(tiers, label):
@@ -422,250 +373,197 @@ def _tier_list(tiers, label):
     return items
 
 
-def _orders(m: int):
-    """Row orders of one M: identity, reversed, interleaved (0, h, 1, h+1, ...)."""
-    half = (m + 1) // 2
-    inter = []
-    for r in range(half):
-        inter.append(r)
-        if half + r < m:
-            inter.append(half + r)
-    return {"natural": list(range(m)), "reversed": list(range(m - 1, -1, -1)), "interleaved": inter}
+def _is_nan(bits: np.ndarray) -> np.ndarray:
+    return (bits & 0x7FFF) > 0x7F80
 
 
-def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIONS, seed: int = 0,
-               contract: str | None = None, reference=None, repeats: int = 2, backend: str = "numpy",
-               device: str | None = None, timeout: float | None = None,
-               contract_part: str | None = None, tiers=None, label: str = "fn") -> InvarianceResult:
+# ---- the sweep -----------------------------------------------------------------------------------
+
+def invariance(fn, n: int, k: int, *, m_values=None, edges=(), positions=POSITIONS, needles=NEEDLES,
+               seed: int = 0, contract: str | None = None, reference=None, repeats: int = 2,
+               backend: str = "numpy", device: str | None = None, timeout: float | None = None,
+               entry_kind: str | None = None, contract_part: str | None = None, tiers=None,
+               label: str = "fn", threads: int = 0) -> InvarianceResult:
     """Holds ``fn(a, w, s) -> c`` to batch invariance (module docstring): raw bits, no tolerance.
 
     n, k: the shape (K a positive multiple of 128). m_values: the row counts (default 1..130);
     edges: M values where the caller's kernel changes its dispatch, each swept at -1, 0, +1.
-    positions: a subset of POSITIONS for the batch verdict. contract: a contract name for
-    ``_core.gemm`` ("canonical", "gemv", or a named one where the bindings have it, with
-    ``contract_part`` "tc" or "gemv": which part of the named contract fn stands for); reference:
-    ``reference(needle uint16 [K], w, s) -> uint16 [N]`` instead. repeats: runs of each call for
-    run-to-run (>= 2; 1 skips that verdict). backend "numpy": fn gets uint16 [M, K] (a read-only
-    view), uint8 [N, K], float32 and returns uint16/int16 [M, N]; "torch": CUDA tensors (``device``),
-    A as bfloat16, and returns a bfloat16/int16/uint16 tensor [M, N] on that device.
-    tiers: a mapping name -> callable, or a sequence of (name, callable) pairs, each called as fn is
-    (the same kernel forced onto another body, split, tile or layout): the tier verdict holds each
-    one's C to fn's, bit for bit, on every call of the batch sweep (at least every M's front call).
-    label: fn's name in that verdict ("fn" by default); no tier may take it.
+    positions: a subset of POSITIONS for the needle (filler rows are compared in every call whatever
+    is asked). needles: a subset of the golden distributions (default NEEDLES). entry_kind: "tc" (the
+    tensor-core contract, the default) or "gemv" (the GEMV's: also the GEMV order needle);
+    contract_part is its older name. contract: a contract name or its text form, held to the
+    entry kind's part; reference: ``reference(needle uint16 [K], w, s) -> uint16 [N]`` instead.
+    repeats: runs of each call for run-to-run (>= 2; 1 skips that verdict). backend "numpy": fn gets
+    uint16 [M, K] (a read-only view), uint8 [N, K], float32 and returns uint16/int16 [M, N]; "torch":
+    CUDA tensors (``device``), A as bfloat16, and returns a bfloat16/int16/uint16 tensor [M, N] on
+    that device. tiers: a mapping name -> callable, or a sequence of (name, callable) pairs, each
+    called as fn is (the same kernel forced onto another body, split, tile or layout): the tier
+    verdict holds all of C of fn and each tier to their plurality at every M. label: fn's name
+    there ("fn" by default); no tier may take it. threads: emulation threads (contract verdict).
 
     Bad input (fn or a tier not callable, a tier's name empty, repeated or fn's label, a shape, an
-    empty M range, a result of the wrong type, dtype, shape or device, NaN or zero in every element
-    of fn's M = 1 result, an input written) raises TypeError, ValueError or RuntimeError naming the
-    call (a tier's names the tier); fn's or a tier's own exception is a RuntimeError naming the call
-    it raised in. A hang is bounded by ``timeout`` (TimeoutError) or the caller.
+    empty M range, work past the default limits, a result of the wrong type, dtype, shape or device,
+    NaN or zero in every element of every call, an input written) raises TypeError, ValueError or
+    RuntimeError naming the call (a tier's names the tier); fn's or a tier's own exception is a
+    RuntimeError naming the call it raised in. A hang is bounded by ``timeout`` (TimeoutError).
     """
     for name, v in (("n", n), ("k", k), ("seed", seed), ("repeats", repeats)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise TypeError(f"invariance: {name} must be an integer, got {v!r}")
-    if n < 1:
-        raise ValueError(f"invariance: n must be >= 1, got {n}")
-    if k < 128 or k % 128:
+    if not 1 <= n < 2 ** 32:
+        raise ValueError(f"invariance: n must be in 1 .. 2^32 - 1, got {n}")
+    if k < 128 or k % 128 or k >= 2 ** 32:
         raise ValueError(f"invariance: k must be a positive multiple of 128, got {k}")
-    if seed < 0:
-        raise ValueError(f"invariance: seed must be >= 0, got {seed}")
-    if repeats < 1:
-        raise ValueError(f"invariance: repeats must be >= 1 (2 or more for run-to-run), got {repeats}")
-    positions = tuple(positions)
-    unknown = [p for p in positions if p not in POSITIONS]
-    if unknown or not positions:
-        raise ValueError(f"invariance: positions must be a non-empty subset of {POSITIONS}, got {positions}")
+    if not 0 <= seed < 2 ** 64:
+        raise ValueError(f"invariance: seed must be in 0 .. 2^64 - 1, got {seed}")
+    if not 1 <= repeats <= 64:
+        raise ValueError(f"invariance: repeats must be in 1 .. 64 (2 or more for run-to-run), got {repeats}")
+    if entry_kind is not None and contract_part is not None and entry_kind != contract_part:
+        raise ValueError(f"invariance: entry_kind={entry_kind!r} and contract_part={contract_part!r} disagree")
+    part = entry_kind or contract_part or "tc"
+    if part not in ENTRY_KINDS:
+        raise ValueError(f"invariance: entry_kind must be 'tc' or 'gemv', got {part!r}")
+    positions = _names(positions, POSITIONS, "positions")
+    needles = _names(needles, NEEDLES + ("lone_specials", "every_special", "uniform"), "needles")
     if contract is not None and reference is not None:
         raise ValueError("invariance: give contract= or reference=, not both")
     if reference is not None and not callable(reference):
         raise TypeError("invariance: reference must be callable reference(needle, w, s) -> uint16 [N]")
     if contract is not None and not isinstance(contract, str):
-        raise TypeError(f"invariance: contract must be a name, got {type(contract).__name__}")
+        raise TypeError(f"invariance: contract must be a name or the text form, got {type(contract).__name__}")
     ms = _m_list(m_values, edges)
     tier_items = _tier_list(tiers, label)
 
-    needle, w, s = operands(n, k, seed)
-    call = _Caller(fn, n, k, w, s, backend, device, timeout)
+    callers = [_Caller(fn, n, backend, device, timeout)]
     # Each tier its own copies of W and S, so that one that writes them is named, not fn.
-    tier_calls = [(name, _Caller(f, n, k, w, s, backend, device, timeout, who=f"tier {name!r}"))
-                  for name, f in tier_items]
-    verdicts = {"run-to-run": Verdict("run-to-run", asked=repeats >= 2), "batch": Verdict("batch"),
-                "tier": Verdict("tier", asked=bool(tier_calls)),
-                "contract": Verdict("contract", asked=contract is not None or reference is not None)}
-    saved: dict = {}
+    callers += [_Caller(f, n, backend, device, timeout, who=f"tier {name!r}") for name, f in tier_items]
+    names = [label] + [name for name, _ in tier_items]
+    seen = {"calls": 0, "all_nan": True, "all_zero": True}
 
-    def fail(f: Failure, rows, pitch, needle_rows, want, tier=None):
-        v = verdicts[f.verdict]
-        v.failures += 1
-        if f.m not in v.failing_ms:
-            v.failing_ms.append(f.m)
-            v.failing_ms.sort()
-        if v.first is not None and v.first.m <= f.m:
-            return
-        v.first = f
-        saved[f.verdict] = {"m": f.m, "position": f.position, "pitch": pitch, "needle_rows": list(needle_rows),
-                            "rows": rows, "needle": needle, "w": w, "s": s, "want": np.asarray(want, np.uint16),
-                            "tier": tier}
-
-    def run(rows, pitch, what, m, position, needle_rows):
-        """fn's C for these rows, `repeats` times compared (run-to-run)."""
-        c = call(rows, pitch, f"fn at M={m} ({what})")
-        for _ in range(repeats - 1):
-            again = call(rows, pitch, f"fn at M={m} ({what}, repeated)")
-            v = verdicts["run-to-run"]
-            v.comparisons += 1
-            diff = np.flatnonzero(again.ravel() != c.ravel())
-            if diff.size:
-                r, col = divmod(int(diff[0]), n)
-                fail(Failure("run-to-run", m, position + ", repeated", r, col, int(again[r, col]), int(c[r, col]),
-                             "the first run of the same call"), rows, pitch, needle_rows, c)
-                break
+    def call(which, a_full, a_offset, k_, w, s):
+        m, pitch = a_full.shape
+        who = "fn" if which == 0 else f"tier {names[which]!r}"
+        what = (f"{who} at M={m}" + (f" (A pitch {pitch})" if pitch != k_ else "")
+                + (f" (A at +{a_offset})" if a_offset else ""))
+        c = callers[which](a_full, a_offset, k_, w, s, what)
+        if which == 0:
+            seen["calls"] += 1
+            seen["all_nan"] &= bool(_is_nan(c).all())
+            seen["all_zero"] &= not bool((c & 0x7FFF).any())
         return c
 
-    # M = 1: the needle's own bytes, what every other call is held to.
-    one = needle.reshape(1, k)
-    ref = run(one, k, "the needle alone, the reference", 1, "front (M = 1, the reference)", [0])[0]
-    if _is_nan(ref).all():
-        raise ValueError("invariance: fn returned NaN in every element at M = 1 on finite operands: "
-                         "not an output whose invariance means anything")
-    if not (ref & 0x7FFF).any():
-        raise ValueError("invariance: fn returned zero in every element at M = 1 (the needle's exact "
-                         "result is not zero): did it write its output?")
-
-    if verdicts["contract"].asked:
-        if reference is not None:
+    ref_call = None
+    if reference is not None:
+        def ref_call(needle, w, s):
             try:
                 want = np.asarray(reference(needle.copy(), w.copy(), s.copy()))
             except Exception as e:
                 raise RuntimeError(f"invariance: reference raised {type(e).__name__}: {e}") from e
             if want.dtype not in (np.uint16, np.int16) or want.size != n:
                 raise ValueError(f"invariance: reference returned {want.dtype} {want.shape}, not uint16 [{n}]")
-            want, against = want.reshape(n).view(np.uint16), "the reference callable"
-        else:
-            want, against = _contract_row(_load_core(), contract, needle, w, s, contract_part), f"the emulator under {contract}"
-        v = verdicts["contract"]
-        v.comparisons += 1
-        diff = np.flatnonzero(ref != want)
-        if diff.size:
-            col = int(diff[0])
-            fail(Failure("contract", 1, "front (M = 1)", 0, col, int(ref[col]), int(want[col]), against),
-                 one, k, [0], want)
+            return np.ascontiguousarray(want.reshape(n).view(np.uint16))
 
-    batch, tier = verdicts["batch"], verdicts["tier"]
-    for m in ms:
-        rng = np.random.default_rng([seed, 0x5EED, m])
-        at = {0, m - 1}
-        if m > 2:
-            at.add(1 + int(rng.integers(0, m - 2)))
-        rows = _filler(seed, m, m, k)
-        for r in at:
-            rows[r] = needle
-        seeded = sorted(at - {0, m - 1})
-        calls = []
-        names = {m - 1: "back", 0: "front"} | {r: "seeded" for r in seeded}
-        wanted_natural = [r for r in sorted(at) if names[r] in positions]
-        if wanted_natural:
-            calls.append(("natural", list(range(m)), k, wanted_natural, names))
-        for kind in ("reversed", "interleaved"):
-            if kind in positions and m > 1:
-                order = _orders(m)[kind]
-                calls.append((kind, order, k, [i for i, r in enumerate(order) if r in at], None))
-        if "padded" in positions:
-            pad = 8 * (1 + int(rng.integers(0, 4)))
-            calls.append((f"padded (A pitch {k + pad})", list(range(m)), k + pad, sorted(at), None))
-        if tier_calls and not wanted_natural:
-            # The tier verdict holds every M's front call whatever positions= asks of batch.
-            calls.insert(0, ("natural", list(range(m)), k, [], names))
-        for kind, order, pitch, needle_rows, named in calls:
-            a_rows = rows[order]
-            c = run(a_rows, pitch, kind, m, kind, needle_rows)
-            for r in needle_rows:
-                batch.comparisons += 1
-                diff = np.flatnonzero(c[r] != ref)
-                if diff.size:
-                    col = int(diff[0])
-                    where = named[r] if named else f"{kind}, row {r}"
-                    fail(Failure("batch", m, where, r, col, int(c[r, col]), int(ref[col]), "its M = 1 bytes"),
-                         a_rows, pitch, needle_rows, ref)
-            # Tier: the same A through each tier, all of C against fn's bytes (not only the needle's
-            # rows: a tier that parts from fn on filler rows is still another dispatch's bytes).
-            for name, tier_call in tier_calls:
-                t = tier_call(a_rows, pitch, f"tier {name!r} at M={m} ({kind})")
-                tier.comparisons += 1
-                diff = np.flatnonzero(t.ravel() != c.ravel())
-                if diff.size:
-                    r, col = divmod(int(diff[0]), n)
-                    fail(Failure("tier", m, kind, r, col, int(t[r, col]), int(c[r, col]),
-                                 f"tier {name!r} against {label!r}"), a_rows, pitch, needle_rows, c, tier=name)
-    return InvarianceResult(n, k, ms, seed, backend, verdicts, saved, contract or ("reference" if reference else None),
-                            label, [name for name, _ in tier_items])
+    kinds = ["batch"] + (["run-to-run"] if repeats >= 2 else []) + (["tier"] if tier_items else []) \
+        + (["contract"] if contract is not None or reference is not None else [])
+    try:
+        r = _core.invariance_callable(call, part, n, k, ms, int(seed), list(needles), kinds, list(positions),
+                                      int(repeats), contract, ref_call, label, names[1:], threads)
+    except ValueError as e:
+        if str(e).startswith("invariance:"):
+            raise
+        raise ValueError(f"invariance: {e}") from None
+    if seen["calls"] and seen["all_nan"]:
+        raise ValueError(f"invariance: fn returned NaN in every element of all {seen['calls']} calls: not an "
+                         "output whose invariance means anything")
+    if seen["calls"] and seen["all_zero"]:
+        raise ValueError(f"invariance: fn returned zero in every element of all {seen['calls']} calls: did it "
+                         "write its output?")
+    if r["error"]:
+        raise RuntimeError(f"invariance: no verdict: {r['error']}")
+
+    verdicts, saved = {}, {}
+    for name in VERDICTS:
+        v = r["verdicts"][name]
+        first = None
+        if v["first"] is not None:
+            f = v["first"]
+            first = Failure(name, int(f["m"]), f["position"], int(f["row"]), int(f["column"]), int(f["got"]),
+                            int(f["want"]), f["against"], f["error"], f["what"])
+            if f["operands"] is not None:
+                o = f["operands"]
+                saved[name] = {"m": int(o["m"]), "pitch": int(o["pitch"]), "a_offset": int(o["a_offset"]),
+                               "which": names[int(o["which"])], "a": o["a"], "w": o["w"], "s": o["s"],
+                               "want": o["want"]}
+        verdicts[name] = Verdict(name, asked=bool(v["asked"]), applicable=bool(v["applicable"]),
+                                 comparisons=int(v["comparisons"]), failures=int(v["failures"]),
+                                 failing_ms=[int(m) for m in v["failing_ms"]], first=first)
+    return InvarianceResult(n, k, r["ms"], seed, backend, verdicts, saved,
+                            contract or ("reference" if reference is not None else None), label, names[1:],
+                            r["text"], int(r["launches"]), needles, part)
 
 
 def replay(path, fn, *, tiers=None, backend: str = "numpy", device: str | None = None,
            timeout: float | None = None, repeats: int = 2) -> InvarianceResult:
     """Runs a saved failure (``InvarianceResult.save``) through ``fn`` again: the one verdict, truthy
-    when it now passes. batch: the saved call's needle rows against fn's M = 1 bytes; run-to-run: the
-    saved call repeated; contract: fn's M = 1 bytes against the saved contract bytes; tier: the saved
-    call through fn and through the saved tier, taken by its name from ``tiers`` (as
-    ``invariance``'s), all of C compared."""
+    when it now passes. batch: every row of the saved call against that row's bytes from fn alone
+    (M = 1); run-to-run: the saved call repeated; contract: fn's bytes of the saved needle against
+    the saved contract row; tier: the saved call through fn and each of ``tiers`` (as
+    ``invariance``'s), all of C compared with fn's."""
     with np.load(path) as z:
         meta = json.loads(bytes(z["meta"]).decode())
-        rows, needle, w, s, want = z["a"], z["needle"], z["w"], z["s"], z["want"]
+        a_full, w, s, want = z["a"], z["w"], z["s"], z["want"]
     n, k, m, name = meta["n"], meta["k"], meta["m"], meta["verdict"]
-    label, tier_name = meta.get("label") or "fn", meta.get("tier")
-    tier_fn = None
-    if name == "tier":
-        tier_fn = dict(_tier_list(tiers, label)).get(tier_name)
-        if tier_fn is None:
-            raise ValueError(f"invariance: the saved failure is tier {tier_name!r}'s against {label!r}: replay "
-                             f"needs both, fn and tiers={{{tier_name!r}: callable}}")
-    call = _Caller(fn, n, k, w, s, backend, device, timeout)
+    label, offset = meta.get("label") or "fn", int(meta.get("a_offset", 0))
+    call = _Caller(fn, n, backend, device, timeout)
     v = Verdict(name)
     f = None
+
+    def differ(got, expect, against, row0=0):
+        diff = np.flatnonzero(got.ravel() != expect.ravel())
+        if not diff.size:
+            return None
+        r, col = divmod(int(diff[0]), n)
+        return Failure(name, m, meta["failure"]["position"], row0 + r, col, int(got.ravel()[diff[0]]),
+                       int(expect.ravel()[diff[0]]), against)
+
     if name == "tier":
-        tier_call = _Caller(tier_fn, n, k, w, s, backend, device, timeout, who=f"tier {tier_name!r}")
-        c = call(rows, meta["pitch"], f"fn at M={m} (replay)")
-        t = tier_call(rows, meta["pitch"], f"tier {tier_name!r} at M={m} (replay)")
-        v.comparisons = 1
-        diff = np.flatnonzero(t.ravel() != c.ravel())
-        if diff.size:
-            r, col = divmod(int(diff[0]), n)
-            f = Failure(name, m, meta["position"], r, col, int(t[r, col]), int(c[r, col]),
-                        f"tier {tier_name!r} against {label!r}")
+        tier_items = _tier_list(tiers, label)
+        if not tier_items:
+            raise ValueError(f"invariance: the saved failure is the tier verdict's ({meta.get('which')!r} among "
+                             f"{[label] + meta.get('tiers', [])}): replay needs fn and tiers={{name: callable}}")
+        c = call(a_full, offset, k, w, s, f"fn at M={m} (replay)")
+        for tname, tf in tier_items:
+            t = _Caller(tf, n, backend, device, timeout, who=f"tier {tname!r}")(
+                a_full, offset, k, w, s, f"tier {tname!r} at M={m} (replay)")
+            v.comparisons += 1
+            f = f or differ(t, c, f"tier {tname!r} against {label!r}")
     elif name == "contract":
-        got = call(needle.reshape(1, k), k, "fn at M=1 (replay)")[0]
+        got = call(a_full[:, :k].copy(), 0, k, w, s, "fn at M=1 (replay)")[0]
         v.comparisons = 1
-        diff = np.flatnonzero(got != want)
-        if diff.size:
-            col = int(diff[0])
-            f = Failure(name, 1, meta["position"], 0, col, int(got[col]), int(want[col]), "the saved contract bytes")
+        f = differ(got, want, "the saved contract row")
     elif name == "run-to-run":
-        first = call(rows, meta["pitch"], f"fn at M={m} (replay)")
+        first = call(a_full, offset, k, w, s, f"fn at M={m} (replay)")
         for _ in range(max(repeats, 2) - 1):
-            again = call(rows, meta["pitch"], f"fn at M={m} (replay, repeated)")
+            again = call(a_full, offset, k, w, s, f"fn at M={m} (replay, repeated)")
             v.comparisons += 1
-            diff = np.flatnonzero(again.ravel() != first.ravel())
-            if diff.size and f is None:
-                r, col = divmod(int(diff[0]), n)
-                f = Failure(name, m, meta["position"], r, col, int(again[r, col]), int(first[r, col]),
-                            "the first run of the same call")
+            f = f or differ(again, first, "the first run of the same call")
     else:
-        ref = call(needle.reshape(1, k), k, "fn at M=1 (replay, the reference)")[0]
-        c = call(rows, meta["pitch"], f"fn at M={m} (replay)")
-        for r in meta["needle_rows"]:
+        c = call(a_full, offset, k, w, s, f"fn at M={m} (replay)")
+        alone = {}
+        for r in range(m):
+            key = a_full[r, :k].tobytes()
+            if key not in alone:
+                alone[key] = call(a_full[r:r + 1, :k].copy(), 0, k, w, s, f"fn at M=1 (replay, row {r} alone)")[0]
             v.comparisons += 1
-            diff = np.flatnonzero(c[r] != ref)
-            if diff.size and f is None:
-                col = int(diff[0])
-                f = Failure(name, m, meta["position"], r, col, int(c[r, col]), int(ref[col]), "its M = 1 bytes")
+            f = f or differ(c[r], alone[key], f"row {r}'s M = 1 bytes", row0=r)
     if f is not None:
         v.failures, v.failing_ms, v.first = 1, [m], f
     verdicts = {x: (v if x == name else Verdict(x, asked=False)) for x in VERDICTS}
-    return InvarianceResult(n, k, [m], meta["seed"], backend, verdicts,
-                            {}, meta.get("contract"), label, [tier_name] if name == "tier" else [])
+    return InvarianceResult(n, k, [m], meta["seed"], backend, verdicts, {}, meta.get("contract"), label,
+                            meta.get("tiers", []) if name == "tier" else [])
 
 
 # `w8a16check.invariance` is the function (the package re-exports it); replay rides on it so that
 # `w8a16check.invariance.replay(path, fn)` reads as the brief of the feature: check, then replay.
 invariance.replay = replay
-invariance.operands = operands
 invariance.InvarianceResult = InvarianceResult

@@ -153,19 +153,19 @@ const char* invariance_kind_name(InvarianceKind k);  // "run-to-run", "batch", "
 // row in turn at M <= kEveryRowMaxM (a call per row); the main rows reversed and interleaved; and
 // other pitches and view offsets. Every filler row of every call is compared whatever is asked.
 enum class BatchPosition : std::uint8_t { front, back, seeded, every_row, reversed, interleaved, views };
-inline constexpr BatchPosition kAllBatchPositions[] = {BatchPosition::front,       BatchPosition::back,
-                                                       BatchPosition::seeded,      BatchPosition::every_row,
-                                                       BatchPosition::reversed,    BatchPosition::interleaved,
-                                                       BatchPosition::views};
+inline constexpr BatchPosition kAllBatchPositions[] = {
+    BatchPosition::front,    BatchPosition::back,        BatchPosition::seeded, BatchPosition::every_row,
+    BatchPosition::reversed, BatchPosition::interleaved, BatchPosition::views};
 // "front", "back", "seeded", "every-row", "reversed", "interleaved", "views"
 const char* batch_position_name(BatchPosition p);
 bool parse_batch_position(const std::string& name, BatchPosition* out);
 constexpr std::uint32_t position_bit(BatchPosition p) { return 1u << static_cast<unsigned>(p); }
 inline constexpr std::uint32_t kAllPositionBits = 0x7f;
 // The positions of one call of M rows (front, back, seeded, every row): no other order or view.
-inline constexpr std::uint32_t kFixedPositionBits =
-    position_bit(BatchPosition::front) | position_bit(BatchPosition::back) | position_bit(BatchPosition::seeded) |
-    position_bit(BatchPosition::every_row);
+inline constexpr std::uint32_t kFixedPositionBits = position_bit(BatchPosition::front) |
+                                                    position_bit(BatchPosition::back) |
+                                                    position_bit(BatchPosition::seeded) |
+                                                    position_bit(BatchPosition::every_row);
 inline constexpr std::uint32_t kEveryRowMaxM = 8;
 // Filler rows are drawn from a pool of this many rows per needle, each launched alone once (M = 1)
 // so that every filler row of every call is compared with its own M = 1 bytes: a kernel that copies
@@ -189,6 +189,8 @@ struct InvarianceOptions {
   // (gemv_split_inputs), on which another lane partition, chunk, scale placement or multiply-add
   // shows in BF16 where the distributions round alike. Its replays are operand bundles.
   bool gemv_order_needle = true;  // at K = max(the shape's K, kGemvNeedleMinK)
+  // Also the pair-order needle (pair_order_inputs) on every entry point, at the shape's K.
+  bool pair_order_needle = true;
   std::uint64_t seed = 0x1a7a;
   bool kinds[4] = {true, true, true, true};  // by InvarianceKind
   // The batch verdict's positions (position_bit): kFixedPositionBits for one call per M and its
@@ -206,6 +208,17 @@ struct InvarianceOptions {
 };
 
 inline constexpr std::uint32_t kGemvNeedleMinK = 2048;
+
+// The pair-order needle's operands on a shape (row 0 of A; W and S): a quarter of K are pairs of
+// large products (about 2^8..2^16 times W's value) that cancel exactly, half are small ones (about
+// 1), and every product is exact in FP32 (BF16 A of 8 significant bits, E4M3 W, scales powers of two
+// of rank one in the exponent, so a pair spanning two K blocks cancels in every column block). The
+// exact sum is the small products' alone, so any association of the K reduction that adds small
+// products between a pair's two halves loses their bits: another K order, a split, a rotation or a
+// tree shows far above BF16's rounding, as FPRev's probes make an order show. The golden
+// distributions are built for the family's per-step fold and can round alike under a flat
+// reordering; this needle is the sweep's order witness for any kernel.
+golden::CaseInputs pair_order_inputs(const golden::Case& shape, std::uint64_t seed);
 
 // The default needles: fold_ties, cancelling_steps, wide_exponents, nan_codes.
 const std::vector<golden::Distribution>& default_needles();
