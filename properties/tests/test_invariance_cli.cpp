@@ -138,6 +138,33 @@ TEST(InvarianceCli, EveryControlFailsTheGemvEntryPointsAtTheDefaults) {
   EXPECT_EQ(c.run.exit_status, 0) << c.run.output;
 }
 
+// The tensor-core controls at the command's defaults (shape 136 x 512, every needle, every M from 1
+// past the 128-row tile and each edge's neighbours, every position) on the entry point whose first
+// body they replace: each fails its own verdict at the M where its defect starts. About 25 s each
+// on the simulation.
+TEST(InvarianceCli, EveryTensorCoreControlFailsAtTheDefaults) {
+  const struct {
+    const char* control;
+    const char* verdict;
+    int m;
+  } controls[] = {{"split-k-by-m", "batch", 9},
+                  {"row-order", "batch", 2},
+                  {"nondeterministic", "run-to-run", 1},
+                  {"row-copy", "batch", 4}};
+  for (const auto& c : controls) {
+    const Sweep s = sweep(std::string("tc_defaults_") + c.control,
+                          std::string("W8A16_SIM_CONVENTIONS=gemm128_tile=") + c.control, "--entry gemm_pipelined");
+    ASSERT_EQ(s.run.exit_status, 1) << c.control << "\n" << s.run.output;
+    const nlohmann::json* e = entry(s.json, "gemm_pipelined");
+    ASSERT_NE(e, nullptr) << c.control;
+    EXPECT_EQ(verdict(*e, c.verdict), "FAIL") << c.control << "\n" << s.run.output;
+    EXPECT_EQ((*e)["verdicts"][c.verdict]["first_failure"]["m"], c.m) << c.control << "\n" << s.run.output;
+    // Each but the nondeterministic one (whose every launch draws its own order) keeps canonical's
+    // M = 1 bytes: invariance and the contract are different verdicts.
+    if (std::string(c.control) != "nondeterministic") EXPECT_EQ(s.json["verdicts"]["contract"], "PASS") << c.control;
+  }
+}
+
 // A body that writes row 0's bytes into every row: every needle row at the front is right, so
 // only the filler rows, each held to its own M = 1 bytes, show it; the first call with a filler
 // row is M = 4 (M = 2 and 3 hold the needle at the front, the back and the one row between).
