@@ -453,8 +453,10 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
   po.seeds_per_case = a.perturb_seeds;
   po.time_budget_s = a.time_budget_s > 0 ? a.time_budget_s : kPerturbBudgetSeconds;
   po.max_failures = a.max_failures;
+  po.contract = opt.contract;
   std::printf("w8a16check verify --perturb 0x%" PRIx64 ": backend %s\n", po.seed, note.c_str());
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
+  std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
   std::printf(
       "perturb: %zu cases of the Hopper tier's bodies (of %zu coverage%s and saved cases), each under %u timing "
       "seeds; every byte against the emulator; no case starts after %.0f s\n",
@@ -506,8 +508,10 @@ int run_verify(const VerifyArgs& a) {
   Inputs in;
   std::string shard_from;
   if (const int bad = campaign_options(a, &opt, &shard_from)) return bad;
+  // The contract before anything runs or any report is begun: a bad one is exit 2, nothing launched.
+  std::string contract_error;
+  if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
   if (a.perturb) {
-    if (!a.contract.empty()) return usage("--perturb holds the bytes to the family's own contract: no --contract");
     if (a.backend == "sim") return usage("--perturb runs the perturbed module on a GPU: not with --backend sim");
     if (!a.junit->path.empty() || !a.json->path.empty())
       return usage(
@@ -515,9 +519,6 @@ int run_verify(const VerifyArgs& a) {
     if (const int bad = gather_inputs(a, &opt, &in)) return bad;
     return run_perturb(a, opt);
   }
-  // The contract before anything runs or any report is begun: a bad one is exit 2, nothing launched.
-  std::string contract_error;
-  if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
   if (const int bad = gather_inputs(a, &opt, &in)) return bad;
   // The reports can be written, and an earlier run's are marked INCOMPLETE, before the module is
   // loaded: a driver that crashes on it cannot leave an earlier PASS in place.

@@ -11,9 +11,9 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 #include "w8a16/device/bodies.hpp"
+#include "w8a16/golden/case_rng.hpp"
 #include "w8a16/properties/case_runner.hpp"
 #include "w8a16/properties/coverage.hpp"
 #include "w8a16/properties/invariance.hpp"
@@ -92,12 +92,8 @@ std::vector<IdentifyCandidate> build_gemv(const std::vector<std::uint32_t>& lane
 
 std::uint64_t case_elements(const golden::Case& c) { return std::uint64_t{c.m} * c.n * c.k; }
 
-std::uint64_t splitmix(std::uint64_t* state) {
-  std::uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// The one seed expander of seeded draws (golden/case_rng.hpp).
+std::uint64_t splitmix(std::uint64_t* state) { return golden::splitmix64_next(state); }
 
 // One candidate's element, raw bits.
 std::uint16_t emulate_element(const IdentifyCandidate& cand, const ref::GemmView& v, std::uint32_t r,

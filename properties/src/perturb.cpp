@@ -138,8 +138,10 @@ PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Ca
     if (progress) progress(w.c, i, r.failures.size() - failed_before);
     return true;
   };
+  PipelineOptions po;
+  po.contract = opt.contract;
   const PipelineResult pr = run_case_pipeline(
-      cases.size(), [&](std::size_t i) { return cases[i]; }, &seeded, steps);
+      cases.size(), [&](std::size_t i) { return cases[i]; }, &seeded, steps, po);
   r.complete = pr.end == PipelineEnd::all;  // every case handed back, none stopped, no hang
   r.seconds = elapsed();
   return r;

@@ -237,7 +237,7 @@ TEST(VerifyPerturbCli, WhatItCannotHonourIsAUsageError) {
     const char* says;
   } cases[] = {
       {"verify --perturb-seeds 3", "--perturb-seeds needs --perturb"},
-      {"verify --perturb --contract seed-skinny", "no --contract"},
+      {"verify --perturb --contract no-such-contract", "no-such-contract"},
       {"verify --perturb --backend sim", "not with --backend sim"},
       {"verify --perturb --json REPORT", "no --junit or --json"},
       {"verify --perturb --perturb-seeds 0", "--perturb-seeds"},
@@ -250,6 +250,10 @@ TEST(VerifyPerturbCli, WhatItCannotHonourIsAUsageError) {
     EXPECT_EQ(r.exit_status, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
   }
+  // Any contract is taken (the bytes are held to it): canonical, as with no flag, goes on to the
+  // module, which a build without CUDA refuses for that reason alone.
+  const CliRun canonical = cli("verify --perturb --contract canonical --module /nonexistent.fatbin" + golden);
+  EXPECT_EQ(canonical.output.find("--contract"), std::string::npos) << canonical.output;
   // The report a refused run was asked for says ERROR (the CLI's rule for every exit before a verdict).
   std::ifstream json(report);
   const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());

@@ -6,7 +6,6 @@
 #include "bind_conventions.hpp"
 
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 

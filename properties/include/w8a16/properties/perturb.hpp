@@ -12,6 +12,7 @@
 
 #include "w8a16/device/backend.hpp"
 #include "w8a16/golden/case.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 #include "w8a16/properties/launcher.hpp"
 
 namespace w8a16::props {
@@ -21,6 +22,7 @@ struct PerturbOptions {
   std::uint32_t seeds_per_case = 4;  // timing seeds each case runs under
   double time_budget_s = 0;          // seconds after which no case starts (0: none); a run cut short is INCOMPLETE
   std::uint64_t max_failures = 0;    // start no case after this many failed (0: no limit)
+  ContractChoice contract;           // what the bytes are held to (NUMERICS.md 2.4): canonical by default
 };
 
 // The timing seed of launch j of case i: never 0 (0 is the module's "no delays").
