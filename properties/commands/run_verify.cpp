@@ -297,7 +297,8 @@ class ProgressLine {
 // each edge -1, 0, +1 on one small shape (N = 136: a partial scale block and column tile; K = 512:
 // four steps) with two needles: fold_ties, whose bytes change with the fold's rounding (one or two),
 // and cancelling_steps, whose bytes change with the order of the steps and windows
-// (case_inputs.cpp). About 2 s on the simulation. Once per run (shard 0), after the cases, through
+// (case_inputs.cpp), then the pair-order needle (invariance.hpp pair_order_inputs), whose bytes
+// change with any association of K. About 3 s on the simulation. Once per run (shard 0), after the cases, through
 // the first launcher; not after a run was cut short (a hang or a lost context).
 void run_invariance_stage(props::CaseLauncher& cases, device::Backend& backend, const props::CampaignOptions& opt,
                           props::VerifyResult* v) {

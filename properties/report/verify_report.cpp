@@ -283,7 +283,7 @@ void print_invariance(std::FILE* out, const VerifyResult& v) {
     return;
   }
   for (const props::ShapeInvariance& s : v.invariance.shapes) {
-    std::fprintf(out, "invariance at the dispatch edges (N=%u K=%u, needles fold_ties and cancelling_steps; %.1f s):\n",
+    std::fprintf(out, "invariance at the dispatch edges (N=%u K=%u, needles fold_ties, cancelling_steps and pair_order; %.1f s):\n",
                  s.shape.n, s.shape.k, v.invariance_seconds);
     for (const props::EntryInvariance& e : s.entries) {
       std::string edges;
