@@ -416,7 +416,7 @@ props::ProtocolReport check_loaded_module_protocol(const std::string& module) {
 // `verify --perturb`: the cases of the pipelined bodies (the coverage plan's with its lone specials,
 // --quick's share of it with --quick, and the saved cases) on the perturbed module, each under several timing seeds
 // (properties/perturb.hpp). The module: --module, else bin/w8a16_perturbed.fatbin beside the CLI.
-int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
+int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt, const std::string& data_dir) {
 #if W8A16_HAVE_CUDA
   std::string module = a.module;
   if (module.empty()) {
@@ -472,22 +472,16 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
     if (failed)
       std::printf("  case %" PRIu64 ": %s: %" PRIu64 " failing seeds\n", i, golden::format_case(c).c_str(), failed);
   };
-  const props::PerturbResult r = props::run_perturbed(launcher, cases, timing, po, progress);
-  for (const props::PerturbFailure& f : r.failures) {
-    // Waits that gave up at the perturbed module's bound (w8a16_timing.cuh, until), where the
-    // product module would have hung.
-    char bound[32];
-    std::snprintf(bound, sizeof bound, "%g s", static_cast<double>(device::kPerturbStallNs) / 1e9);
-    const std::string stalled = f.stalls ? std::to_string(f.stalls) + " waits passed their " + bound +
-                                               " bound (a barrier phase or cross-CTA flag never reached: a "
-                                               "deadlocked protocol) and the launch ended; "
-                                         : "";
-    std::printf("  FAIL %s perturb-seed=0x%016" PRIx64 " (case %" PRIu64 ", body %s): %s%s%s\n",
-                golden::format_case(f.c).c_str(), f.timing_seed, f.case_index, f.body.empty() ? "-" : f.body.c_str(),
-                stalled.c_str(),
-                f.mismatches ? (std::to_string(f.mismatches) + " elements differ; first: ").c_str() : "",
-                f.detail.c_str());
-  }
+  // The result is verify's, with the perturbed stage and the protocol check its only stages: the
+  // same reasons, JSON and JUnit as a campaign's (verify_report.hpp).
+  v.perturb_run = true;
+  v.perturb = props::run_perturbed(launcher, cases, timing, po, progress);
+  v.perturb_seed = po.seed, v.perturb_seeds_per_case = po.seeds_per_case;
+  v.protocol_run = true;
+  v.protocol = protocol;
+  v.quick = a.quick;
+  const props::PerturbResult& r = v.perturb;
+  for (const props::PerturbFailure& f : r.failures) std::printf("  FAIL %s\n", props::perturb_failure_text(f).c_str());
   const char* verdict = !r.failures.empty() || !protocol.findings.empty() ? "FAIL"
                         : !r.complete || r.cases_run == 0                 ? "INCOMPLETE"
                                                                           : "PASS";
@@ -495,9 +489,9 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt) {
               " launches in %.1f s; %zu failing launches%s\n",
               verdict, r.cases_run, r.cases, po.seeds_per_case, r.launches, r.seconds, r.failures.size(),
               r.failures.empty() ? "" : " (each replays with the same --perturb seed and campaign flags)");
-  return r.pass() && protocol.findings.empty() ? 0 : 1;
+  return finish(a, v, VerifyReportContext{backend->name(), run_identity(*backend), data_dir, opt.contract});
 #else
-  (void)opt;
+  (void)opt, (void)data_dir;
   return usage(
       "--perturb runs the perturbed module on a GPU: this build has no CUDA backend (configure with the "
       "cuda preset)");
@@ -514,11 +508,11 @@ int run_verify(const VerifyArgs& a) {
   if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
   if (a.perturb) {
     if (a.backend == "sim") return usage("--perturb runs the perturbed module on a GPU: not with --backend sim");
-    if (!a.junit->path.empty() || !a.json->path.empty())
-      return usage(
-          "--perturb writes its verdict and each failure's seed to the standard output only: no --junit or --json");
     if (const int bad = gather_inputs(a, &opt, &in)) return bad;
-    return run_perturb(a, opt);
+    std::string error;
+    for (Report* rep : {a.junit.get(), a.json.get()})
+      if (!begin_report(rep, &error)) return usage(error);
+    return run_perturb(a, opt, in.data.path);
   }
   if (const int bad = gather_inputs(a, &opt, &in)) return bad;
   // The reports can be written, and an earlier run's are marked INCOMPLETE, before the module is

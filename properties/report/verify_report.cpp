@@ -28,7 +28,14 @@ constexpr const char* kGroups[][3] = {
     {"campaign", "verify.campaign", "cases_ran"},
     {"coverage", "verify.coverage", "every_cell_drawn"},
     {"protocol", "verify.protocol", "pipelined_symbols_release_after_their_wgmmas_and_fence_refills"},
+    {"perturb", "verify.perturb", "pipelined_cases_under_timing_seeds"},
 };
+
+// A `verify --perturb` run's stages: the others did not run, and its reports say so.
+bool stage_ran(const VerifyResult& v, const std::string& group) {
+  if (group == "perturb") return v.perturb_run;
+  return !v.perturb_run || group == "protocol";
+}
 
 int specials_count(std::uint32_t seen) {
   int n = 0;
@@ -194,6 +201,12 @@ std::string junit_group(const VerifyResult& v, const std::vector<Reason>& reason
                                 : "    <failure message=\"" + xml_text(message) + "\">" + details + "</failure>\n";
   *failed += !fails.empty();
   std::string body = std::string("  <testcase classname=\"") + g[1] + "\" name=\"" + g[2] + "\">\n" + fails;
+  if (!stage_ran(v, g[0]))
+    return body + "    <skipped message=\"" +
+           xml_text(v.perturb_run
+                        ? std::string("not run: verify --perturb runs the perturbed stage and the protocol check")
+                        : std::string("not run (no --perturb)")) +
+           "\"/>\n  </testcase>\n";
   if (std::string(g[0]) == "recordings" && !v.recordings_replayed && fails.empty())
     body += "    <skipped message=\"not replayed (--no-recordings)\"/>\n";
   if (std::string(g[0]) == "protocol" && fails.empty() && !v.protocol.checked)
@@ -283,8 +296,10 @@ void print_invariance(std::FILE* out, const VerifyResult& v) {
     return;
   }
   for (const props::ShapeInvariance& s : v.invariance.shapes) {
-    std::fprintf(out, "invariance at the dispatch edges (N=%u K=%u, needles fold_ties, cancelling_steps and pair_order; %.1f s):\n",
-                 s.shape.n, s.shape.k, v.invariance_seconds);
+    std::fprintf(
+        out,
+        "invariance at the dispatch edges (N=%u K=%u, needles fold_ties, cancelling_steps and pair_order; %.1f s):\n",
+        s.shape.n, s.shape.k, v.invariance_seconds);
     for (const props::EntryInvariance& e : s.entries) {
       std::string edges;
       for (std::uint32_t x : e.edges_crossed) edges += (edges.empty() ? "" : ",") + std::to_string(x);
@@ -362,6 +377,40 @@ std::string junit_invariance(const VerifyResult& v, std::size_t* tests, std::siz
         body += "    <system-out>" + std::to_string(iv.comparisons) + " rows compared at M " +
                 std::to_string(e.ms.size()) + " values</system-out>\n  </testcase>\n";
       }
+  return body;
+}
+
+// verify --perturb's stage: the run's seed, the cases and launches, and every failing launch with
+// its timing seed (the same --perturb seed and flags replay it).
+nlohmann::json perturb_json(const VerifyResult& v) {
+  const props::PerturbResult& p = v.perturb;
+  nlohmann::json j{{"run", v.perturb_run},   {"seed", v.perturb_seed},   {"seeds_per_case", v.perturb_seeds_per_case},
+                   {"cases", p.cases},       {"cases_run", p.cases_run}, {"launches", p.launches},
+                   {"complete", p.complete}, {"seconds", p.seconds},     {"failures", nlohmann::json::array()}};
+  for (const props::PerturbFailure& f : p.failures)
+    j["failures"].push_back({{"case", golden::format_case(f.c)},
+                             {"perturb_seed", f.timing_seed},
+                             {"case_index", f.case_index},
+                             {"body", f.body},
+                             {"mismatched_elements", f.mismatches},
+                             {"stalls", f.stalls},
+                             {"why", props::perturb_failure_text(f)}});
+  return j;
+}
+
+// One JUnit test case per failing launch of verify --perturb, its timing seed a property.
+std::string junit_perturb(const VerifyResult& v, std::size_t* tests, std::size_t* failed) {
+  std::string body;
+  for (const props::PerturbFailure& f : v.perturb.failures) {
+    char seed[24];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(f.timing_seed));
+    ++*tests, ++*failed;
+    body += "  <testcase classname=\"verify.perturb.launch\" name=\"" + xml_text(golden::format_case(f.c)) +
+            " perturb-seed=" + seed + "\">\n    <properties>\n      <property name=\"perturb_seed\" value=\"" + seed +
+            "\"/>\n      <property name=\"run_seed\" value=\"" + std::to_string(v.perturb_seed) +
+            "\"/>\n      <property name=\"body\" value=\"" + xml_text(f.body) + "\"/>\n    </properties>\n" +
+            "    <failure message=\"" + xml_text(props::perturb_failure_text(f)) + "\"/>\n  </testcase>\n";
+  }
   return body;
 }
 
@@ -443,6 +492,8 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
   for (const props::ProtocolFinding& f : v.protocol.findings)
     j["protocol"]["findings"].push_back({{"kernel", f.kernel}, {"rule", f.rule}, {"what", f.what}});
   j["invariance"] = invariance_json(v);
+  j["perturb"] = perturb_json(v);
+  if (v.perturb_run) j["mode"] = v.quick ? "perturb, quick" : "perturb";
   j["launches"] = {{"faulted", r.faulted},
                    {"not_run_lost_context", r.not_run_lost_context},
                    {"hang", !rec.hang.empty() ? rec.hang : r.hang},
@@ -482,12 +533,13 @@ std::string verify_junit_report(const VerifyResult& v, const VerifyReportContext
   std::string body;
   for (const auto& g : kGroups) body += junit_group(v, reasons, g, &failed);
   for (const auto& [e, t] : r.per_entry) body += junit_entry(r, e, t, ctx.backend, &failed);
-  std::size_t invariance_tests = 0;
-  body += junit_invariance(v, &invariance_tests, &failed);
+  std::size_t more_tests = 0;  // the invariance rows' and the failing perturbed launches'
+  body += junit_invariance(v, &more_tests, &failed);
+  body += junit_perturb(v, &more_tests, &failed);
   char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
+  std::snprintf(seconds, sizeof seconds, "%.3f", v.perturb_run ? v.perturb.seconds : r.seconds);
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"w8a16check.verify\" tests=\"" +
-         std::to_string(std::size(kGroups) + r.per_entry.size() + invariance_tests) + "\" failures=\"" +
+         std::to_string(std::size(kGroups) + r.per_entry.size() + more_tests) + "\" failures=\"" +
          std::to_string(failed) + "\" time=\"" + seconds + "\">\n" +
          with_contract(identity_junit_properties(ctx.identity), ctx.contract, v) + body +
          "</testsuite>\n</testsuites>\n";

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
+#include "w8a16/device/geometry.hpp"
 #include "w8a16/device/plan.hpp"
 #include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/golden/case_rng.hpp"
@@ -89,6 +91,22 @@ class SeededLaunches final : public CaseLauncher {
 };
 
 }  // namespace
+
+std::string perturb_failure_text(const PerturbFailure& f) {
+  char head[64];
+  std::snprintf(head, sizeof head, " perturb-seed=0x%016llx", static_cast<unsigned long long>(f.timing_seed));
+  std::string t = golden::format_case(f.c) + head + " (case " + std::to_string(f.case_index) + ", body " +
+                  (f.body.empty() ? "-" : f.body) + "): ";
+  // Waits that gave up at the perturbed module's bound (w8a16_timing.cuh), where the product
+  // module would have hung.
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g s", static_cast<double>(device::kPerturbStallNs) / 1e9);
+  if (f.stalls)
+    t += std::to_string(f.stalls) + " waits passed their " + bound +
+         " bound (a barrier phase or cross-CTA flag never reached: a deadlocked protocol) and the launch ended; ";
+  if (f.mismatches) t += std::to_string(f.mismatches) + " elements differ; first: ";
+  return t + f.detail;
+}
 
 PerturbResult run_perturbed(CaseLauncher& launcher, const std::vector<golden::Case>& cases, const TimingControl& timing,
                             const PerturbOptions& opt, const PerturbProgress& progress) {

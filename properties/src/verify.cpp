@@ -115,6 +115,29 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
   };
   const CampaignResult& r = v.campaign;
   const RecordingsResult& rec = v.recordings;
+  if (v.perturb_run) {
+    // The perturbed stage and the protocol check are such a run's only stages.
+    const PerturbResult& p = v.perturb;
+    if (!p.failures.empty()) {
+      std::vector<std::string> details;
+      for (const PerturbFailure& f : p.failures) details.push_back(perturb_failure_text(f));
+      fail("perturb", std::to_string(p.failures.size()) + " failing launches under timing seeds", details);
+    }
+    if (p.cases_run == 0) fail("perturb", "no case ran on the perturbed module");
+    if (!p.complete)
+      fail("perturb", "INCOMPLETE: " + std::to_string(p.cases_run) + " of " + std::to_string(p.cases) +
+                          " cases ran (the time budget, --max-failures, a hang or a timing control's error)");
+  }
+  auto protocol = [&] {
+    if (!v.protocol_run || v.protocol.findings.empty()) return;
+    std::vector<std::string> where;
+    for (const ProtocolFinding& f : v.protocol.findings) where.push_back(f.kernel + " [" + f.rule + "]: " + f.what);
+    fail("protocol", std::to_string(v.protocol.findings.size()) + " protocol findings in the pipelined symbols", where);
+  };
+  if (v.perturb_run) {
+    protocol();
+    return out;
+  }
   for (const std::string& p : v.evidence.failures) fail("evidence", p);
   if (v.mma.dots == 0) fail("recorded_mma", "no recorded MMA was replayed (no .mmav file under the --mma-dir folders)");
   if (v.mma.mismatches || v.mma.unreadable)
@@ -150,11 +173,7 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
          std::to_string(r.not_run_lost_context) + " cases not run: the context was lost and could not be replaced");
   if (!v.coverage.gaps.empty())
     fail("coverage", std::to_string(v.coverage.gaps.size()) + " coverage gaps", v.coverage.gaps);
-  if (v.protocol_run && !v.protocol.findings.empty()) {
-    std::vector<std::string> where;
-    for (const ProtocolFinding& f : v.protocol.findings) where.push_back(f.kernel + " [" + f.rule + "]: " + f.what);
-    fail("protocol", std::to_string(v.protocol.findings.size()) + " protocol findings in the pipelined symbols", where);
-  }
+  protocol();
   // The batch and tier rows (invariance.hpp): each failing (entry point, verdict) is a reason of
   // the group "invariance.<verdict>", under that entry point's JUnit test case of the verdict.
   if (v.invariance_run) {

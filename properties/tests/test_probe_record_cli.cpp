@@ -239,7 +239,7 @@ TEST(VerifyPerturbCli, WhatItCannotHonourIsAUsageError) {
       {"verify --perturb-seeds 3", "--perturb-seeds needs --perturb"},
       {"verify --perturb --contract no-such-contract", "no-such-contract"},
       {"verify --perturb --backend sim", "not with --backend sim"},
-      {"verify --perturb --json REPORT", "no --junit or --json"},
+      {"verify --perturb --backend sim --json REPORT", "not with --backend sim"},
       {"verify --perturb --perturb-seeds 0", "--perturb-seeds"},
   };
   const std::string report = fresh_dir("perturb_refused") + "/v.json";

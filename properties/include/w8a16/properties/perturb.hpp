@@ -38,6 +38,10 @@ struct PerturbFailure {
   std::uint32_t stalls = 0;  // the launch's waits that gave up: its protocol deadlocked
 };
 
+// One failure as every report prints it: the case line, the timing seed, the case's index and body,
+// the waits that gave up and the elements that differ (or the launch's error).
+std::string perturb_failure_text(const PerturbFailure& f);
+
 // The perturbed module's controls (CudaBackend::set_timing_seed and take_timing_stalls): the seed,
 // set before each launch, and the count of the launch's waits that gave up, taken after it.
 struct TimingControl {

@@ -14,6 +14,7 @@
 #include "w8a16/properties/invariance.hpp"
 #include "w8a16/properties/evidence.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/perturb.hpp"
 #include "w8a16/properties/protocol_check.hpp"
 #include "w8a16/properties/recordings.hpp"
 
@@ -83,6 +84,13 @@ struct VerifyResult {
   bool invariance_not_asked = false;
   InvarianceReport invariance;
   double invariance_seconds = 0;
+  // `verify --perturb` (perturb.hpp): the Hopper tier's cases on the perturbed module under timing
+  // seeds, with the protocol check of that module; such a run runs these two stages alone, and
+  // its reports say the others did not run.
+  bool perturb_run = false;
+  PerturbResult perturb;
+  std::uint64_t perturb_seed = 0;  // the run's seed, which every timing seed is drawn from
+  std::uint32_t perturb_seeds_per_case = 0;
 };
 
 // Cases did not run because a launch hung (in the campaign or the recordings' replay) or the
