@@ -20,6 +20,8 @@ void add_replay(CLI::App& app, int* exit_code) {
       "--recordings", a->recordings,
       ".rec files or folders: the emulator, and the GPU when the backend is cuda, against recorded outputs");
   cmd->add_option("--gpu", a->gpu, "with --recordings: every recording must be from this GPU (e.g. h200)");
+  cmd->add_flag("--mark-cases", a->mark_cases,
+                "print 'case: LINE' (flushed) before each case is launched, for tools that wrap the run");
   add_module_option(cmd, &a->module);
   add_contract_option(cmd, &a->contract);
   add_deadline_option(cmd, &a->deadlines);

@@ -84,9 +84,18 @@ void add_verify(CLI::App& app, int* exit_code) {
   cmd->add_option("--perturb-seeds", a->perturb_seeds, "timing seeds each case of --perturb runs under")
       ->transform(whole_number(1, 1000))
       ->capture_default_str();
+  cmd->add_flag("--sanitize", a->sanitize,
+                "after the cases, replay one aimed case per body and configuration cell under compute-sanitizer's "
+                "racecheck and synccheck (on a GPU; a hazard or barrier error is a FAIL, a missing tool NOT CHECKED)");
+  cmd->add_option("--sanitizer", a->sanitizer,
+                  "with --sanitize: the compute-sanitizer to run (default: the toolkit's)");
   cmd->callback([a, exit_code, cmd] {
     a->cases_given = cmd->count("--cases") > 0;
     a->perturb = cmd->count("--perturb") > 0;
+    if (cmd->count("--sanitizer") > 0 && !a->sanitize) {
+      *exit_code = usage_error("verify", "--sanitizer needs --sanitize");
+      return;
+    }
     if (cmd->count("--perturb-seeds") > 0 && !a->perturb) {
       *exit_code = usage_error("verify", "--perturb-seeds needs --perturb");
       return;

@@ -107,6 +107,12 @@ int run_replay(const ReplayArgs& a) {
     return std::to_string(done.load()) + " of " + std::to_string(all.cases.size()) + " cases done";
   });
   props::PipelineSteps steps;
+  if (a.mark_cases)
+    steps.before = [&](std::size_t i) {
+      std::printf("case: %s\n", golden::format_case(all.cases[i]).c_str());
+      std::fflush(stdout);
+      return true;
+    };
   steps.done = [&](std::size_t i, props::CaseWork& w) {
     const golden::Case& c = w.c;
     const props::Launched& got = w.got;

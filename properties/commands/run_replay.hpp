@@ -20,6 +20,10 @@ struct ReplayArgs {
   std::string module;
   WorkLimits limits;
   std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
+  // --mark-cases: `case: LINE` on the standard output (flushed) before each case is launched, so
+  // that a tool that wraps the run (compute-sanitizer, verify --sanitize) can say which case its
+  // reports came from.
+  bool mark_cases = false;
 };
 
 int run_replay(const ReplayArgs& a);

@@ -322,6 +322,29 @@ void run_invariance_stage(props::CaseLauncher& cases, device::Backend& backend, 
   v->invariance_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// 5. The sanitizer stage (sanitize.hpp), with --sanitize: one aimed case per cell replayed by this
+// CLI under compute-sanitizer's racecheck and synccheck. On a GPU only, on the first shard, not
+// after a run cut short; where it does not run, the reports say why.
+void run_sanitize_stage(const VerifyArgs& a, const props::CampaignOptions& opt, props::VerifyResult* v) {
+  v->sanitize_asked = a.sanitize;
+  if (!a.sanitize) return;
+  if (!v->on_gpu) v->sanitize_not_run = "the simulation runs no kernel for a sanitizer to watch";
+  else if (v->shard_index != 0) v->sanitize_not_run = "it runs on the first shard";
+  else if (props::cut_short(*v)) v->sanitize_not_run = "the run was cut short (a hang or a lost context)";
+  if (!v->sanitize_not_run.empty()) return;  // the summary says why
+  std::vector<std::string> cells;
+  const std::vector<golden::Case> cases = props::sanitize_cases(opt.aimed, &cells);
+  props::SanitizeOptions so;
+  so.sanitizer = a.sanitizer;
+  std::error_code ec;
+  so.self = fs::read_symlink("/proc/self/exe", ec).string();
+  so.module = a.module;
+  std::printf("sanitize: %zu cases under %s\n", cases.size(), "racecheck and synccheck");
+  std::fflush(stdout);
+  v->sanitize = props::run_sanitize(cases, cells, so);
+  v->sanitize_run = true;
+}
+
 void run_cases_stage(const std::vector<std::unique_ptr<props::CaseLauncher>>& launchers, props::CampaignOptions opt,
                      Stopwatch* clock, props::VerifyResult* v) {
   for (const std::string& e : v->case_file_errors) std::printf("  case file error: %s\n", e.c_str());
@@ -508,12 +531,15 @@ int run_verify(const VerifyArgs& a) {
   if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
   if (a.perturb) {
     if (a.backend == "sim") return usage("--perturb runs the perturbed module on a GPU: not with --backend sim");
+    if (a.sanitize) return usage("--sanitize is a stage of the campaign: not with --perturb");
     if (const int bad = gather_inputs(a, &opt, &in)) return bad;
     std::string error;
     for (Report* rep : {a.junit.get(), a.json.get()})
       if (!begin_report(rep, &error)) return usage(error);
     return run_perturb(a, opt, in.data.path);
   }
+  if (a.sanitize && !a.sanitizer.empty() && ::access(a.sanitizer.c_str(), X_OK) != 0)
+    return usage("--sanitizer " + golden::shown(a.sanitizer) + ": not an executable file");
   if (const int bad = gather_inputs(a, &opt, &in)) return bad;
   // The reports can be written, and an earlier run's are marked INCOMPLETE, before the module is
   // loaded: a driver that crashes on it cannot leave an earlier PASS in place.
@@ -586,6 +612,7 @@ int run_verify(const VerifyArgs& a) {
     return bad;
   run_cases_stage(launchers, opt, &clock, &v);
   run_invariance_stage(*launchers[0], *backend, opt, &v);
+  run_sanitize_stage(a, opt, &v);
   props::judge_coverage(&v);
   print_verify_summary(stdout, v);
   print_failures(a, v, in.data.path, backend->name(), opt.contract);

@@ -48,6 +48,8 @@ struct VerifyArgs {
   bool perturb = false;               // --perturb [SEED]: the perturbed campaign (properties/perturb.hpp)
   std::uint64_t perturb_seed = 1;
   std::uint32_t perturb_seeds = 4;  // --perturb-seeds: timing seeds a case
+  bool sanitize = false;            // --sanitize: the sanitizer stage (properties/sanitize.hpp)
+  std::string sanitizer;            // --sanitizer PATH: the compute-sanitizer to run
 };
 // --perturb's time budget unless --time-budget says otherwise: no case starts after it.
 inline constexpr double kPerturbBudgetSeconds = 100;

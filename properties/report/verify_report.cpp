@@ -29,6 +29,7 @@ constexpr const char* kGroups[][3] = {
     {"coverage", "verify.coverage", "every_cell_drawn"},
     {"protocol", "verify.protocol", "pipelined_symbols_release_after_their_wgmmas_and_fence_refills"},
     {"perturb", "verify.perturb", "pipelined_cases_under_timing_seeds"},
+    {"sanitize", "verify.sanitize", "one_case_per_cell_under_racecheck_and_synccheck"},
 };
 
 // A `verify --perturb` run's stages: the others did not run, and its reports say so.
@@ -212,6 +213,12 @@ std::string junit_group(const VerifyResult& v, const std::vector<Reason>& reason
   if (std::string(g[0]) == "protocol" && fails.empty() && !v.protocol.checked)
     body += "    <skipped message=\"" +
             xml_text(v.protocol_run ? "not checked: " + v.protocol.why_not : std::string("not run: no GPU module")) +
+            "\"/>\n";
+  if (std::string(g[0]) == "sanitize" && fails.empty() && !v.sanitize.checked)
+    body += "    <skipped message=\"" +
+            xml_text(!v.sanitize_asked             ? std::string("not run (no --sanitize)")
+                     : !v.sanitize_not_run.empty() ? "not run: " + v.sanitize_not_run
+                                                   : "NOT CHECKED: " + v.sanitize.why_not) +
             "\"/>\n";
   if (std::string(g[0]) == "coverage" && fails.empty() && !props::coverage_not_judged(v).empty())
     body += "    <skipped message=\"" + xml_text(props::coverage_not_judged(v)) + "\"/>\n";
@@ -398,6 +405,37 @@ nlohmann::json perturb_json(const VerifyResult& v) {
   return j;
 }
 
+// verify --sanitize's stage: whether it ran (or why not), the tool, the cases, and per tool its
+// summary and every finding with its kernel, SASS offsets and case line.
+nlohmann::json sanitize_json(const VerifyResult& v) {
+  const props::SanitizeReport& r = v.sanitize;
+  nlohmann::json j{{"asked", v.sanitize_asked},
+                   {"run", v.sanitize_run},
+                   {"why_not_run", v.sanitize_not_run},
+                   {"checked", r.checked},
+                   {"why_not_checked", r.why_not},
+                   {"sanitizer", r.sanitizer},
+                   {"cases", r.cases},
+                   {"cells", r.cells},
+                   {"seconds", r.seconds},
+                   {"tools", nlohmann::json::array()}};
+  for (const props::SanitizerToolRun& t : r.tools) {
+    nlohmann::json tj{{"tool", t.tool},         {"ran", t.ran},
+                      {"why_not", t.why_not},   {"summary", t.summary},
+                      {"reported", t.reported}, {"exit_code", t.exit_code},
+                      {"seconds", t.seconds},   {"findings", nlohmann::json::array()}};
+    for (const props::SanitizerFinding& f : t.findings)
+      tj["findings"].push_back({{"tool", f.tool},
+                                {"what", f.what},
+                                {"kernel", f.kernel},
+                                {"sass_offsets", f.offsets},
+                                {"case", f.case_line},
+                                {"text", f.text}});
+    j["tools"].push_back(tj);
+  }
+  return j;
+}
+
 // One JUnit test case per failing launch of verify --perturb, its timing seed a property.
 std::string junit_perturb(const VerifyResult& v, std::size_t* tests, std::size_t* failed) {
   std::string body;
@@ -421,6 +459,8 @@ void print_verify_summary(std::FILE* out, const VerifyResult& v) {
   print_entry_table(out, r);
   print_coverage(out, v);
   print_invariance(out, v);
+  if (v.sanitize_asked && !v.sanitize_run) std::fprintf(out, "sanitize: not run: %s\n", v.sanitize_not_run.c_str());
+  else if (v.sanitize_run) std::fputs(props::sanitize_text(v.sanitize).c_str(), out);
   std::fprintf(out, "%" PRIu64 " saved, %" PRIu64 " coverage and %" PRIu64 " of %" PRIu64 " drawn cases in %.1fs%s%s\n",
                r.saved_run, r.aimed_run, r.drawn_run, r.drawn_planned, r.seconds,
                r.stopped_by_budget ? " (stopped by --time-budget)" : "",
@@ -493,6 +533,7 @@ std::string verify_json_report(const VerifyResult& v, const VerifyReportContext&
     j["protocol"]["findings"].push_back({{"kernel", f.kernel}, {"rule", f.rule}, {"what", f.what}});
   j["invariance"] = invariance_json(v);
   j["perturb"] = perturb_json(v);
+  j["sanitize"] = sanitize_json(v);
   if (v.perturb_run) j["mode"] = v.quick ? "perturb, quick" : "perturb";
   j["launches"] = {{"faulted", r.faulted},
                    {"not_run_lost_context", r.not_run_lost_context},

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "w8a16/properties/protocol_check.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -14,6 +9,7 @@
 #include <sstream>
 
 #include "w8a16/device/kernels.hpp"
+#include "w8a16/properties/external_tool.hpp"
 
 extern char** environ;
 
@@ -345,63 +341,20 @@ ProtocolReport check_protocol_sass(const std::string& sass) {
 }
 
 ProtocolReport check_module_protocol(const std::string& module_path) {
-  std::vector<std::string> candidates;
-  if (const char* path = std::getenv("PATH")) {
-    std::istringstream dirs(path);
-    for (std::string d; std::getline(dirs, d, ':');)
-      if (!d.empty()) candidates.push_back(d + "/cuobjdump");
-  }
-  if (const char* home = std::getenv("CUDA_HOME")) candidates.push_back(std::string(home) + "/bin/cuobjdump");
-  candidates.push_back("/usr/local/cuda/bin/cuobjdump");
-  std::string tool;
-  for (const std::string& c : candidates)
-    if (::access(c.c_str(), X_OK) == 0) {
-      tool = c;
-      break;
-    }
   ProtocolReport none;
+  std::string looked;
+  const std::string tool = find_cuda_tool("cuobjdump", {}, &looked);
   if (tool.empty()) {
-    none.why_not = "no cuobjdump (the CUDA toolkit's) on PATH, under $CUDA_HOME/bin or in /usr/local/cuda/bin";
+    none.why_not = looked + " (the CUDA toolkit's)";
     return none;
   }
-  int out[2];
-  if (::pipe(out) != 0) {
-    none.why_not = "pipe() failed";
-    return none;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> args = {tool, "-sass", module_path};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, tool.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out[1]);
-  std::string text;
-  if (rc == 0) {
-    char buf[1 << 16];
-    for (ssize_t got; (got = ::read(out[0], buf, sizeof buf)) != 0;) {
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      text.append(buf, static_cast<std::size_t>(got));
-    }
-  }
-  ::close(out[0]);
-  int status = 0;
-  if (rc == 0) ::waitpid(pid, &status, 0);
-  if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  const ToolRun run = run_tool({tool, "-sass", module_path}, 0, false);
+  if (!run.started || run.exit_code != 0) {
     none.tool = tool;
     none.why_not = tool + " -sass could not read the module";
     return none;
   }
-  ProtocolReport r = check_protocol_sass(text);
+  ProtocolReport r = check_protocol_sass(run.output);
   r.tool = tool;
   return r;
 }

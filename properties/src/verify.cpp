@@ -174,6 +174,14 @@ std::vector<Reason> verdict_reasons(const VerifyResult& v) {
   if (!v.coverage.gaps.empty())
     fail("coverage", std::to_string(v.coverage.gaps.size()) + " coverage gaps", v.coverage.gaps);
   protocol();
+  if (v.sanitize_run && v.sanitize.findings() > 0) {
+    std::vector<std::string> where;
+    for (const SanitizerToolRun& t : v.sanitize.tools)
+      for (const SanitizerFinding& f : t.findings)
+        where.push_back("[" + f.tool + "] " + f.what + (f.kernel.empty() ? "" : " [kernel " + f.kernel + "]") +
+                        " case: " + (f.case_line.empty() ? "-" : f.case_line));
+    fail("sanitize", std::to_string(v.sanitize.findings()) + " sanitizer findings (racecheck, synccheck)", where);
+  }
   // The batch and tier rows (invariance.hpp): each failing (entry point, verdict) is a reason of
   // the group "invariance.<verdict>", under that entry point's JUnit test case of the verdict.
   if (v.invariance_run) {

@@ -261,4 +261,32 @@ TEST(VerifyPerturbCli, WhatItCannotHonourIsAUsageError) {
   EXPECT_EQ(text.find("PASS"), std::string::npos) << text;
 }
 
+// The sanitizer stage's flags: what cannot be honoured is a usage error before anything runs; on the
+// simulation the stage does not run, and every report says so (a stage not run is never a pass).
+TEST(VerifySanitizeCli, FlagsItCannotHonourAreUsageErrorsAndTheSimulationSaysNotRun) {
+  const std::string golden = " --data-dir '" + std::string(W8A16_SOURCE_DIR) + "/golden' --no-save";
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"verify --sanitizer /bin/true", "--sanitizer needs --sanitize"},
+      {"verify --sanitize --sanitizer /nonexistent/compute-sanitizer", "not an executable file"},
+      {"verify --perturb --sanitize", "not with --perturb"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = cli(std::string(c.args) + golden);
+    EXPECT_EQ(r.exit_status, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+  const std::string report = fresh_dir("sanitize_sim") + "/v.json";
+  const CliRun sim = cli(
+      "verify --backend sim --cases 2 --no-recordings --no-invariance --quick --entry "
+      "gemm_pipelined_m64_strided --sanitize --json '" +
+      report + "'" + golden);
+  EXPECT_NE(sim.output.find("sanitize: not run: the simulation runs no kernel"), std::string::npos) << sim.output;
+  std::ifstream json(report);
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"why_not_run\": \"the simulation runs no kernel"), std::string::npos) << text;
+}
+
 }  // namespace

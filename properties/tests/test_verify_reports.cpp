@@ -85,5 +85,42 @@ TEST(VerifyReports, ACampaignRunSaysThePerturbedStageDidNotRun) {
   EXPECT_EQ(nlohmann::json::parse(verify_json_report(v, context()))["perturb"]["run"], false);
 }
 
+// The sanitizer stage's rows: a finding fails the run and names its kernel, offsets and case; a
+// stage NOT CHECKED, not run or not asked is skipped in the JUnit, never passed, and fails nothing.
+TEST(VerifyReports, TheSanitizerStagesFindingsFailTheRunAndItsAbsenceIsSkipped) {
+  props::VerifyResult v;
+  v.on_gpu = true;
+  v.sanitize_asked = v.sanitize_run = true;
+  v.sanitize.checked = true;
+  v.sanitize.cases = {"case/1 entry=w8a16_gemm_pipelined_m32 m=17 n=77 k=256"};
+  props::SanitizerToolRun t;
+  t.tool = "racecheck";
+  t.ran = true;
+  props::SanitizerFinding f;
+  f.tool = "racecheck";
+  f.what = "Error: Race reported between Write access at k(A)+0x90 in f.cu:41";
+  f.kernel = "k(A)";
+  f.offsets = {"0x90", "0x100"};
+  f.case_line = v.sanitize.cases[0];
+  t.findings.push_back(f);
+  v.sanitize.tools.push_back(t);
+  bool named = false;
+  for (const props::Reason& x : props::verdict_reasons(v))
+    named = named || (x.group == "sanitize" && !x.details.empty() && x.details[0].find("k(A)") != std::string::npos);
+  EXPECT_TRUE(named);
+  const auto j = nlohmann::json::parse(verify_json_report(v, context()));
+  EXPECT_EQ(j["sanitize"]["tools"][0]["findings"][0]["sass_offsets"][1], "0x100");
+  EXPECT_EQ(j["sanitize"]["tools"][0]["findings"][0]["case"], f.case_line);
+  const std::string x = verify_junit_report(v, context());
+  EXPECT_NE(x.find("name=\"one_case_per_cell_under_racecheck_and_synccheck\">\n    <failure"), std::string::npos) << x;
+  // Not checked: skipped, and not a reason.
+  v.sanitize = props::SanitizeReport{};
+  v.sanitize.why_not = "no compute-sanitizer on PATH";
+  for (const props::Reason& r : props::verdict_reasons(v)) EXPECT_NE(r.group, "sanitize");
+  EXPECT_NE(verify_junit_report(v, context()).find("NOT CHECKED: no compute-sanitizer on PATH"), std::string::npos);
+  v.sanitize_asked = false, v.sanitize_run = false;
+  EXPECT_NE(verify_junit_report(v, context()).find("not run (no --sanitize)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace w8a16::cli

@@ -16,6 +16,7 @@
 #include "w8a16/properties/launcher.hpp"
 #include "w8a16/properties/perturb.hpp"
 #include "w8a16/properties/protocol_check.hpp"
+#include "w8a16/properties/sanitize.hpp"
 #include "w8a16/properties/recordings.hpp"
 
 namespace w8a16::props {
@@ -91,6 +92,13 @@ struct VerifyResult {
   PerturbResult perturb;
   std::uint64_t perturb_seed = 0;  // the run's seed, which every timing seed is drawn from
   std::uint32_t perturb_seeds_per_case = 0;
+  // `verify --sanitize` (sanitize.hpp): one aimed case per cell under compute-sanitizer. Run on a
+  // GPU after the cases, on the first shard of a run not cut short; a finding fails the run, a
+  // stage NOT CHECKED (no tool, no summary) is said in every report and fails nothing.
+  bool sanitize_asked = false;
+  bool sanitize_run = false;
+  std::string sanitize_not_run;  // why the stage did not run though asked
+  SanitizeReport sanitize;
 };
 
 // Cases did not run because a launch hung (in the campaign or the recordings' replay) or the
