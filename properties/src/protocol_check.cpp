@@ -19,14 +19,40 @@ namespace {
 struct Insn {
   std::uint64_t addr = 0;
   bool guarded = false;  // @P / @!P: may not execute
+  bool never = false;    // @!PT: never executes (the compiler's padding)
   std::string op, operands;
 };
 
-enum class Kind { other, wgmma, wgmma_wait_all, arrive, wait, fence, copy, branch, exit, jump_table };
+enum class Kind {
+  other,
+  wgmma,
+  wgmma_wait_all,
+  arrive,
+  wait,
+  fence,
+  copy,
+  branch,
+  exit,
+  jump_table,
+  // cp.async (PTX ISA 9.7.9.25): a copy into shared memory (LDGSTS), cp.async.commit_group
+  // (LDGDEPBAR), cp.async.wait_group N (DEPBAR.LE SB0, N); a CTA barrier (BAR.SYNC: bar.sync,
+  // __syncthreads, 9.7.13.1) and a shared-memory read (LDS, LDSM).
+  async_copy,
+  async_commit,
+  async_wait,
+  cta_barrier,
+  smem_read,
+};
 
 Kind kind_of(const Insn& i) {
   const std::string& op = i.op;
   auto starts = [&](const char* p) { return op.rfind(p, 0) == 0; };
+  if (i.never) return Kind::other;
+  if (starts("LDGSTS")) return Kind::async_copy;
+  if (starts("LDGDEPBAR")) return Kind::async_commit;
+  if (starts("DEPBAR.LE") && !i.guarded && i.operands.find("SB0") != std::string::npos) return Kind::async_wait;
+  if ((starts("BAR.SYNC") || starts("BAR.RED")) && !i.guarded) return Kind::cta_barrier;
+  if (starts("LDS") || starts("LDSM")) return Kind::smem_read;
   if (starts("HGMMA")) return Kind::wgmma;
   // wgmma.wait_group 0 (the guarded form waits only where its predicate holds: not a cover).
   if (starts("WARPGROUP.DEPBAR.LE") && !i.guarded && i.operands.find("gsb0") != std::string::npos &&
@@ -70,6 +96,7 @@ std::map<std::string, std::vector<Insn>> parse_sass(const std::string& text) {
     Insn i;
     i.addr = std::stoull(m[1].str(), nullptr, 16);
     i.guarded = m[2].matched;
+    i.never = m[2].matched && m[2].str().rfind("@!PT", 0) == 0;
     i.op = m[3];
     i.operands = m[4];
     out[current].push_back(i);
@@ -303,6 +330,137 @@ void check_function(const std::string& name, const Graph& g, ProtocolReport* r) 
   }
 }
 
+// The cp.async rules, over a symbol that stages shared memory with cp.async (the mma.sync bodies):
+//   barrier  a copy (LDGSTS) that a shared-memory read reaches across a back edge of a loop holding
+//            the read, on a path with no CTA barrier: the next lap refills a stage before the
+//            barrier that ends every warp's reads of it in this lap (a WAR hazard no output of one
+//            GPU's timing may show). Paths inside one lap are not held (a lap reads one stage and
+//            refills another that the lap's barrier released).
+//   depth    a cp.async.wait_group N in a loop that commits one group a lap, where N is not below
+//            the groups committed on every path before the loop (plus those committed before the
+//            wait in the lap): the wait leaves pending the group the lap is about to read.
+// Loops are read from back edges (a branch to an address at or before its own); a lap that commits
+// other than one group on every path, and code the edges do not show, are not held: the report
+// counts the waits whose depth was read.
+void check_async_function(const std::string& name, const Graph& g, ProtocolReport* r) {
+  const std::size_t n = g.insns.size();
+  std::vector<std::pair<std::size_t, std::size_t>> back;  // (from, to) with to <= from
+  for (std::size_t k = 0; k < n; ++k) {
+    switch (g.kinds[k]) {
+      case Kind::async_copy: ++r->async_copies; break;
+      case Kind::async_commit: ++r->async_commits; break;
+      case Kind::async_wait: ++r->async_waits; break;
+      case Kind::cta_barrier: ++r->cta_barriers; break;
+      default: break;
+    }
+    for (std::size_t s : g.next[k])
+      if (s <= k) back.push_back({k, s});
+  }
+  // The predecessors, for each loop's body: the nodes that reach its back edge's source without
+  // passing its head.
+  std::vector<std::vector<std::size_t>> prev(n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t s : g.next[k]) prev[s].push_back(k);
+  std::vector<std::vector<bool>> body(back.size(), std::vector<bool>(n, false));
+  for (std::size_t e = 0; e < back.size(); ++e) {
+    const auto [from, head] = back[e];
+    std::vector<bool>& in = body[e];
+    in[head] = true;
+    std::vector<std::size_t> todo{from};
+    while (!todo.empty()) {
+      const std::size_t k = todo.back();
+      todo.pop_back();
+      if (in[k]) continue;
+      in[k] = true;
+      for (std::size_t p : prev[k]) todo.push_back(p);
+    }
+  }
+  // barrier: from each read, the copies reached across a back edge of a loop that holds the read.
+  std::set<std::size_t> flagged;
+  for (std::size_t rd = 0; rd < n; ++rd) {
+    if (g.kinds[rd] != Kind::smem_read) continue;
+    std::set<std::pair<std::size_t, std::size_t>> own;  // the back edges of loops holding the read
+    for (std::size_t e = 0; e < back.size(); ++e)
+      if (body[e][rd]) own.insert(back[e]);
+    if (own.empty()) continue;
+    std::vector<bool> seen(2 * n, false);  // (node, crossed)
+    std::vector<std::pair<std::size_t, bool>> todo;
+    for (std::size_t s : g.next[rd]) todo.push_back({s, own.count({rd, s}) > 0});
+    while (!todo.empty()) {
+      const auto [k, crossed] = todo.back();
+      todo.pop_back();
+      if (seen[2 * k + crossed]) continue;
+      seen[2 * k + crossed] = true;
+      if (g.kinds[k] == Kind::cta_barrier) continue;
+      if (crossed && g.kinds[k] == Kind::async_copy && flagged.insert(k).second)
+        r->findings.push_back({name, "barrier",
+                               "the cp.async copy at " + hex(g.insns[k].addr) + " (" + g.insns[k].op +
+                                   ") is reached from the shared-memory read at " + hex(g.insns[rd].addr) + " (" +
+                                   g.insns[rd].op +
+                                   ") across the loop's back edge with no CTA barrier (BAR.SYNC) between: the next "
+                                   "lap refills shared memory before every warp is past this lap's reads"});
+      for (std::size_t s : g.next[k]) todo.push_back({s, crossed || own.count({k, s}) > 0});
+    }
+  }
+  // depth: per loop head, the fewest commits on a forward path from the entry.
+  constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
+  auto fewest_commits = [&](std::size_t from, std::size_t to) {
+    // Forward edges only (address order): the fewest commits on a path from `from` to `to`.
+    std::vector<std::size_t> best(n, kUnknown);
+    best[from] = g.kinds[from] == Kind::async_commit ? 1 : 0;
+    for (std::size_t k = from; k < n && k <= to; ++k) {
+      if (best[k] == kUnknown) continue;
+      for (std::size_t s : g.next[k]) {
+        if (s <= k) continue;
+        const std::size_t c = best[k] + (g.kinds[s] == Kind::async_commit ? 1 : 0);
+        if (c < best[s]) best[s] = c;
+      }
+    }
+    return best[to];
+  };
+  auto most_commits = [&](std::size_t from, std::size_t to) {
+    std::vector<std::size_t> most(n, kUnknown);
+    most[from] = g.kinds[from] == Kind::async_commit ? 1 : 0;
+    for (std::size_t k = from; k < n && k <= to; ++k) {
+      if (most[k] == kUnknown) continue;
+      for (std::size_t s : g.next[k]) {
+        if (s <= k) continue;
+        const std::size_t c = most[k] + (g.kinds[s] == Kind::async_commit ? 1 : 0);
+        if (most[s] == kUnknown || c > most[s]) most[s] = c;
+      }
+    }
+    return most[to];
+  };
+  static const std::regex depth_re(R"(SB0,\s*(0x[0-9a-fA-F]{1,8}|\d{1,9}))");
+  std::set<std::size_t> depth_flagged;
+  for (std::size_t e = 0; e < back.size(); ++e) {
+    const auto [from, head] = back[e];
+    // One group a lap on every path through the body.
+    if (fewest_commits(head, from) != 1 || most_commits(head, from) != 1) continue;
+    const std::size_t before = fewest_commits(0, head) - (g.kinds[head] == Kind::async_commit ? 1 : 0);
+    if (before == kUnknown || before == 0) continue;
+    bool copies = false;
+    for (std::size_t k = head; k <= from; ++k) copies = copies || (body[e][k] && g.kinds[k] == Kind::async_copy);
+    if (!copies) continue;
+    for (std::size_t w = head; w <= from; ++w) {
+      if (!body[e][w] || g.kinds[w] != Kind::async_wait) continue;
+      std::smatch m;
+      if (!std::regex_search(g.insns[w].operands, m, depth_re)) continue;
+      ++r->async_waits_read;
+      const std::size_t depth = static_cast<std::size_t>(std::stoull(m[1].str(), nullptr, 0));
+      const std::size_t in_lap = fewest_commits(head, w) - (g.kinds[w] == Kind::async_commit ? 1 : 0);
+      if (depth + 1 > before + in_lap && depth_flagged.insert(w).second)
+        r->findings.push_back({name, "depth",
+                               "the cp.async.wait_group at " + hex(g.insns[w].addr) + " (DEPBAR.LE SB0, " +
+                                   std::to_string(depth) + ") leaves " + std::to_string(depth) +
+                                   " groups pending in a loop that commits one a lap after " + std::to_string(before) +
+                                   " before it" + (in_lap ? " and " + std::to_string(in_lap) + " in the lap" : "") +
+                                   ": the group the lap reads may still be in flight (at most " +
+                                   std::to_string(before + in_lap - 1) + " may be pending)"});
+    }
+  }
+}
+
 }  // namespace
 
 ProtocolReport check_protocol_sass(const std::string& sass) {
@@ -332,8 +490,25 @@ ProtocolReport check_protocol_sass(const std::string& sass) {
     }
     r.kernels.push_back(name);
   }
-  if (r.kernels.empty()) {
-    r.why_not = "the module has no pipelined symbol of the family (the Hopper tier's)";
+  // The symbols that stage shared memory with cp.async (the mma.sync bodies): the cp.async rules.
+  for (device::KernelId id : device::kAllKernels) {
+    if (device::kernel_uses_tma(id)) continue;
+    const auto f = functions.find(device::kernel_name(id));
+    if (f == functions.end()) continue;
+    Graph g;
+    std::string why;
+    if (f->second.empty() || !build_graph(f->second, &g, &why)) {
+      r.why_not = f->first + ": " + (why.empty() ? "no instruction could be read" : why);
+      r.findings.clear();
+      r.kernels.clear();
+      return r;
+    }
+    const std::size_t copies_before = r.async_copies;
+    check_async_function(f->first, g, &r);
+    if (r.async_copies != copies_before) r.async_kernels.push_back(f->first);
+  }
+  if (r.kernels.empty() && r.async_kernels.empty()) {
+    r.why_not = "the module has no pipelined symbol of the family (the Hopper tier's or the cp.async bodies')";
     return r;
   }
   r.checked = true;
@@ -369,6 +544,10 @@ std::string protocol_text(const ProtocolReport& r) {
        std::to_string(r.copies) + " copies, " + std::to_string(r.fences) + " proxy fences, " +
        std::to_string(r.first_waits_read) + " of " + std::to_string(r.first_waits) + " first waits' phases read: " +
        (r.findings.empty() ? "no finding" : std::to_string(r.findings.size()) + " findings") + "\n";
+  s += "protocol (the cp.async symbols): " + std::to_string(r.async_kernels.size()) + " symbols, " +
+       std::to_string(r.async_copies) + " copies, " + std::to_string(r.async_commits) + " commits, " +
+       std::to_string(r.async_waits) + " waits (" + std::to_string(r.async_waits_read) + " depths read), " +
+       std::to_string(r.cta_barriers) + " CTA barriers\n";
   for (const ProtocolFinding& f : r.findings) s += "  FAIL " + f.kernel + " [" + f.rule + "]: " + f.what + "\n";
   return s;
 }

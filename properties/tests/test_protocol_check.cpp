@@ -237,4 +237,57 @@ TEST(ProtocolCheck, AJumpTableReachesEveryBlockNothingFallsInto) {
   EXPECT_EQ(r.findings.size(), 1u);
 }
 
+// A cp.async ring as the mma.sync bodies stage it (w8a16_tile_body.cuh): two stages committed
+// before the loop; each lap waits for all but the newest group, passes the CTA barrier, refills the
+// stage the last lap read, commits, and reads its own stage.
+struct AsyncRing {
+  std::string wait = "DEPBAR.LE SB0, 0x1";
+  std::string lap_start = insn(0x0050, "BAR.SYNC.DEFER_BLOCKING 0x0") +
+                          insn(0x0060, "@P0 LDGSTS.E.BYPASS.128 [R1+0x200], desc[UR4][R2.64]");
+  std::string text() const {
+    return "Fatbin elf code:\n================\narch = sm_90a\n\n\t\tFunction : w8a16_gemm_pipelined\n" +
+           insn(0x0000, "LDGSTS.E.BYPASS.128 [R1], desc[UR4][R2.64]") + insn(0x0010, "LDGDEPBAR") +
+           insn(0x0020, "LDGSTS.E.BYPASS.128 [R1+0x100], desc[UR4][R2.64]") + insn(0x0030, "LDGDEPBAR") +
+           insn(0x0040, wait) + lap_start + insn(0x0070, "LDGDEPBAR") + insn(0x0080, "@!PT LDS RZ, [RZ]") +
+           insn(0x0090, "LDS R4, [R5]") + insn(0x00a0, "HMMA.16816.F32.BF16 R8, R4, R6, RZ") +
+           insn(0x00b0, "@P1 BRA 0x0040") + insn(0x00c0, "DEPBAR.LE SB0, 0x0") + insn(0x00d0, "EXIT");
+  }
+};
+
+TEST(ProtocolCheck, ACpAsyncRingThatKeepsItsRulesHasNoFinding) {
+  const ProtocolReport r = check_protocol_sass(AsyncRing{}.text());
+  ASSERT_TRUE(r.checked) << r.why_not;
+  EXPECT_TRUE(r.pass()) << protocol_text(r);
+  EXPECT_EQ(r.async_kernels, std::vector<std::string>{"w8a16_gemm_pipelined"});
+  EXPECT_EQ(r.async_copies, 3u);
+  EXPECT_EQ(r.async_commits, 3u);
+  EXPECT_EQ(r.async_waits, 2u);
+  EXPECT_EQ(r.async_waits_read, 1u);  // the lap's wait; the one after the loop is in no loop
+  EXPECT_EQ(r.cta_barriers, 1u);
+  // A read in the lap before its refill (another buffer the lap's barrier released) is no finding:
+  // the rule holds paths across the lap's end alone.
+  AsyncRing partials;
+  partials.lap_start = insn(0x0050, "BAR.SYNC.DEFER_BLOCKING 0x0") + insn(0x0060, "LDS R9, [R10]") +
+                       insn(0x0068, "@P0 LDGSTS.E.BYPASS.128 [R1+0x200], desc[UR4][R2.64]");
+  EXPECT_TRUE(check_protocol_sass(partials.text()).pass());
+}
+
+TEST(ProtocolCheck, ARefillAboveItsBarrierAndAWaitOneGroupShortAreFound) {
+  AsyncRing above;  // the next lap's refill before the barrier that ends this lap's reads
+  above.lap_start = insn(0x0050, "@P0 LDGSTS.E.BYPASS.128 [R1+0x200], desc[UR4][R2.64]") +
+                    insn(0x0060, "BAR.SYNC.DEFER_BLOCKING 0x0");
+  ProtocolReport r = check_protocol_sass(above.text());
+  ASSERT_TRUE(r.checked) << r.why_not;
+  ASSERT_EQ(r.findings.size(), 1u) << protocol_text(r);
+  EXPECT_EQ(r.findings[0].rule, "barrier");
+  EXPECT_NE(r.findings[0].what.find("at 0x50"), std::string::npos) << r.findings[0].what;
+  EXPECT_NE(r.findings[0].what.find("read at 0x90"), std::string::npos) << r.findings[0].what;
+  AsyncRing shallow;  // wait_group 2 with two groups before the loop: the lap's own may be in flight
+  shallow.wait = "DEPBAR.LE SB0, 0x2";
+  r = check_protocol_sass(shallow.text());
+  ASSERT_EQ(r.findings.size(), 1u) << protocol_text(r);
+  EXPECT_EQ(r.findings[0].rule, "depth");
+  EXPECT_NE(protocol_text(r).find("FAIL w8a16_gemm_pipelined [depth]"), std::string::npos) << protocol_text(r);
+}
+
 }  // namespace

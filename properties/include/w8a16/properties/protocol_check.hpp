@@ -30,6 +30,20 @@
 // shows a wrong phase there. A jump table's edges to every block nothing falls into make more waits
 // "first" than any thread meets first; a later lap's wait on a constant parity 1 behind one would be
 // a false finding (the product and perturbed modules have none).
+//
+// The symbols that stage shared memory with cp.async (the mma.sync bodies: the tiles, the twins,
+// the row-tile stream) are held to two more rules (check_async_function in the source):
+//   barrier  a cp.async copy (LDGSTS, PTX ISA 9.7.9.25) that a shared-memory read (LDS, LDSM)
+//            reaches across the back edge of a loop holding the read, on a path with no CTA
+//            barrier (BAR.SYNC, 9.7.13.1): the next lap refills a stage before every warp is past
+//            this lap's reads. Paths inside one lap are not held (a lap reads one stage and
+//            refills the one its barrier released).
+//   depth    a cp.async.wait_group N (DEPBAR.LE SB0, N) in a loop that commits one group a lap
+//            (LDGDEPBAR) with N not below the groups committed on every path before the loop (plus
+//            the lap's own before the wait): the group the lap reads may still be in flight.
+// Loops are read from back edges; a lap committing other than one group on every path is not held,
+// and the report counts the waits whose depth was read. Instructions on @!PT (never executed) are
+// not read.
 #pragma once
 #include <string>
 #include <vector>
@@ -38,7 +52,7 @@ namespace w8a16::props {
 
 struct ProtocolFinding {
   std::string kernel;  // the symbol
-  std::string rule;    // "release", "fence", "refill" or "phase"
+  std::string rule;    // "release", "fence", "refill", "phase"; "barrier", "depth" (cp.async)
   std::string what;    // the instructions and their addresses
 };
 
@@ -51,6 +65,9 @@ struct ProtocolReport {
   // Waits that can be a thread's first (a producer's acquire, which a copy follows, left out); of
   // those, the ones whose phase was read.
   std::size_t first_waits = 0, first_waits_read = 0;
+  // The cp.async symbols (the mma.sync bodies) and what the cp.async rules saw in them.
+  std::vector<std::string> async_kernels;
+  std::size_t async_copies = 0, async_commits = 0, async_waits = 0, async_waits_read = 0, cta_barriers = 0;
   std::vector<ProtocolFinding> findings;
   bool pass() const { return checked && findings.empty(); }
 };
