@@ -16,12 +16,19 @@
 #     sources include are rebuilt on only when listed in DEPENDS.
 #
 #   w8a16check_add_verify_test(NAME <name> MODULE <file or target>
-#                              [QUICK] [CASES <n>] [GPUS <n>] [SHARD <i/n>] [SEED <n>]
+#                              [QUICK] [SANITIZE] [PERTURB <seed>] [CASES <n>] [GPUS <n>]
+#                              [SHARD <i/n>] [SEED <n>]
 #                              [ENTRIES <entry>...] [JUNIT <path>] [DATA_DIR <dir>]
 #                              [LABELS <label>...] [TIMEOUT <seconds>] [ARGS <verify argument>...])
 #     One test, <name>, that runs
 #       w8a16check verify --backend cuda --module <file> --no-save --junit <path>
-#                         [--quick] [--cases n] [--gpus n] [--shard i/n] [--seed n] [--entry e]... [ARGS]
+#                         [--quick] [--sanitize] [--perturb seed] [--cases n] [--gpus n] [--shard i/n]
+#                         [--seed n] [--entry e]... [ARGS]
+#     SANITIZE adds verify's sanitizer stage (compute-sanitizer's racecheck and synccheck over one case
+#     per body and configuration cell; NOT CHECKED, a skipped JUnit case, where the tool is absent).
+#     PERTURB runs the perturbed stage instead of the campaign: MODULE must then be a perturbed
+#     module (one built with the timing policy, W8A16_PERTURB; verify refuses another), and SANITIZE
+#     is not taken with it.
 #     MODULE is a cubin or fatbin file, or a target with the W8A16CHECK_MODULE_FILE property (one
 #     made by w8a16check_add_kernel_module). ENTRIES are the entry points the module is verified
 #     for: a module that holds some of the family's kernels only must name them (docs/KERNEL_ABI.md
@@ -89,7 +96,7 @@ function(w8a16check_add_kernel_module target)
 endfunction()
 
 function(w8a16check_add_verify_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "QUICK" "NAME;MODULE;CASES;GPUS;SHARD;SEED;JUNIT;DATA_DIR;TIMEOUT"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "QUICK;SANITIZE" "NAME;MODULE;CASES;GPUS;SHARD;SEED;PERTURB;JUNIT;DATA_DIR;TIMEOUT"
                         "ENTRIES;LABELS;ARGS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "w8a16check_add_verify_test: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -113,7 +120,11 @@ function(w8a16check_add_verify_test)
   else()
     get_filename_component(module "${arg_MODULE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   endif()
-  foreach(n IN ITEMS CASES GPUS SEED TIMEOUT)
+  if(arg_SANITIZE AND DEFINED arg_PERTURB)
+    message(FATAL_ERROR "w8a16check_add_verify_test(${arg_NAME}): SANITIZE is a stage of the campaign, PERTURB runs "
+                        "the perturbed stage instead: give one of them")
+  endif()
+  foreach(n IN ITEMS CASES GPUS SEED PERTURB TIMEOUT)
     if(DEFINED arg_${n} AND NOT arg_${n} MATCHES "^[0-9]+$")
       message(FATAL_ERROR "w8a16check_add_verify_test(${arg_NAME}): ${n} '${arg_${n}}' is not a whole number")
     endif()
@@ -153,6 +164,12 @@ function(w8a16check_add_verify_test)
   endif()
   if(arg_QUICK)
     list(APPEND cmd --quick)
+  endif()
+  if(arg_SANITIZE)
+    list(APPEND cmd --sanitize)
+  endif()
+  if(DEFINED arg_PERTURB)
+    list(APPEND cmd --perturb "${arg_PERTURB}")
   endif()
   foreach(pair IN ITEMS "CASES;--cases" "GPUS;--gpus" "SHARD;--shard" "SEED;--seed")
     list(GET pair 0 key)
