@@ -5,6 +5,12 @@
 #include "w8a16/device/geometry.hpp"
 #include "w8a16_tile_body.cuh"
 
+#if defined(W8A16_PERTURB)
+// The cp.async bodies' timing seed (w8a16_sync_timing.cuh), defined once for the relocatable
+// objects that read it; the host writes it by this name before each launch.
+extern "C" __device__ unsigned long long w8a16_sync_timing_seed = 0;
+#endif
+
 namespace {
 // 4 x 2 warps of 32 x 32; two stages (2 x 46,080 B) plus the decoded step (18,432 B) = 110,592 B,
 // so two CTAs fit on an SM (228 KiB) and each keeps one step in flight while it computes another.

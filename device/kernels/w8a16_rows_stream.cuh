@@ -8,6 +8,9 @@
 
 #include "w8a16/device/geometry.hpp"
 #include "w8a16_ptx.cuh"
+#if defined(W8A16_PERTURB)
+#include "w8a16_sync_timing.cuh"
+#endif
 
 namespace w8a16::kernels {
 
@@ -296,9 +299,15 @@ struct RowsStream {
         if (r > 0) fold_partials(r - 1);
       }
       const uint32_t next = r + kStages - 1;
+#if defined(W8A16_PERTURB)
+      sync_delay(SyncPoint::refill, r);
+#endif
       if (next < rounds)
         load_round(smem + (next % kStages) * kStageBytes, loader, weight, input, k, a_row_stride, next, steps_in(next));
       cp_async_commit();
+#if defined(W8A16_PERTURB)
+      sync_delay(SyncPoint::read, r);
+#endif
 
       const uint32_t here = steps_in(r);
       const unsigned char* stage = smem + (r % kStages) * kStageBytes;

@@ -6,6 +6,9 @@
 #include <cstdint>
 
 #include "w8a16_ptx.cuh"
+#if defined(W8A16_PERTURB)
+#include "w8a16_sync_timing.cuh"
+#endif
 
 namespace w8a16::kernels {
 
@@ -116,9 +119,15 @@ struct TileBody {
       // the decoded buffer), which the loads below and the decode then overwrite.
       __syncthreads();
       const uint32_t next = s + kStages - 1;
+#if defined(W8A16_PERTURB)
+      sync_delay(SyncPoint::refill, s);
+#endif
       if (next < steps)
         load_step(smem + (next % kStages) * kStageBytes, input, weight, m, n, k, a_row_stride, m0, n0, next);
       cp_async_commit();
+#if defined(W8A16_PERTURB)
+      sync_delay(SyncPoint::read, s);
+#endif
       const unsigned char* stage = smem + (s % kStages) * kStageBytes;
       if constexpr (kDecodeInSmem) {
         decode_step(stage, decoded);

@@ -276,6 +276,12 @@ std::unique_ptr<CudaBackend> CudaBackend::create_with_module(int ordinal, const 
         stalls_bytes == sizeof(std::uint32_t)) {
       b->timing_seed_ = seed;
       b->timing_stalls_ = stalls;
+      // The cp.async bodies' seed (device/kernels/w8a16_sync_timing.cuh), where the module has it.
+      CUdeviceptr sync_seed = 0;
+      std::size_t sync_bytes = 0;
+      if (d->cuModuleGetGlobal(&sync_seed, &sync_bytes, mod, "w8a16_sync_timing_seed") == CUDA_SUCCESS &&
+          sync_bytes == sizeof(std::uint64_t))
+        b->sync_timing_seed_ = sync_seed;
     }
   }
   if (status) *status = Status::success();
@@ -430,7 +436,11 @@ Status CudaBackend::set_timing_seed(std::uint64_t seed) {
   // already queued keeps the seed it was queued with only if it has finished: callers set it between
   // launches they wait for.
   const CUresult r = drv_->cuMemcpyHtoD(timing_seed_, &seed, sizeof seed);
-  return r == CUDA_SUCCESS ? Status::success() : driver_error(drv_, "cuMemcpyHtoD (w8a16_timing_seed)", r);
+  if (r != CUDA_SUCCESS) return driver_error(drv_, "cuMemcpyHtoD (w8a16_timing_seed)", r);
+  if (sync_timing_seed_ != 0)
+    if (const CUresult rs = drv_->cuMemcpyHtoD(sync_timing_seed_, &seed, sizeof seed); rs != CUDA_SUCCESS)
+      return driver_error(drv_, "cuMemcpyHtoD (w8a16_sync_timing_seed)", rs);
+  return Status::success();
 }
 
 Status CudaBackend::take_timing_stalls(std::uint32_t* stalls) {

@@ -75,10 +75,12 @@ void add_verify(CLI::App& app, int* exit_code) {
                 "the gate's campaign (README \"The gate\"): the saved cases, the quick coverage plan (every cell "
                 "with every special class, every body with every kind of order data) and " +
                     std::to_string(kQuickCases) + " drawn cases unless --cases says otherwise");
-  cmd->add_option("--perturb", a->perturb_seed,
-                  "run the Hopper tier's coverage and saved cases on the perturbed module (seeded delays at every "
-                  "pipeline hand-over, device/kernels/w8a16_timing.cuh), each under --perturb-seeds timing seeds "
-                  "drawn from SEED (default 1); exit 0 PASS, 1 FAIL or INCOMPLETE")
+  cmd->add_option(
+         "--perturb", a->perturb_seed,
+         "run the coverage and saved cases of the Hopper tier and the cp.async rings on the perturbed module "
+         "(seeded delays at every pipeline hand-over, device/kernels/w8a16_timing.cuh and w8a16_sync_timing.cuh), "
+         "each under --perturb-seeds timing seeds "
+         "drawn from SEED (default 1); exit 0 PASS, 1 FAIL or INCOMPLETE")
       ->expected(0, 1)
       ->transform(whole_number(0, UINT64_MAX));
   cmd->add_option("--perturb-seeds", a->perturb_seeds, "timing seeds each case of --perturb runs under")

@@ -436,7 +436,8 @@ props::ProtocolReport check_loaded_module_protocol(const std::string& module) {
 #endif
 }
 
-// `verify --perturb`: the cases of the pipelined bodies (the coverage plan's with its lone specials,
+// `verify --perturb`: the cases of the bodies the perturbed module delays (the Hopper tier's and the
+// cp.async rings'; the coverage plan's with its lone specials,
 // --quick's share of it with --quick, and the saved cases) on the perturbed module, each under several timing seeds
 // (properties/perturb.hpp). The module: --module, else bin/w8a16_perturbed.fatbin beside the CLI.
 int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt, const std::string& data_dir) {
@@ -482,7 +483,8 @@ int run_perturb(const VerifyArgs& a, const props::CampaignOptions& opt, const st
   std::fputs(identity_text(run_identity(*backend)).c_str(), stdout);
   std::fputs(props::contract_report_text(opt.contract).c_str(), stdout);
   std::printf(
-      "perturb: %zu cases of the Hopper tier's bodies (of %zu coverage%s and saved cases), each under %u timing "
+      "perturb: %zu cases of the bodies the perturbed module delays (the Hopper tier's and the cp.async rings'; of "
+      "%zu coverage%s and saved cases), each under %u timing "
       "seeds; every byte against the emulator; no case starts after %.0f s\n",
       cases.size(), candidates.size(), a.quick ? " (--quick)" : "", po.seeds_per_case, po.time_budget_s);
   // The module's protocol, read before it runs: a finding fails the run as a failing launch does.

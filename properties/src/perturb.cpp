@@ -24,12 +24,18 @@ std::uint64_t perturb_timing_seed(std::uint64_t run_seed, std::uint64_t case_ind
   return s == 0 ? 1 : s;
 }
 
+bool perturbed_body(device::Body b) {
+  // The Hopper tier (w8a16_timing.cuh) and the cp.async rings (w8a16_sync_timing.cuh); the skinny
+  // body (one copy, no ring) and the GEMV (no shared-memory stage) have no delay point.
+  return device::is_wgmma_body(b) || (b != device::Body::m32_skinny && b != device::Body::gemv_strip);
+}
+
 std::vector<golden::Case> pipelined_cases(const std::vector<golden::Case>& candidates,
                                           const device::KernelRegistry& registry, const device::DeviceLimits& limits) {
   std::vector<golden::Case> out;
   for (const golden::Case& c : candidates) {
     const device::Planned p = plan_case(c, registry, limits);
-    if (!p.ok() || !device::is_wgmma_body(p.plan.body)) continue;
+    if (!p.ok() || !perturbed_body(p.plan.body)) continue;
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;

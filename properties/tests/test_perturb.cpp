@@ -60,14 +60,14 @@ props::TimingControl recording_seeds(SeedSensitiveLauncher& launcher, std::vecto
           }};
 }
 
-// The first two coverage cases whose plans run the Hopper tier.
+// The first two coverage cases whose plans run a body the perturbed module delays.
 std::vector<Case> two_pipelined_cases(const device::SimBackend& sim) {
   const std::vector<Case> cases = props::pipelined_cases(coverage_cases(sim), sim.registry(), sim.limits());
   EXPECT_GE(cases.size(), 2u);
   return {cases.begin(), cases.begin() + std::min<std::size_t>(2, cases.size())};
 }
 
-TEST(Perturb, RunsTheCasesWhosePlansRunTheHopperTierEachOnce) {
+TEST(Perturb, RunsTheCasesWhosePlansRunADelayedBodyEachOnce) {
   device::SimBackend sim;
   std::vector<Case> all = coverage_cases(sim);
   all.insert(all.end(), all.begin(), all.end());  // every case twice: kept once
@@ -77,15 +77,22 @@ TEST(Perturb, RunsTheCasesWhosePlansRunTheHopperTierEachOnce) {
   for (const Case& c : picked) {
     const device::Planned p = props::plan_case(c, sim.registry(), sim.limits());
     ASSERT_TRUE(p.ok());
-    EXPECT_TRUE(device::is_wgmma_body(p.plan.body)) << w8a16::golden::format_case(c);
+    EXPECT_TRUE(props::perturbed_body(p.plan.body)) << w8a16::golden::format_case(c);
     bodies.insert(p.plan.body);
     EXPECT_EQ(std::count(picked.begin(), picked.end(), c), 1);
   }
-  // Every body of the tier, the packed ones included, is among them.
+  // Every body the perturbed module delays, the Hopper tier's (the packed ones included) and the
+  // cp.async rings', is among them; the skinny body and the GEMV, which have no delay point, are not.
   for (device::Body b : device::kAllBodies)
-    if (device::is_wgmma_body(b)) EXPECT_EQ(bodies.count(b), 1u) << device::body_name(b);
-  // A module without the tier has no case to run.
-  EXPECT_TRUE(props::pipelined_cases(all, device::StaticRegistry::without_hopper_tier(), sim.limits()).empty());
+    EXPECT_EQ(bodies.count(b), props::perturbed_body(b) ? 1u : 0u) << device::body_name(b);
+  EXPECT_FALSE(props::perturbed_body(device::Body::m32_skinny));
+  EXPECT_FALSE(props::perturbed_body(device::Body::gemv_strip));
+  // A module without the tier runs the cp.async rings' cases alone.
+  for (const Case& c : props::pipelined_cases(all, device::StaticRegistry::without_hopper_tier(), sim.limits())) {
+    const device::Planned p = props::plan_case(c, device::StaticRegistry::without_hopper_tier(), sim.limits());
+    ASSERT_TRUE(p.ok());
+    EXPECT_FALSE(device::is_wgmma_body(p.plan.body)) << w8a16::golden::format_case(c);
+  }
 }
 
 TEST(Perturb, TimingSeedsAreNeverZeroAndDifferPerCaseAndLaunch) {

@@ -98,6 +98,7 @@ class CudaBackend final : public Backend {
   void* module_ = nullptr;                         // CUmodule, null when the fatbin is empty
   std::uint64_t timing_seed_ = 0;                  // CUdeviceptr of w8a16_timing_seed, 0 unless the module is perturbed
   std::uint64_t timing_stalls_ = 0;                // CUdeviceptr of w8a16_timing_stalls, likewise
+  std::uint64_t sync_timing_seed_ = 0;             // of w8a16_sync_timing_seed (the cp.async bodies'), where present
   CudaModuleRegistry registry_;
   DeviceLimits limits_;
   CudaDeviceInfo info_;

@@ -60,8 +60,12 @@ struct PerturbResult {
 // The listener of a run: each case as it ends (its failures already in the result).
 using PerturbProgress = std::function<void(const golden::Case&, std::uint64_t case_index, std::uint64_t failures)>;
 
-// The cases of `candidates` whose plan on `registry` runs a body of the Hopper tier (the pipelined
-// bodies the timing policy perturbs), in their order, each once.
+// Whether the perturbed module delays a body's hand-overs: the Hopper tier's (w8a16_timing.cuh) and
+// the cp.async rings' (the tiles, the twins' tiles, the row-tile stream: w8a16_sync_timing.cuh).
+bool perturbed_body(device::Body b);
+
+// The cases of `candidates` whose plan on `registry` runs a body the perturbed module delays
+// (perturbed_body), in their order, each once.
 std::vector<golden::Case> pipelined_cases(const std::vector<golden::Case>& candidates,
                                           const device::KernelRegistry& registry, const device::DeviceLimits& limits);
 
