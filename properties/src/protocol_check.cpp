@@ -404,8 +404,8 @@ void check_async_function(const std::string& name, const Graph& g, ProtocolRepor
   }
   // depth: per loop head, the fewest commits on a forward path from the entry.
   constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
-  auto fewest_commits = [&](std::size_t from, std::size_t to) {
-    // Forward edges only (address order): the fewest commits on a path from `from` to `to`.
+  // The fewest (or most) commits on a path from `from` to `to` over forward edges (address order).
+  auto commits = [&](std::size_t from, std::size_t to, bool most) {
     std::vector<std::size_t> best(n, kUnknown);
     best[from] = g.kinds[from] == Kind::async_commit ? 1 : 0;
     for (std::size_t k = from; k < n && k <= to; ++k) {
@@ -413,30 +413,18 @@ void check_async_function(const std::string& name, const Graph& g, ProtocolRepor
       for (std::size_t s : g.next[k]) {
         if (s <= k) continue;
         const std::size_t c = best[k] + (g.kinds[s] == Kind::async_commit ? 1 : 0);
-        if (c < best[s]) best[s] = c;
+        if (best[s] == kUnknown || (most ? c > best[s] : c < best[s])) best[s] = c;
       }
     }
     return best[to];
   };
-  auto most_commits = [&](std::size_t from, std::size_t to) {
-    std::vector<std::size_t> most(n, kUnknown);
-    most[from] = g.kinds[from] == Kind::async_commit ? 1 : 0;
-    for (std::size_t k = from; k < n && k <= to; ++k) {
-      if (most[k] == kUnknown) continue;
-      for (std::size_t s : g.next[k]) {
-        if (s <= k) continue;
-        const std::size_t c = most[k] + (g.kinds[s] == Kind::async_commit ? 1 : 0);
-        if (most[s] == kUnknown || c > most[s]) most[s] = c;
-      }
-    }
-    return most[to];
-  };
+  auto fewest_commits = [&](std::size_t from, std::size_t to) { return commits(from, to, false); };
   static const std::regex depth_re(R"(SB0,\s*(0x[0-9a-fA-F]{1,8}|\d{1,9}))");
   std::set<std::size_t> depth_flagged;
   for (std::size_t e = 0; e < back.size(); ++e) {
     const auto [from, head] = back[e];
     // One group a lap on every path through the body.
-    if (fewest_commits(head, from) != 1 || most_commits(head, from) != 1) continue;
+    if (commits(head, from, false) != 1 || commits(head, from, true) != 1) continue;
     const std::size_t before = fewest_commits(0, head) - (g.kinds[head] == Kind::async_commit ? 1 : 0);
     if (before == kUnknown || before == 0) continue;
     bool copies = false;

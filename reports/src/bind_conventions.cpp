@@ -284,20 +284,8 @@ py::dict identify_callable(const py::object& call, const std::string& part, std:
       for (std::uint32_t r = 0; r < c.m; ++r)
         std::memcpy(a.mutable_data() + std::size_t{r} * c.k, in.a_bits.data() + std::size_t{r} * c.a_row_stride,
                     std::size_t{c.k} * sizeof(std::uint16_t));
-      auto w = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
-      std::memcpy(w.mutable_data(), in.w_e4m3.data(), in.w_e4m3.size());
-      auto s = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)},
-                                "s");
-      std::memcpy(s.mutable_data(), in.s_f32.data(), in.s_f32.size() * sizeof(float));
-      const py::object out = call(a, w, s, golden::format_case(c));
-      auto got = checked_array<std::uint16_t>(out, "c");
-      if (got.ndim() != 2 || got.shape(0) != c.m || got.shape(1) != c.n)
-        throw py::value_error("identify: the call's output must have shape (M, N), got " + shape_str(got));
-      // Outside [M, N] the sentinel: a callable returns its output alone.
-      bytes->assign(std::size_t{c.m + golden::kOutputGuardRows} * c.c_row_stride, golden::kOutputSentinelBits);
-      for (std::uint32_t r = 0; r < c.m; ++r)
-        std::memcpy(bytes->data() + std::size_t{r} * c.c_row_stride, got.data() + std::size_t{r} * c.n,
-                    std::size_t{c.n} * sizeof(std::uint16_t));
+      const py::object out = call(a, w_array(c, in), s_array(c, in), golden::format_case(c));
+      callable_output_bytes(out, c, "identify", bytes);
       return true;
     } catch (...) {
       raised = std::current_exception();
@@ -346,6 +334,29 @@ py::dict identify_callable(const py::object& call, const std::string& part, std:
 }
 
 }  // namespace
+
+py::array_t<std::uint8_t> w_array(const golden::Case& c, const golden::CaseInputs& in) {
+  auto w = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
+  std::memcpy(w.mutable_data(), in.w_e4m3.data(), in.w_e4m3.size());
+  return w;
+}
+
+py::array_t<float> s_array(const golden::Case& c, const golden::CaseInputs& in) {
+  auto s = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)}, "s");
+  std::memcpy(s.mutable_data(), in.s_f32.data(), in.s_f32.size() * sizeof(float));
+  return s;
+}
+
+void callable_output_bytes(const py::object& out, const golden::Case& c, const std::string& who,
+                           std::vector<std::uint16_t>* bytes) {
+  auto got = checked_array<std::uint16_t>(out, "c");
+  if (got.ndim() != 2 || got.shape(0) != c.m || got.shape(1) != c.n)
+    throw py::value_error(who + ": the call's output must have shape (M, N), got " + shape_str(got));
+  bytes->assign(std::size_t{c.m + golden::kOutputGuardRows} * c.c_row_stride, golden::kOutputSentinelBits);
+  for (std::uint32_t r = 0; r < c.m; ++r)
+    std::memcpy(bytes->data() + std::size_t{r} * c.c_row_stride, got.data() + std::size_t{r} * c.n,
+                std::size_t{c.n} * sizeof(std::uint16_t));
+}
 
 ContractPart resolve_contract_part(const std::string& spec, const py::object& part_obj) {
   std::string part;

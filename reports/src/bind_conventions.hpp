@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // How a binding's `contract` / `part` arguments name one part of a contract (NUMERICS.md 2.4):
-// shared by bind_contract.cpp (gemm, gemm_columns) and bind_conventions.cpp.
+// shared by bind_contract.cpp (gemm, gemm_columns) and bind_conventions.cpp; and the pieces of the
+// bridge that runs a Python callable under a C++ engine (identify's, invariance's).
 #pragma once
 #include <string>
 
+#include <cstdint>
+#include <vector>
+
 #include "arrays.hpp"
+#include "w8a16/golden/case.hpp"
+#include "w8a16/golden/case_inputs.hpp"
 #include "w8a16/reference/conventions.hpp"
 
 namespace w8a16::py_bind {
@@ -29,5 +35,15 @@ struct RowOperands {
   std::uint32_t k = 0;
 };
 RowOperands row_operands(const py::object& a_obj, const py::object& w_obj, const py::object& s_obj);
+
+// A case's W [N, K] and S [ceil(N/128), K/128] as new arrays, for a callable.
+py::array_t<std::uint8_t> w_array(const golden::Case& c, const golden::CaseInputs& in);
+py::array_t<float> s_array(const golden::Case& c, const golden::CaseInputs& in);
+
+// A callable's output `out` (BF16 bits [M, N]) as launch_case gives C: [m + guard rows]
+// [c_row_stride], the sentinel outside [M, N] (a callable returns its output alone). ValueError,
+// its message starting with `who`, when `out` is not [M, N].
+void callable_output_bytes(const py::object& out, const golden::Case& c, const std::string& who,
+                           std::vector<std::uint16_t>* bytes);
 
 }  // namespace w8a16::py_bind

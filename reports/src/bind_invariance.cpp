@@ -35,11 +35,7 @@ struct OperandCache {
         std::memcmp(s.data(), in.s_f32.data(), s.size() * sizeof(float)) == 0)
       return;
     w = in.w_e4m3, s = in.s_f32;
-    auto wa = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
-    std::memcpy(wa.mutable_data(), w.data(), w.size());
-    auto sa = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)}, "s");
-    std::memcpy(sa.mutable_data(), s.data(), s.size() * sizeof(float));
-    w_arr = std::move(wa), s_arr = std::move(sa);
+    w_arr = w_array(c, in), s_arr = s_array(c, in);
   }
 };
 
@@ -63,13 +59,9 @@ py::dict failure_dict(const props::InvarianceFailure& f) {
   py::dict o;
   auto a = new_array<std::uint16_t>({static_cast<py::ssize_t>(c.m), static_cast<py::ssize_t>(c.a_row_stride)}, "a");
   std::memcpy(a.mutable_data(), fc.in.a_bits.data(), std::size_t{c.m} * c.a_row_stride * sizeof(std::uint16_t));
-  auto w = new_array<std::uint8_t>({static_cast<py::ssize_t>(c.n), static_cast<py::ssize_t>(c.k)}, "w");
-  std::memcpy(w.mutable_data(), fc.in.w_e4m3.data(), fc.in.w_e4m3.size());
-  auto s = new_array<float>({static_cast<py::ssize_t>((c.n + 127) / 128), static_cast<py::ssize_t>(c.k / 128)}, "s");
-  std::memcpy(s.mutable_data(), fc.in.s_f32.data(), fc.in.s_f32.size() * sizeof(float));
   auto want = new_array<std::uint16_t>({static_cast<py::ssize_t>(fc.want.size())}, "want");
   if (!fc.want.empty()) std::memcpy(want.mutable_data(), fc.want.data(), fc.want.size() * sizeof(std::uint16_t));
-  o["a"] = a, o["w"] = w, o["s"] = s, o["want"] = want;
+  o["a"] = a, o["w"] = w_array(c, fc.in), o["s"] = s_array(c, fc.in), o["want"] = want;
   o["m"] = c.m, o["n"] = c.n, o["k"] = c.k;
   o["pitch"] = c.a_row_stride;
   o["a_offset"] = fc.offsets.a;
@@ -137,13 +129,7 @@ py::dict invariance_callable(const py::object& call, const std::string& part, st
       auto a = new_array<std::uint16_t>({static_cast<py::ssize_t>(c.m), static_cast<py::ssize_t>(c.a_row_stride)}, "a");
       std::memcpy(a.mutable_data(), in.a_bits.data(), std::size_t{c.m} * c.a_row_stride * sizeof(std::uint16_t));
       const py::object out = call(which, a, off.a, c.k, cache.w_arr, cache.s_arr);
-      auto got = checked_array<std::uint16_t>(out, "c");
-      if (got.ndim() != 2 || got.shape(0) != c.m || got.shape(1) != c.n)
-        throw py::value_error("invariance: the call's output must have shape (M, N), got " + shape_str(got));
-      bytes->assign(std::size_t{c.m + golden::kOutputGuardRows} * c.c_row_stride, golden::kOutputSentinelBits);
-      for (std::uint32_t r = 0; r < c.m; ++r)
-        std::memcpy(bytes->data() + std::size_t{r} * c.c_row_stride, got.data() + std::size_t{r} * c.n,
-                    std::size_t{c.n} * sizeof(std::uint16_t));
+      callable_output_bytes(out, c, "invariance", bytes);
       return true;
     } catch (...) {
       raised = std::current_exception();
