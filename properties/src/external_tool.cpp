@@ -102,8 +102,20 @@ ToolRun run_tool(const std::vector<std::string>& args, double timeout_s, bool me
       r.output.append(buf, std::min<std::size_t>(static_cast<std::size_t>(got), max_output - r.output.size()));
   }
   ::close(out[0]);
+  // A program that closed its output and goes on running is still held to the deadline.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, timeout_s > 0 && !r.timed_out ? WNOHANG : 0);
+    if (done == pid) break;
+    if (done < 0 && errno == EINTR) continue;
+    if (done < 0) break;
+    if (Clock::now() >= deadline) {
+      r.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      continue;
+    }
+    ::usleep(10'000);
+  }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;

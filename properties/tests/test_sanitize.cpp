@@ -160,6 +160,9 @@ TEST(ExternalTool, AToolIsRunItsOutputReadAndItsDeadlineKept) {
   EXPECT_EQ(quiet.output, "out\n");
   const ToolRun slow = run_tool({"/bin/sh", "-c", "sleep 30"}, 0.3, true);
   EXPECT_TRUE(slow.timed_out);
+  // A program that closes its output and goes on running is still held to the deadline.
+  const ToolRun closed = run_tool({"/bin/sh", "-c", "exec >&- 2>&-; sleep 30"}, 0.3, true);
+  EXPECT_TRUE(closed.timed_out);
   const ToolRun missing = run_tool({"/nonexistent/tool"}, 5, true);
   EXPECT_FALSE(missing.started && missing.exit_code == 0);
 }
