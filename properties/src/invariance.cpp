@@ -549,9 +549,10 @@ struct Sweep {
 
   // Compares `got` ([rows][n], first row `row0`) with `want`; a failure under `kind` at the first
   // differing element.
+  // `what` names the call in the failure (default: call_text).
   void compare_bytes(EntryInvariance& ei, InvarianceKind kind, const Call& call, const std::vector<std::uint16_t>& got,
                      std::uint32_t row0, const std::vector<std::uint16_t>& want, const std::string& against,
-                     const std::vector<std::uint16_t>* want_row = nullptr) {
+                     const std::vector<std::uint16_t>* want_row = nullptr, const std::string& what = "") {
     InvarianceVerdict& v = ei.verdicts[static_cast<int>(kind)];
     ++v.comparisons;
     const std::uint32_t n = call.c.n;
@@ -562,7 +563,7 @@ struct Sweep {
         f.row = row0 + static_cast<std::uint32_t>(i / n), f.column = static_cast<std::uint32_t>(i % n);
         f.got = got[i], f.want = want[i];
         f.against = against;
-        f.what = call_text(call.c);
+        f.what = what.empty() ? call_text(call.c) : what;
         fail(ei, kind, std::move(f), &call, want_row);
         return;
       }
@@ -778,22 +779,10 @@ struct Sweep {
     }
     Call named = one;
     named.position = "front (M = 1)";
-    if (!needle_built && !callable()) {
-      // A module's needle is a case: its line replays the verdict (w8a16check repro).
-      InvarianceVerdict& v = ei.verdicts[static_cast<int>(InvarianceKind::contract)];
-      ++v.comparisons;
-      for (std::uint32_t col = 0; col < one.c.n; ++col)
-        if (got[col] != want[col]) {
-          InvarianceFailure f;
-          f.m = 1, f.position = named.position, f.row = 0, f.column = col, f.got = got[col], f.want = want[col];
-          f.against = against;
-          f.what = golden::format_case(one.c);
-          fail(ei, InvarianceKind::contract, std::move(f), &one);
-          return;
-        }
-      return;
-    }
-    compare_bytes(ei, InvarianceKind::contract, named, got, 0, want, against, &want);
+    // A module's distribution needle is a case: its line names (and replays) the call.
+    const bool case_line = !needle_built && !callable();
+    compare_bytes(ei, InvarianceKind::contract, named, got, 0, want, against, &want,
+                  case_line ? golden::format_case(one.c) : "");
   }
 
   void sweep_m(ShapeInvariance& si, const golden::Case& needle_case, const golden::CaseInputs& needle,

@@ -27,7 +27,7 @@ std::uint64_t perturb_timing_seed(std::uint64_t run_seed, std::uint64_t case_ind
 bool perturbed_body(device::Body b) {
   // The Hopper tier (w8a16_timing.cuh) and the cp.async rings (w8a16_sync_timing.cuh); the skinny
   // body (one copy, no ring) and the GEMV (no shared-memory stage) have no delay point.
-  return device::is_wgmma_body(b) || (b != device::Body::m32_skinny && b != device::Body::gemv_strip);
+  return b != device::Body::m32_skinny && b != device::Body::gemv_strip;
 }
 
 std::vector<golden::Case> pipelined_cases(const std::vector<golden::Case>& candidates,

@@ -454,51 +454,38 @@ void check_async_function(const std::string& name, const Graph& g, ProtocolRepor
 ProtocolReport check_protocol_sass(const std::string& sass) {
   ProtocolReport r;
   const auto functions = parse_sass(sass);
-  std::vector<std::string> wanted;
-  for (device::KernelId id : device::kAllKernels)
-    if (device::kernel_uses_tma(id)) wanted.push_back(device::kernel_name(id));
-  for (const std::string& name : wanted) {
+  // What cannot be read is no check at all: nothing of the module is claimed.
+  auto refuse = [&](const std::string& why) {
+    r.why_not = why;
+    r.findings.clear();
+    r.kernels.clear();
+    r.async_kernels.clear();
+    return r;
+  };
+  // Every family symbol in the text: the Hopper tier's (tma) under the pipeline's rules, the others
+  // (the mma.sync bodies, where they stage with cp.async) under the cp.async rules.
+  for (device::KernelId id : device::kAllKernels) {
+    const std::string name = device::kernel_name(id);
     const auto f = functions.find(name);
     if (f == functions.end()) continue;
     Graph g;
     std::string why;
-    if (f->second.empty() || !build_graph(f->second, &g, &why)) {
-      r.why_not = name + ": " + (why.empty() ? "no instruction could be read" : why);
-      r.findings.clear();
-      r.kernels.clear();
-      return r;
+    if (f->second.empty() || !build_graph(f->second, &g, &why))
+      return refuse(name + ": " + (why.empty() ? "no instruction could be read" : why));
+    if (device::kernel_uses_tma(id)) {
+      const std::size_t wgmmas_before = r.wgmmas;
+      check_function(name, g, &r);
+      if (r.wgmmas == wgmmas_before)
+        return refuse(name + ": no wgmma (HGMMA) in its SASS: not the pipeline these rules describe");
+      r.kernels.push_back(name);
+    } else {
+      const std::size_t copies_before = r.async_copies;
+      check_async_function(name, g, &r);
+      if (r.async_copies != copies_before) r.async_kernels.push_back(name);
     }
-    const std::size_t wgmmas_before = r.wgmmas;
-    check_function(name, g, &r);
-    if (r.wgmmas == wgmmas_before) {
-      r.why_not = name + ": no wgmma (HGMMA) in its SASS: not the pipeline these rules describe";
-      r.findings.clear();
-      r.kernels.clear();
-      return r;
-    }
-    r.kernels.push_back(name);
   }
-  // The symbols that stage shared memory with cp.async (the mma.sync bodies): the cp.async rules.
-  for (device::KernelId id : device::kAllKernels) {
-    if (device::kernel_uses_tma(id)) continue;
-    const auto f = functions.find(device::kernel_name(id));
-    if (f == functions.end()) continue;
-    Graph g;
-    std::string why;
-    if (f->second.empty() || !build_graph(f->second, &g, &why)) {
-      r.why_not = f->first + ": " + (why.empty() ? "no instruction could be read" : why);
-      r.findings.clear();
-      r.kernels.clear();
-      return r;
-    }
-    const std::size_t copies_before = r.async_copies;
-    check_async_function(f->first, g, &r);
-    if (r.async_copies != copies_before) r.async_kernels.push_back(f->first);
-  }
-  if (r.kernels.empty() && r.async_kernels.empty()) {
-    r.why_not = "the module has no pipelined symbol of the family (the Hopper tier's or the cp.async bodies')";
-    return r;
-  }
+  if (r.kernels.empty() && r.async_kernels.empty())
+    return refuse("the module has no pipelined symbol of the family (the Hopper tier's or the cp.async bodies')");
   r.checked = true;
   return r;
 }
