@@ -91,7 +91,7 @@ int backend_refused(const std::string& command, const std::string& error, bool n
   if (!no_gpu) return usage_error(command, error);
   std::fprintf(stderr, "%s: %s\n%s: SKIPPED: no GPU on this machine; nothing was checked (exit status %d)\n",
                command.c_str(), error.c_str(), command.c_str(), kExitNoGpu);
-  std::printf("verdict: SKIPPED (no GPU here: %s)\n", error.c_str());
+  std::fputs(verdict_line("SKIPPED", "no GPU here: " + error).c_str(), stdout);
   note_error(error);
   return kExitNoGpu;
 }

@@ -322,7 +322,7 @@ int run_operands(const RunOperandsArgs& args) {
   if (!args.check) return kExitPass;
   std::fputs(props::contract_report_text(contract).c_str(), stdout);
   const bool equal = check_against_emulator(bundle, result.c, contract);
-  std::printf("verdict: %s\n", equal ? "PASS" : "FAIL");
+  std::fputs(verdict_line(equal ? "PASS" : "FAIL").c_str(), stdout);
   return equal ? kExitPass : kExitFail;
 }
 

@@ -405,12 +405,13 @@ int finish(const VerifyArgs& a, const props::VerifyResult& v, const VerifyReport
     std::fprintf(stderr, "%s\n", error.c_str());
     status = kExitUsage;
   }
-  std::printf("verdict: %s%s%s\n", reasons.empty() ? "PASS" : "FAIL",
-              v.shard_count != 1 ? (" (shard " + std::to_string(v.shard_index) + "/" + std::to_string(v.shard_count) +
-                                    " only; coverage not judged)")
-                                       .c_str()
-                                 : "",
-              status == kExitUsage ? " (but a report could not be written: exit status 2)" : "");
+  // Two qualifiers print as two parenthesised remarks, as they always have.
+  const std::string shard = v.shard_count != 1 ? "shard " + std::to_string(v.shard_index) + "/" +
+                                                     std::to_string(v.shard_count) + " only; coverage not judged"
+                                               : "";
+  std::string line = verdict_line(reasons.empty() ? "PASS" : "FAIL", shard);
+  if (status == kExitUsage) line.insert(line.size() - 1, " (but a report could not be written: exit status 2)");
+  std::fputs(line.c_str(), stdout);
   return status;
 }
 

@@ -105,6 +105,10 @@ void add_run_json(nlohmann::json* j) {
   (*j)["run"] = {{"id", r.id}, {"started_utc", r.started_utc}, {"host", r.host}, {"command_line", r.command_line}};
 }
 
+std::string verdict_line(const char* word, const std::string& qualifier) {
+  return std::string("verdict: ") + word + (qualifier.empty() ? "" : " (" + qualifier + ")") + "\n";
+}
+
 std::string run_junit_properties() {
   const RunInfo& r = run_info();
   const std::pair<const char*, std::string> props[] = {{"report.schema_version", std::to_string(kReportSchemaVersion)},

@@ -36,6 +36,11 @@ void add_run_json(nlohmann::json* j);
 // report.schema_version), each indented for <properties>.
 std::string run_junit_properties();
 
+// The line every job prints last: "verdict: PASS", "verdict: FAIL" or "verdict: SKIPPED", then what
+// qualifies it in parentheses. Tests, CI logs and users match its first word, so one function
+// writes it for every command.
+std::string verdict_line(const char* word, const std::string& qualifier = "");
+
 struct Report {
   std::string command;  // "verify"
   std::string option;   // "--json"
