@@ -91,16 +91,18 @@ void add_module_option(CLI::App* cmd, std::string* module) {
                   "a cubin or fatbin to load instead of the embedded kernels (docs/KERNEL_ABI.md); needs a GPU");
 }
 
-void add_contract_option(CLI::App* cmd, std::vector<std::string>* specs) {
+void add_contract_option(CLI::App* cmd, props::ContractChoice* choice) {
+  // The values land in the choice through the check below, once each; the option's own strings
+  // are kept only for CLI11's bookkeeping.
+  auto specs = std::make_shared<std::vector<std::string>>();
   cmd->add_option("--contract", *specs,
                   "the contract the kernels are held to (NUMERICS.md 2.4): a name (canonical, the default; "
                   "seed-tile, seed-skinny, seed-rows) or a contract file; ENTRY=NAME|FILE for one entry point "
                   "(repeatable)")
       ->check(CLI::Validator(
-          [](const std::string& v) -> std::string {
-            props::ContractChoice scratch;
+          [choice, specs](const std::string& v) -> std::string {
             std::string why;
-            if (props::apply_contract_arg(v, &scratch, &why)) return {};
+            if (props::apply_contract_arg(v, choice, &why)) return {};
             // CLI11 puts the option's name before the message already.
             const std::string own = "--contract: ";
             return why.rfind(own, 0) == 0 ? why.substr(own.size()) : why;

@@ -46,9 +46,8 @@ void add_deadline_option(CLI::App* cmd, props::DeadlinePolicy* deadlines);
 void add_module_option(CLI::App* cmd, std::string* module);
 // --contract NAME|FILE|ENTRY=NAME|FILE on a subcommand that compares with the emulator
 // (NUMERICS.md 2.4; contract_choice.hpp), repeatable, later ones winning for the same entry point.
-// Each value is resolved while the command line is parsed, so an unknown name or a bad file is a
-// usage error (exit 2) before anything runs; the command's work turns *specs into its choice with
-// props::parse_contract_args.
-void add_contract_option(CLI::App* cmd, std::vector<std::string>* specs);
+// Each value is resolved into *choice once, while the command line is parsed, so an unknown name or
+// a bad file is a usage error (exit 2) before anything runs, and the command receives the choice.
+void add_contract_option(CLI::App* cmd, props::ContractChoice* choice);
 
 }  // namespace w8a16::cli

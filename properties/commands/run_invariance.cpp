@@ -109,7 +109,7 @@ int run_invariance(const InvarianceArgs& a) {
   opt.seed = a.seed;
   opt.threads = a.threads;
   opt.save_dir = a.save_dir;
-  if (!props::parse_contract_args(a.contract, &opt.contract, &error)) return usage(error);
+  opt.contract = a.contract;
   std::vector<golden::EntryPoint> wanted;
   if (!parse_entry_args(a.entries, &wanted, &error)) return usage(error);
   if (!begin_report(a.json.get(), &error)) return usage(error);

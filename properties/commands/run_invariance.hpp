@@ -11,6 +11,7 @@
 #include "backends.hpp"
 #include "report_files.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 
 namespace w8a16::cli {
 namespace cmd_invariance {
@@ -29,7 +30,7 @@ struct InvarianceArgs {
   std::string save_dir = "w8a16check-invariance";
   std::uint64_t seed = 0x1a7a;
   unsigned threads = 0;
-  std::vector<std::string> contract;
+  props::ContractChoice contract;
   std::shared_ptr<Report> json = std::make_shared<Report>();
 };
 

@@ -261,9 +261,8 @@ int run_operands(const RunOperandsArgs& args) {
       return usage("--columns: " + std::to_string(args.columns[j]) +
                    ": columns must increase and be below n=" + std::to_string(bundle.header.shape.n));
   if (args.check && !args.columns.empty()) return usage("--check compares all of C; it does not go with --columns");
-  props::ContractChoice contract;
-  if (!props::parse_contract_args(args.contract, &contract, &error)) return usage(error);
-  if (!args.check && !args.contract.empty())
+  const props::ContractChoice& contract = args.contract;
+  if (!args.check && !contract.given.empty())
     return usage("--contract says what --check holds the entry to; it applies to --check only");
   const std::string& bundle_entry = bundle.header.entry;
   const std::string want = args.entry.rfind("w8a16_", 0) == 0 ? args.entry.substr(6) : args.entry;

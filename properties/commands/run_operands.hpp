@@ -8,6 +8,7 @@
 
 #include "backends.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 
 namespace w8a16::cli {
 namespace cmd_run_operands {
@@ -19,7 +20,7 @@ struct RunOperandsArgs {
   bool check = false;                  // --check: C against the emulator's contract for the entry
   std::vector<std::uint32_t> columns;  // --columns: the columns of C the output keeps (empty: all)
   WorkLimits limits;
-  std::vector<std::string> contract;  // --contract: what --check holds the entry to (NUMERICS.md 2.4)
+  props::ContractChoice contract;  // --contract: what --check holds the entry to (NUMERICS.md 2.4)
 };
 
 int run_operands(const RunOperandsArgs& args);

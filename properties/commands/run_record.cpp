@@ -181,10 +181,8 @@ int record_cases(const RecordArgs& a, const props::ContractChoice& contract, con
 
 int run_record(const RecordArgs& a) {
   LoadedCases loaded;
-  props::ContractChoice contract;
-  std::string contract_error;
-  if (!props::parse_contract_args(a.contract, &contract, &contract_error)) return usage(contract_error);
-  if (!a.compare && !a.contract.empty())
+  const props::ContractChoice& contract = a.contract;
+  if (!a.compare && !contract.given.empty())
     return usage("--contract says what the comparison holds the kernels to; it does not go with --no-compare");
   if (const int bad = load_record_cases(a, &loaded)) return bad;
   if (const int bad = check_out(a)) return bad;

@@ -7,6 +7,7 @@
 
 #include "backends.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 
 namespace w8a16::cli {
 namespace cmd_record {
@@ -21,7 +22,7 @@ struct RecordArgs {
   bool compare = true;
   std::string module;  // --module
   WorkLimits limits;
-  std::vector<std::string> contract;  // --contract: what the comparison holds the kernels to (NUMERICS.md 2.4)
+  props::ContractChoice contract;  // --contract: what the comparison holds the kernels to (NUMERICS.md 2.4)
 };
 
 int run_record(const RecordArgs& a);

@@ -57,12 +57,10 @@ int run_replay(const ReplayArgs& a) {
   }
   const std::string over = over_limits(all.cases, all.sources, a.limits);
   if (!over.empty()) return usage(over + "\nnothing was run");
-  props::ContractChoice contract;
-  std::string contract_error;
-  if (!props::parse_contract_args(a.contract, &contract, &contract_error)) return usage(contract_error);
+  const props::ContractChoice& contract = a.contract;
   // repro takes the same --contract arguments, so the line it is given shows the same difference.
   std::string contract_flags;
-  for (const std::string& spec : a.contract) contract_flags += " --contract " + golden::shown(spec);
+  for (const std::string& spec : contract.given) contract_flags += " --contract " + golden::shown(spec);
   std::string note, error;
   bool no_gpu = false;
   auto backend = make_backend(a.backend, &note, &error, a.module, 0, &no_gpu);

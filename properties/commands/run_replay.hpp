@@ -7,6 +7,7 @@
 
 #include "backends.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 
 namespace w8a16::cli {
 namespace cmd_replay {
@@ -19,7 +20,7 @@ struct ReplayArgs {
   std::string gpu;
   std::string module;
   WorkLimits limits;
-  std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
+  props::ContractChoice contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
   // --mark-cases: `case: LINE` on the standard output (flushed) before each case is launched, so
   // that a tool that wraps the run (compute-sanitizer, verify --sanitize) can say which case its
   // reports came from.

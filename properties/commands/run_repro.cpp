@@ -62,9 +62,8 @@ int run_repro(const ReproArgs& a) {
   if (!a.element.empty() && (a.element[0] >= c.m || a.element[1] >= c.n))
     return usage("--element " + std::to_string(a.element[0]) + " " + std::to_string(a.element[1]) + " is outside the " +
                  std::to_string(c.m) + " x " + std::to_string(c.n) + " output");
-  props::ContractChoice contract;
+  const props::ContractChoice& contract = a.contract;
   std::string error, note;
-  if (!props::parse_contract_args(a.contract, &contract, &error)) return usage(error);
   golden::CaseInputs in;
   if (!golden::regenerate_inputs(c, &in, &error)) return usage(error);
   bool no_gpu = false;

@@ -8,6 +8,7 @@
 
 #include "backends.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 
 namespace w8a16::cli {
 namespace cmd_repro {
@@ -20,7 +21,7 @@ struct ReproArgs {
   int show = 3;
   std::vector<std::uint32_t> element;
   WorkLimits limits;
-  std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
+  props::ContractChoice contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
 };
 
 int run_repro(const ReproArgs& a);

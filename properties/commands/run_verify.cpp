@@ -529,9 +529,7 @@ int run_verify(const VerifyArgs& a) {
   Inputs in;
   std::string shard_from;
   if (const int bad = campaign_options(a, &opt, &shard_from)) return bad;
-  // The contract before anything runs or any report is begun: a bad one is exit 2, nothing launched.
-  std::string contract_error;
-  if (!props::parse_contract_args(a.contract, &opt.contract, &contract_error)) return usage(contract_error);
+  opt.contract = a.contract;  // resolved while the command line was parsed (a bad one: exit 2, nothing run)
   if (a.perturb) {
     if (a.backend == "sim") return usage("--perturb runs the perturbed module on a GPU: not with --backend sim");
     if (a.sanitize) return usage("--sanitize is a stage of the campaign: not with --perturb");

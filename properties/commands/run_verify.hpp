@@ -10,6 +10,7 @@
 #include "backends.hpp"
 #include "report_files.hpp"
 #include "w8a16/properties/launcher.hpp"
+#include "w8a16/properties/contract_choice.hpp"
 
 namespace w8a16::cli {
 namespace cmd_verify {
@@ -44,7 +45,7 @@ struct VerifyArgs {
   bool invariance = true;             // --no-invariance: no batch and tier rows at the dispatch edges
   std::uint64_t max_failures = 0;     // --max-failures
   bool isolate = false;               // --isolate: the simulation's cases in worker processes too
-  std::vector<std::string> contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
+  props::ContractChoice contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
   bool perturb = false;               // --perturb [SEED]: the perturbed campaign (properties/perturb.hpp)
   std::uint64_t perturb_seed = 1;
   std::uint32_t perturb_seeds = 4;  // --perturb-seeds: timing seeds a case

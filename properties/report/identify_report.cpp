@@ -38,6 +38,7 @@ nlohmann::json verdict_json(const props::EntryVerdict& ev) {
       if (!bv.order.why.empty()) b["k_order_note"] = bv.order.why;
     }
     b["confirm_cases"] = bv.confirm_cases;
+    if (!bv.nearest_first.empty()) b["nearest_first_difference"] = bv.nearest_first;
     if (!bv.confirm_failure.empty()) b["confirm_failure"] = bv.confirm_failure;
     nlohmann::json probes = nlohmann::json::array();
     for (std::size_t i = 0; i < bv.probes.size(); ++i) {

@@ -90,6 +90,7 @@ bool apply_contract_arg(const std::string& arg, ContractChoice* choice, std::str
   }
   if (for_entry) choice->per_entry[entry] = std::move(c);
   else choice->all = std::move(c), choice->per_entry.clear();
+  choice->given.push_back(arg);
   return true;
 }
 

@@ -1111,6 +1111,15 @@ void identify_body(BodyVerdict* bvp, const std::vector<const IdentifyProbe*>& mi
     bv.unsplit.clear();  // what is left open shows as undetermined fields
   }
   for (std::size_t i : bv.match.keeps) bv.keeps.push_back(bv.candidates[i].name);
+  if (bv.match.keeps.empty() && bv.match.nearest < bv.candidates.size())
+    for (std::size_t pi = 0; pi < bv.probes.size() && pi < bv.match.nearest_differ.size(); ++pi) {
+      std::string what;
+      if (bv.match.nearest_differ[pi] == 0 ||
+          !first_difference(bv.candidates[bv.match.nearest], bv.probes[pi], *inputs[pi], outputs[pi], threads, &what))
+        continue;
+      bv.nearest_first = golden::format_case(bv.probes[pi]) + ": " + what;
+      break;
+    }
   fill_fields(&bv);
 }
 
@@ -1321,8 +1330,9 @@ std::string body_verdict_text(const BodyVerdict& bv) {
   t += "KEEPS NONE (nearest: " + near.name + ": " + std::to_string(bv.match.nearest_total) + " of " +
        std::to_string(elements) + " elements differ)\n" + order_line + unsplit;
   if (near.name != near.description) t += "    nearest is " + near.description + "\n";
+  if (!bv.nearest_first.empty()) t += "    first difference: " + bv.nearest_first + "\n";
   for (std::size_t pi = 0; pi < bv.probes.size(); ++pi) {
-    if (bv.match.nearest_differ[pi] == 0) return t;
+    if (bv.match.nearest_differ[pi] == 0) continue;
     t += "    " + std::to_string(bv.match.nearest_differ[pi]) + " of " + std::to_string(bv.match.elements[pi]) +
          " differ on " + bv.probe_data[pi] + ": " + golden::format_case(bv.probes[pi]) + "\n";
     if (bv.match.outside[pi] != 0)

@@ -320,6 +320,7 @@ py::dict identify_callable(const py::object& call, const std::string& part, std:
   d["probes"] = probes;
   d["confirm_cases"] = bv.confirm_cases;
   d["confirm_failure"] = bv.confirm_failure;
+  d["nearest_first"] = bv.nearest_first;
   const bool none = bv.error.empty() && bv.keeps.empty() && bv.match.nearest < bv.candidates.size();
   d["nearest"] = none ? py::object(py::str(bv.candidates[bv.match.nearest].name)) : py::object(py::none());
   d["nearest_total"] = bv.match.nearest_total;
@@ -415,7 +416,7 @@ void bind_conventions(py::module_& m) {
         py::arg("k"), py::arg("seed"), py::arg("confirm_ms"), py::arg("threads") = 0,
         "identify's engine over call(a, w, s, line) -> uint16 [M, N]: the probes, order probes, bias ladder, fold "
         "probe, the whole space and the confirmation at confirm_ms, each case twice; a dict of keeps, fields, "
-        "k_order_determined, k_order_note, probes [(line, data)], confirm_cases, confirm_failure, nearest, "
+        "k_order_determined, k_order_note, probes [(line, data)], confirm_cases, confirm_failure, nearest, nearest_first, "
         "nearest_total, nearest_differ, elements, candidates, calls, text, error");
   m.def("match_candidates", &match_candidates, py::arg("part"), py::arg("probes"), py::arg("threads") = 0,
         "Probes [(a, w, s, c)] against every candidate of a part, raw bits: dict of keeps (names), keep_indices, "

@@ -72,6 +72,7 @@ class Identification:
     k_order_note: str = ""
     confirm_cases: int = 0          # confirmation cases run (each twice)
     confirm_failure: str = ""       # the case, element and bytes that refuted the probes' candidate
+    nearest_first: str = ""         # none keeps: the first probe and element where the nearest differs
     text: str = ""                  # the C++ verdict text, as `w8a16check identify` prints it
 
     def __bool__(self) -> bool:
@@ -173,4 +174,4 @@ def identify(fn, n: int, k: int, *, m_values=None, entry_kind: str = "tc", seed:
                           fields={key: list(v) for key, v in r["fields"].items()},
                           k_order_determined=bool(r["k_order_determined"]), k_order_note=r["k_order_note"],
                           confirm_cases=int(r["confirm_cases"]), confirm_failure=r["confirm_failure"],
-                          text=r["text"])
+                          nearest_first=r["nearest_first"], text=r["text"])

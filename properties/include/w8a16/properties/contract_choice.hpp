@@ -16,6 +16,8 @@ namespace w8a16::props {
 struct ContractChoice {
   ref::Conventions all = ref::canonical_conventions();
   std::map<golden::EntryPoint, ref::Conventions> per_entry;
+  // The --contract arguments it was made from, as written and in order: what a repro line repeats.
+  std::vector<std::string> given;
 
   const ref::Conventions& for_entry(golden::EntryPoint e) const;
   // True when every entry point is held to the canonical numerics (the harness's default).

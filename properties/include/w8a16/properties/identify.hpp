@@ -211,6 +211,9 @@ struct BodyVerdict {
   // The confirmation (identify's second campaign): cases at other M run twice each.
   std::uint64_t confirm_cases = 0;
   std::string confirm_failure;  // the first case, element and bytes that broke a kept candidate
+  // When the probes keep nothing: the first probe the nearest candidate differs on, as a case line,
+  // and its first differing element with both bytes (what a user replays first).
+  std::string nearest_first;
 };
 struct EntryVerdict {
   golden::EntryPoint entry = golden::EntryPoint::gemm_pipelined;
