@@ -538,6 +538,15 @@ TEST(IdentifySim, PlantedBugsAreRefused) {
   const auto& near = v[0].bodies[0].candidates[v[0].bodies[0].match.nearest];
   EXPECT_EQ(near.name, "seed-skinny");
   EXPECT_EQ(v[0].bodies[0].match.nearest_total, std::uint64_t{v[0].bodies[0].probes.size()});  // C[0][0] of each
+  // The report names the first probe's flipped element, and lists every probe that differs.
+  const BodyVerdict& bv = v[0].bodies[0];
+  EXPECT_EQ(bv.nearest_first.rfind(golden::format_case(bv.probes[0]) + ": C[0][0] is 0x", 0), 0u) << bv.nearest_first;
+  const std::string text = identify_text(v);
+  EXPECT_NE(text.find("    first difference: " + bv.nearest_first + "\n"), std::string::npos) << text;
+  std::size_t listed = 0;
+  for (std::size_t at = text.find(" differ on "); at != std::string::npos; at = text.find(" differ on ", at + 1))
+    ++listed;
+  EXPECT_EQ(listed, bv.probes.size()) << text;
 }
 
 TEST(IdentifySim, StandInsThatCannotBeReadAreErrors) {
