@@ -225,4 +225,32 @@ struct WgTurns {
 };
 static_assert(barrier_id(NamedBarrier::turn0) + 1 == barrier_id(NamedBarrier::turn1), "turn barriers adjacent");
 
+// ---- the hand-over of a cut unit between CTAs (CUTLASS's GenericBarrier, in shape) ------------
+// A unit cut between CTAs b and b + 1 (geometry.hpp's pieces: b's head, b + 1's tail): b writes its
+// acc into workspace slot b and then sets flag b with release semantics; b + 1 waits for flag b
+// with acquire semantics, sets it back to 0 for the next launch (it is the flag's one reader) and
+// reads the slot past L1 (PTX ISA 8.2, memory consistency: release and acquire at gpu scope;
+// ld_cg). The flags follow the grid's slots in the workspace (wgmma_workspace_bytes), zero at launch.
+template <uint32_t kSlotFloats>
+struct CtaHandover {
+  float* slots;
+  uint32_t* flags;
+  __device__ __forceinline__ explicit CtaHandover(float* workspace)
+      : slots(workspace), flags(reinterpret_cast<uint32_t*>(workspace + gridDim.x * kSlotFloats)) {}
+  // The slot this CTA publishes its head in, and the one it takes its tail's acc from.
+  __device__ __forceinline__ float* own_slot() const { return slots + blockIdx.x * kSlotFloats; }
+  __device__ __forceinline__ float* previous_slot() const { return slots + (blockIdx.x - 1) * kSlotFloats; }
+  // One thread of the taker: until the previous CTA has published (GenericBarrier's wait_eq), then
+  // its flag back to 0. In the perturbed module the wait gives up (w8a16_timing.cuh, until).
+  __device__ __forceinline__ void wait_for_previous() const {
+    if constexpr (Timing::kPerturbs) Timing::until([&] { return ld_acquire_gpu(flags + blockIdx.x - 1) == 1; });
+    else
+      while (ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {}
+    flags[blockIdx.x - 1] = 0;
+  }
+  // One thread of the publisher, once every thread's stores to its slot are fenced and past a
+  // barrier (GenericBarrier's arrive): the slot is the next CTA's.
+  __device__ __forceinline__ void publish() const { st_release_gpu(flags + blockIdx.x, 1); }
+};
+
 }  // namespace w8a16::kernels

@@ -168,21 +168,16 @@ struct WgFolder {
   __device__ __forceinline__ void fold(int slot, P&& p) {
     const StepAt at = folding.at;
     folding.advance();
-    float* const slots = workspace;
-    std::uint32_t* const flags = reinterpret_cast<std::uint32_t*>(workspace + gridDim.x * Cfg::kSlotFloats);
+    const kn::CtaHandover<Cfg::kSlotFloats> handover(workspace);
     if (at.s == at.begin) {
       if (at.kind == dev::WgPieceKind::tail) {
         // acc after the steps before `begin`: the previous CTA's head, written first thing there.
         if (tid == 0 && wg == 0) {
-          if constexpr (kn::Timing::kPerturbs)
-            kn::Timing::until([&] { return kn::ld_acquire_gpu(flags + blockIdx.x - 1) == 1; });
-          else
-            while (kn::ld_acquire_gpu(flags + blockIdx.x - 1) != 1) {}
-          flags[blockIdx.x - 1] = 0;  // its one reader: zero again for the next launch
+          handover.wait_for_previous();
           if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::cta_take, at.unit);
         }
         kn::bar_sync(kn::NamedBarrier::cta_handover, Cfg::kFolders);
-        const float* in = slots + (blockIdx.x - 1) * Cfg::kSlotFloats + wg * Cfg::kHandoverFloats;
+        const float* in = handover.previous_slot() + wg * Cfg::kHandoverFloats;
 #pragma unroll
         for (int r = 0; r < kAcc; ++r) acc[r] = kn::ld_cg(in + r * dev::kWgWarpgroupThreads + tid);
       } else {
@@ -196,12 +191,12 @@ struct WgFolder {
     if (at.s + 1 != at.end) return;
     if (at.kind == dev::WgPieceKind::head) {  // this CTA's head of the unit, for the next CTA
       if constexpr (kn::Timing::kPerturbs) kn::Timing::at(kn::HandOver::cta_publish, at.unit);
-      float* out = slots + blockIdx.x * Cfg::kSlotFloats + wg * Cfg::kHandoverFloats;
+      float* out = handover.own_slot() + wg * Cfg::kHandoverFloats;
 #pragma unroll
       for (int r = 0; r < kAcc; ++r) out[r * dev::kWgWarpgroupThreads + tid] = acc[r];
       __threadfence();
       kn::bar_sync(kn::NamedBarrier::cta_handover, Cfg::kFolders);
-      if (tid == 0 && wg == 0) kn::st_release_gpu(flags + blockIdx.x, 1);
+      if (tid == 0 && wg == 0) handover.publish();
       return;
     }
     // C[row][col] = bf16_rne(acc) for the columns and the row tile's rows inside [M, N).
