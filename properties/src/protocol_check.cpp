@@ -42,6 +42,7 @@ enum class Kind {
   async_wait,
   cta_barrier,
   smem_read,
+  smem_write,  // STS: a generic-proxy store to shared memory
 };
 
 Kind kind_of(const Insn& i) {
@@ -53,6 +54,7 @@ Kind kind_of(const Insn& i) {
   if (starts("DEPBAR.LE") && !i.guarded && i.operands.find("SB0") != std::string::npos) return Kind::async_wait;
   if ((starts("BAR.SYNC") || starts("BAR.RED")) && !i.guarded) return Kind::cta_barrier;
   if (starts("LDS") || starts("LDSM")) return Kind::smem_read;
+  if (starts("STS")) return Kind::smem_write;
   if (starts("HGMMA")) return Kind::wgmma;
   // wgmma.wait_group 0 (the guarded form waits only where its predicate holds: not a cover).
   if (starts("WARPGROUP.DEPBAR.LE") && !i.guarded && i.operands.find("gsb0") != std::string::npos &&
@@ -251,6 +253,38 @@ void check_function(const std::string& name, const Graph& g, ProtocolReport* r) 
                                "the barrier arrival at " + hex(g.insns[a].addr) + " (" + g.insns[a].op +
                                    ") follows the wgmma at " + hex(g.insns[h].addr) +
                                    " on a path with no wgmma.wait_group 0 (WARPGROUP.DEPBAR.LE gsb0, 0x0) between"});
+  }
+  // slot: from each arrival, a shared-memory load or store that paths from it reach before any
+  // barrier wait and that no path from it reaches through one. A thread's arrival releases what it
+  // read or wrote (a stage, a hand-over slot) to the barrier's other side; shared memory it then
+  // touches with no wait on any path between is touched while the other side may own it (a slot
+  // read after its release, a slot written before its release is waited for). A wait some paths
+  // skip (a ring's first lap waits for nothing) is a wait: the rule, like refill, is existential.
+  // The arrivals held are releases, an arrive of one with no transaction count (.A1T0,
+  // mbarrier.arrive, PTX ISA 9.7.13.15.13); a producer's arrive.expect_tx announces the bytes a copy
+  // brings and releases nothing the thread touched.
+  std::set<std::size_t> touched_after_release;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (g.kinds[a] != Kind::arrive || g.insns[a].op.find(".A1T0") == std::string::npos) continue;
+    auto stop_at_arrive = [&](std::size_t k) { return g.kinds[k] == Kind::arrive; };
+    const std::vector<bool> bare = reach(g, a, [&](std::size_t k) {
+      return g.kinds[k] == Kind::wait || g.kinds[k] == Kind::arrive;
+    });
+    std::vector<bool> waited(n, false);
+    for (std::size_t w = 0; w < n; ++w) {
+      if (!bare[w] || g.kinds[w] != Kind::wait) continue;
+      const std::vector<bool> after = reach(g, w, stop_at_arrive);
+      for (std::size_t k = 0; k < n; ++k) waited[k] = waited[k] || after[k];
+    }
+    for (std::size_t x = 0; x < n; ++x)
+      if (bare[x] && !waited[x] && (g.kinds[x] == Kind::smem_read || g.kinds[x] == Kind::smem_write) &&
+          touched_after_release.insert(x).second)
+        r->findings.push_back({name, "slot",
+                               "the shared-memory " + std::string(g.kinds[x] == Kind::smem_read ? "load" : "store") +
+                                   " at " + hex(g.insns[x].addr) + " (" + g.insns[x].op +
+                                   ") follows the barrier arrival at " + hex(g.insns[a].addr) +
+                                   " with no barrier wait (SYNCS.PHASECHK ... TRYWAIT) on any path between: it "
+                                   "touches what that arrival released"});
   }
   // phase: a wait that can be the first of its thread (no wait before it on some path from the
   // entry) and names parity 1, a phase no barrier has completed yet.

@@ -290,4 +290,51 @@ TEST(ProtocolCheck, ARefillAboveItsBarrierAndAWaitOneGroupShortAreFound) {
   EXPECT_NE(protocol_text(r).find("FAIL w8a16_gemm_pipelined [depth]"), std::string::npos) << protocol_text(r);
 }
 
+// The consumer's stage release followed by a hand-over slot's use, as the 64-column symbol's: the
+// taker waits for the slot, reads it and releases it; the putter waits for the slot's release
+// (skipped in the ring's first lap) and writes it.
+std::string stage_release_then(const std::string& slot_part) {
+  return insn(0x0140, "WARPGROUP.DEPBAR.LE gsb0, 0x0") +
+         insn(0x0148, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30040], RZ") + slot_part;
+}
+
+TEST(ProtocolCheck, AHandOverSlotTakenAndPutInOrderHasNoFinding) {
+  Sass s;
+  s.release_part = stage_release_then(insn(0x0150, "SYNCS.PHASECHK.TRANS64.TRYWAIT P5, [UR6+0x30080], R19") +
+                                      insn(0x0152, "@!P5 BRA 0x0210") + insn(0x0154, "LDS R40, [UR7]") +
+                                      insn(0x0156, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30090], RZ"));
+  EXPECT_TRUE(check_protocol_sass(s.text()).pass()) << protocol_text(check_protocol_sass(s.text()));
+  // The putter: a first lap that skips the wait for the slot's release is no finding (the rule is
+  // existential: some path waits), nor is a producer's arrive.expect_tx before shared-memory reads.
+  s.release_part = stage_release_then(insn(0x0150, "@P6 BRA 0x0156") +
+                                      insn(0x0152, "SYNCS.PHASECHK.TRANS64.TRYWAIT P5, [UR6+0x30090], R19") +
+                                      insn(0x0154, "@!P5 BRA 0x0210") + insn(0x0156, "STS [UR7], R40") +
+                                      insn(0x0158, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30080], RZ") +
+                                      insn(0x015a, "SYNCS.ARRIVE.TRANS64 RZ, [UR5+0x30000], R15") +
+                                      insn(0x015c, "LDS.128 R8, [UR7]"));
+  EXPECT_TRUE(check_protocol_sass(s.text()).pass()) << protocol_text(check_protocol_sass(s.text()));
+}
+
+TEST(ProtocolCheck, ASlotReleasedBeforeItsReadOrWrittenBeforeItsWaitIsAFinding) {
+  Sass s;
+  s.release_part = stage_release_then(insn(0x0150, "SYNCS.PHASECHK.TRANS64.TRYWAIT P5, [UR6+0x30080], R19") +
+                                      insn(0x0152, "@!P5 BRA 0x0210") +
+                                      insn(0x0154, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30090], RZ") +
+                                      insn(0x0156, "LDS R40, [UR7]"));
+  ProtocolReport r = check_protocol_sass(s.text());
+  ASSERT_EQ(r.findings.size(), 1u) << protocol_text(r);
+  EXPECT_EQ(r.findings[0].rule, "slot");
+  EXPECT_NE(r.findings[0].what.find("load at 0x156"), std::string::npos) << r.findings[0].what;
+  EXPECT_NE(r.findings[0].what.find("arrival at 0x154"), std::string::npos) << r.findings[0].what;
+  s.release_part = stage_release_then(insn(0x0150, "STS [UR7], R40") +
+                                      insn(0x0152, "SYNCS.PHASECHK.TRANS64.TRYWAIT P5, [UR6+0x30090], R19") +
+                                      insn(0x0154, "@!P5 BRA 0x0210") +
+                                      insn(0x0156, "SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x30080], RZ"));
+  r = check_protocol_sass(s.text());
+  ASSERT_EQ(r.findings.size(), 1u) << protocol_text(r);
+  EXPECT_EQ(r.findings[0].rule, "slot");
+  EXPECT_NE(r.findings[0].what.find("store at 0x150"), std::string::npos) << r.findings[0].what;
+  EXPECT_NE(r.findings[0].what.find("arrival at 0x148"), std::string::npos) << r.findings[0].what;
+}
+
 }  // namespace

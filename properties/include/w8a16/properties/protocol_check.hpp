@@ -2,7 +2,7 @@
 // The static protocol check of a module's pipelined symbols (the Hopper tier: bodies.def's `tma`
 // rows), read from their SASS (cuobjdump -sass, from the CUDA toolkit) without running anything.
 // Each symbol's instructions become a control-flow graph (branches, predicated exits, jump tables
-// as edges to every block that nothing falls into), and four rules are held on it:
+// as edges to every block that nothing falls into), and five rules are held on it:
 //   release  a barrier arrival (SYNCS.ARRIVE: a stage's or a hand-over slot's release, PTX ISA
 //            9.7.13.15.13) that some path reaches from a wgmma (HGMMA, PTX ISA 9.7.15.5) with no
 //            wait covering it (WARPGROUP.DEPBAR.LE gsb0, 0x0: wgmma.wait_group 0, 9.7.15.7) and no
@@ -15,6 +15,11 @@
 //            async proxy's writes;
 //   refill   an asynchronous copy that no barrier wait reaches on any path: nothing waits for the
 //            release of the stage it overwrites;
+//   slot     a shared-memory load or store (LDS, STS) that paths from a release (an arrive of one
+//            with no transaction count, SYNCS.ARRIVE ... A1T0) reach before any barrier wait, and
+//            that no path from it reaches through one: the thread touches what it released (a
+//            hand-over slot read after its release, or written before its release is waited for).
+//            A wait some paths skip (a ring's first lap) counts, as for refill;
 //   phase    a barrier wait that some path from the entry reaches before any other wait (the
 //            thread's first) and names phase parity 1: an mbarrier starts in phase 0 (9.7.13.15.9,
 //            mbarrier.init), and a wait for parity 1 then returns at once, as though the phase before
