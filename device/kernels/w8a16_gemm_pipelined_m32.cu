@@ -41,6 +41,10 @@ __device__ void skinny_body(unsigned char* smem, const uint16_t* __restrict__ in
   kn::cp_async_commit();
   kn::cp_async_wait<0>();
   __syncthreads();
+#if defined(W8A16_PERTURB)
+  // A slow reader of the weights: the partials may overwrite them only past the barrier below.
+  kn::sync_delay(kn::SyncPoint::read, 0);
+#endif
 
   float p[kMaxStepsPerWarp][1][4];
 #pragma unroll
@@ -50,6 +54,10 @@ __device__ void skinny_body(unsigned char* smem, const uint16_t* __restrict__ in
   }
   __syncthreads();  // every warp is done with the weights: reuse their space for the partials
   float* partials = reinterpret_cast<float*>(smem);  // [step][q][lane]
+#if defined(W8A16_PERTURB)
+  // A slow writer of the partials: the fold may read them only past the barrier below.
+  kn::sync_delay(kn::SyncPoint::refill, 1);
+#endif
 #pragma unroll
   for (int i = 0; i < kMaxStepsPerWarp; ++i) {
     const uint32_t s = warp + 8 * i;

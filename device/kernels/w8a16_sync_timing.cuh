@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Timing at the cp.async bodies' hand-overs (the tiles, the twins, the row-tile stream), in the
-// perturbed module only: the refill of a stage (the copies of a later step issued once the CTA
-// barrier has released the stage) and the read of a stage (a warp's first look at the step its wait
-// and barrier covered). A warp that sleeps before it reads lets the others run ahead to their
-// refills; a warp that sleeps before it refills leaves its copies in flight longer. With the
+// Timing at the cp.async bodies' hand-overs (the tiles, the twins, the skinny body, the row-tile
+// stream), in the perturbed module only: the refill of a stage (the copies of a later step issued
+// once the CTA barrier has released the stage; the skinny body's partial sums written over its
+// weights) and the read of a stage (a warp's first look at the step its wait and barrier covered).
+// A warp that sleeps before it reads lets the others run ahead to their refills; a warp that sleeps
+// before it refills leaves its copies in flight longer. With the
 // barrier and the wait_group where the ring needs them, neither changes a byte; a refill above its
 // barrier then overwrites a stage a slow warp has not read, and a wait one group short lets a warp
 // read a stage whose copies have not landed. The call sites sit under `#if defined(W8A16_PERTURB)`

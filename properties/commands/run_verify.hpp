@@ -41,12 +41,12 @@ struct VerifyArgs {
   std::uint32_t gpus = 0;           // 0: every visible GPU
   std::shared_ptr<Report> junit = std::make_shared<Report>(), json = std::make_shared<Report>();
   bool save_failures = true;
-  bool coverage = true;               // --no-coverage: no coverage cases, no coverage verdict
-  bool invariance = true;             // --no-invariance: no batch and tier rows at the dispatch edges
-  std::uint64_t max_failures = 0;     // --max-failures
-  bool isolate = false;               // --isolate: the simulation's cases in worker processes too
+  bool coverage = true;            // --no-coverage: no coverage cases, no coverage verdict
+  bool invariance = true;          // --no-invariance: no batch and tier rows at the dispatch edges
+  std::uint64_t max_failures = 0;  // --max-failures
+  bool isolate = false;            // --isolate: the simulation's cases in worker processes too
   props::ContractChoice contract;  // --contract: NAME|FILE|ENTRY=NAME|FILE, in order (NUMERICS.md 2.4)
-  bool perturb = false;               // --perturb [SEED]: the perturbed campaign (properties/perturb.hpp)
+  bool perturb = false;            // --perturb [SEED]: the perturbed campaign (properties/perturb.hpp)
   std::uint64_t perturb_seed = 1;
   std::uint32_t perturb_seeds = 4;  // --perturb-seeds: timing seeds a case
   bool sanitize = false;            // --sanitize: the sanitizer stage (properties/sanitize.hpp)

@@ -412,12 +412,13 @@ void bind_conventions(py::module_& m) {
         "identify's candidates of one part ('tc': 36, 'gemv': 144): dicts of name, description, part, text");
   m.def("identify_distributions", &identify_distributions,
         "The golden distributions identify's probes use, in the order they run");
-  m.def("identify_callable", &identify_callable, py::arg("call"), py::arg("part"), py::arg("m"), py::arg("n"),
-        py::arg("k"), py::arg("seed"), py::arg("confirm_ms"), py::arg("threads") = 0,
-        "identify's engine over call(a, w, s, line) -> uint16 [M, N]: the probes, order probes, bias ladder, fold "
-        "probe, the whole space and the confirmation at confirm_ms, each case twice; a dict of keeps, fields, "
-        "k_order_determined, k_order_note, probes [(line, data)], confirm_cases, confirm_failure, nearest, nearest_first, "
-        "nearest_total, nearest_differ, elements, candidates, calls, text, error");
+  m.def(
+      "identify_callable", &identify_callable, py::arg("call"), py::arg("part"), py::arg("m"), py::arg("n"),
+      py::arg("k"), py::arg("seed"), py::arg("confirm_ms"), py::arg("threads") = 0,
+      "identify's engine over call(a, w, s, line) -> uint16 [M, N]: the probes, order probes, bias ladder, fold "
+      "probe, the whole space and the confirmation at confirm_ms, each case twice; a dict of keeps, fields, "
+      "k_order_determined, k_order_note, probes [(line, data)], confirm_cases, confirm_failure, nearest, nearest_first, "
+      "nearest_total, nearest_differ, elements, candidates, calls, text, error");
   m.def("match_candidates", &match_candidates, py::arg("part"), py::arg("probes"), py::arg("threads") = 0,
         "Probes [(a, w, s, c)] against every candidate of a part, raw bits: dict of keeps (names), keep_indices, "
         "nearest (None when some candidate keeps), nearest_index, nearest_differ (per probe), nearest_total, "
